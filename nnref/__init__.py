@@ -1,0 +1,42 @@
+"""nnref: a compact numpy re-implementation of PyTorch's tensors, autograd and ``nn.Module``.
+
+``import nnref as torch`` runs the course's PyTorch code on numpy.  Each
+module says which part of PyTorch it mirrors.
+"""
+from . import _ops  # binds the operations to Tensor's methods and operators
+from . import autograd, utils
+from ._creation import (BoolTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor,
+                        arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
+                        linspace, ones, ones_like, rand, rand_like, randint, randn, randn_like,
+                        tensor, zeros, zeros_like)
+from ._device import device
+from ._dtype import (bfloat16, bool, double, dtype, float, float16, float32, float64,
+                     get_default_dtype, half, int, int32, int64, long, promote_types,
+                     set_default_dtype)
+from ._ops._common import result_type
+from ._ops.arithmetic import add, div, eq, ge, gt, le, lt, mul, ne, neg, pow, reciprocal, rsub, sub
+from ._ops.indexing import narrow, select
+from ._ops.linalg import bmm, dot, matmul, mm, mv
+from ._ops.pointwise import (abs, clamp, exp, log, masked_fill, maximum, minimum, relu, sigmoid,
+                             sign, sqrt, tanh, where)
+from ._ops.reduction import amax, amin, argmax, argmin, max, mean, min, sum, var
+from ._ops.shape import (cat, clone, flatten, permute, reshape, squeeze, stack, t, transpose,
+                         unsqueeze)
+from ._ops.softmax import log_softmax, softmax
+from ._random import initial_seed, manual_seed, seed
+from ._tensor import Size, Tensor
+from .autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+
+clip = clamp
+divide, multiply, subtract = div, mul, sub
+concat = concatenate = cat
+
+__version__ = "0.1.0"
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+def numel(input):
+    return input.numel()

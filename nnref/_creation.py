@@ -1,0 +1,192 @@
+"""Factory functions: ``tensor``, ``zeros``, ``arange``, ``randn``, ``from_numpy``, the legacy types.
+
+Mirrors ``torch/_refs/__init__.py``'s factories and ``torch/csrc/utils/tensor_new.cpp``
+(for ``tensor``'s dtype inference: bools stay bool, integers become int64,
+anything with a float becomes the default float dtype).
+"""
+import builtins
+import numbers
+import warnings
+
+import numpy as np
+
+from . import _dtype
+from ._device import array_module, canonical_device
+from ._random import generator
+from ._tensor import Tensor, _as_array, _host
+
+__all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "eye", "arange",
+           "linspace", "rand", "randn", "randint", "zeros_like", "ones_like", "full_like",
+           "empty_like", "rand_like", "randn_like", "FloatTensor", "DoubleTensor", "LongTensor",
+           "IntTensor", "BoolTensor", "HalfTensor"]
+
+
+def _finish(data, dtype, device, requires_grad):
+    dev = canonical_device(device)
+    xp = array_module(dev)
+    t = Tensor._make(xp.asarray(data, dtype=dtype.numpy), dev)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _inferred_dtype(data):
+    """The dtype ``tensor(data)`` gets when none is given."""
+    if isinstance(data, Tensor):
+        return data._dtype
+    if isinstance(data, np.ndarray) or isinstance(data, np.generic):
+        return _dtype.from_numpy_dtype(data.dtype)
+    kind = np.asarray(data).dtype.kind
+    if kind == "b":
+        return _dtype.bool
+    if kind in "iu":
+        return _dtype.int64
+    if kind == "f":
+        return _dtype.get_default_dtype()
+    raise TypeError(f"Could not infer dtype of {type(data).__name__}: expected numbers, nested "
+                    "lists of numbers, numpy arrays or tensors")
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad=False):
+    """A new tensor holding a copy of ``data``; the dtype is inferred unless given."""
+    if isinstance(data, Tensor):
+        warnings.warn("To copy construct from a tensor, it is recommended to use "
+                      "sourceTensor.clone().detach() or sourceTensor.clone().detach()."
+                      "requires_grad_(True), rather than torch.tensor(sourceTensor).",
+                      UserWarning, stacklevel=2)
+        data = _host(data._data)
+    elif isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in data):
+        data = [x.tolist() if isinstance(x, Tensor) else x for x in data]
+    dtype = dtype or _inferred_dtype(data)
+    try:
+        array = np.array(data, dtype=dtype.numpy)
+    except ValueError as exc:
+        raise ValueError(f"could not build a tensor from this data ({exc}); nested lists must be "
+                         "rectangular, e.g. [[1, 2], [3, 4]]") from None
+    return _finish(array, dtype, device, requires_grad)
+
+
+def as_tensor(data, dtype=None, device=None):
+    """Like ``tensor`` but returns ``data`` itself when it already is a matching tensor."""
+    if isinstance(data, Tensor):
+        return data.to(dtype or data._dtype, device or data._device)
+    return tensor(data, dtype=dtype, device=device)
+
+
+def from_numpy(array):
+    """A tensor sharing memory with a numpy array (changes show through both)."""
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
+    _dtype.from_numpy_dtype(array.dtype)
+    return Tensor._make(array)
+
+
+def _size(size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    for s in size:
+        if not isinstance(s, numbers.Integral) or s < 0:
+            raise RuntimeError(f"sizes must be non-negative integers, got {list(size)}")
+    return tuple(builtins.int(s) for s in size)
+
+
+def zeros(*size, dtype=None, device=None, requires_grad=False):
+    return _finish(np.zeros(_size(size)), dtype or _dtype.get_default_dtype(), device, requires_grad)
+
+
+def ones(*size, dtype=None, device=None, requires_grad=False):
+    return _finish(np.ones(_size(size)), dtype or _dtype.get_default_dtype(), device, requires_grad)
+
+
+def empty(*size, dtype=None, device=None, requires_grad=False):
+    """Uninitialised in PyTorch; zero-filled here, so results never depend on stale memory."""
+    return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    dtype = dtype or _inferred_dtype(fill_value)
+    return _finish(np.full(_size((size,)), fill_value), dtype, device, requires_grad)
+
+
+def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
+    return _finish(np.eye(n, n if m is None else m), dtype or _dtype.get_default_dtype(), device,
+                   requires_grad)
+
+
+def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
+    """``start, start+step, ...`` below ``end``; int64 when all bounds are integers."""
+    if end is None:
+        start, end = 0, start
+    if dtype is None:
+        integral = all(isinstance(v, numbers.Integral) for v in (start, end, step))
+        dtype = _dtype.int64 if integral else _dtype.get_default_dtype()
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    return _finish(np.arange(start, end, step), dtype, device, requires_grad)
+
+
+def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
+    return _finish(np.linspace(start, end, steps), dtype or _dtype.get_default_dtype(), device,
+                   requires_grad)
+
+
+def rand(*size, dtype=None, device=None, requires_grad=False):
+    """Samples from U(0, 1)."""
+    return _finish(generator().random(_size(size)), dtype or _dtype.get_default_dtype(), device,
+                   requires_grad)
+
+
+def randn(*size, dtype=None, device=None, requires_grad=False):
+    """Samples from N(0, 1)."""
+    return _finish(generator().standard_normal(_size(size)), dtype or _dtype.get_default_dtype(),
+                   device, requires_grad)
+
+
+def randint(low, high=None, size=None, *, dtype=None, device=None, requires_grad=False):
+    """Integers in ``[low, high)``; ``randint(high, size)`` starts at 0."""
+    if size is None:
+        low, high, size = 0, low, high
+    return _finish(generator().integers(low, high, size=_size((size,))), dtype or _dtype.int64,
+                   device, requires_grad)
+
+
+def _like(factory):
+    def like(input, *, dtype=None, device=None, requires_grad=False):
+        return factory(input._data.shape, dtype=dtype or input._dtype,
+                       device=device or input._device, requires_grad=requires_grad)
+    like.__name__ = factory.__name__ + "_like"
+    like.__doc__ = f"``{factory.__name__}`` with the shape, dtype and device of ``input``."
+    return like
+
+
+zeros_like, ones_like, empty_like = _like(zeros), _like(ones), _like(empty)
+rand_like, randn_like = _like(rand), _like(randn)
+
+
+def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False):
+    return full(input._data.shape, fill_value, dtype=dtype or input._dtype,
+                device=device or input._device, requires_grad=requires_grad)
+
+
+class _LegacyTensorType(type):
+    """``isinstance(t, nnref.FloatTensor)`` is true for float32 CPU tensors, as in PyTorch."""
+
+    def __instancecheck__(cls, instance):
+        return isinstance(instance, Tensor) and instance._dtype is cls.dtype
+
+
+def _legacy_type(name, dt):
+    def __new__(cls, *args, device=None):
+        if len(args) == 1 and not isinstance(args[0], numbers.Integral):
+            return _finish(_as_array(args[0], dt), dt, device, False)
+        return zeros(*args, dtype=dt, device=device)
+    return _LegacyTensorType(name, (), {"__new__": __new__, "dtype": dt,
+                                        "__doc__": f"Legacy constructor that always makes {dt} tensors."})
+
+
+FloatTensor = _legacy_type("FloatTensor", _dtype.float32)
+DoubleTensor = _legacy_type("DoubleTensor", _dtype.float64)
+HalfTensor = _legacy_type("HalfTensor", _dtype.float16)
+LongTensor = _legacy_type("LongTensor", _dtype.int64)
+IntTensor = _legacy_type("IntTensor", _dtype.int32)
+BoolTensor = _legacy_type("BoolTensor", _dtype.bool)

@@ -1,0 +1,97 @@
+"""``nnref.device`` and the one place that picks the array library for a device.
+
+Mirrors ``torch.device`` (c10/core/Device.h).  A CPU tensor keeps its values in
+a numpy array; a ``'cuda'`` tensor keeps them in a CuPy array.  Every other
+module asks :func:`array_module` instead of testing the device itself.
+"""
+import numpy as np
+
+__all__ = ["device", "array_module", "cuda_unavailable_reason"]
+
+
+class device:
+    """Where a tensor's memory lives: ``device('cpu')``, ``device('cuda')``, ``device('cuda', 0)``."""
+
+    __slots__ = ("type", "index")
+
+    def __init__(self, type_or_string, index=None):
+        if isinstance(type_or_string, device):
+            self.type, self.index = type_or_string.type, type_or_string.index
+            return
+        text = str(type_or_string)
+        kind, _, number = text.partition(":")
+        if kind not in ("cpu", "cuda"):
+            raise RuntimeError(
+                f"Expected one of cpu, cuda device type at start of device string: {text}")
+        if number:
+            if index is not None:
+                raise RuntimeError(f"type (string) must not include an index because index was "
+                                   f"passed explicitly: {text}")
+            if not number.isdigit():
+                raise RuntimeError(f"Invalid device string: '{text}'")
+            index = int(number)
+        self.type, self.index = kind, index
+
+    def __eq__(self, other):
+        if isinstance(other, str):
+            other = device(other)
+        return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
+
+    def __hash__(self):
+        return hash((self.type, self.index))
+
+    def __str__(self):
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __repr__(self):
+        index = "" if self.index is None else f", index={self.index}"
+        return f"device(type='{self.type}'{index})"
+
+
+CPU = device("cpu")
+
+
+def _import_cupy():
+    try:
+        import cupy
+    except ImportError:
+        return None
+    return cupy
+
+
+def cuda_unavailable_reason():
+    """None when CuPy and a GPU are usable, else a sentence saying which is missing and how to fix it."""
+    cupy = _import_cupy()
+    if cupy is None:
+        return ("nnref's 'cuda' device needs CuPy, which is not installed. Install the wheel that "
+                "matches your CUDA version, e.g. `pip install cupy-cuda12x` (or `pip install -e .[gpu]`), "
+                "or keep tensors on the CPU.")
+    try:
+        count = cupy.cuda.runtime.getDeviceCount()
+    except Exception as exc:  # CuPy raises its own CUDARuntimeError when no driver is present
+        return f"CuPy is installed but cannot reach a GPU ({exc}). Keep tensors on the CPU."
+    if count == 0:
+        return "CuPy is installed but this machine has no CUDA GPU. Keep tensors on the CPU."
+    return None
+
+
+def canonical_device(spec):
+    """Turn ``None``/str/int/device into a :class:`device`, raising a clear error for unusable CUDA."""
+    if spec is None:
+        return CPU
+    if isinstance(spec, int):
+        spec = device("cuda", spec)
+    d = spec if isinstance(spec, device) else device(spec)
+    if d.type == "cuda":
+        reason = cuda_unavailable_reason()
+        if reason is not None:
+            raise RuntimeError(reason)
+        d = device("cuda", 0 if d.index is None else d.index)
+    return d
+
+
+def array_module(dev):
+    """numpy for CPU tensors, CuPy for CUDA tensors: the single switch between the two."""
+    if dev.type == "cpu":
+        return np
+    return _import_cupy()

@@ -1,0 +1,94 @@
+"""Data types: ``nnref.float32`` and friends.
+
+Mirrors ``torch.dtype`` (c10/core/ScalarType.h) and the promotion lattice of
+``torch.promote_types``.  Each dtype wraps the numpy dtype that stores it;
+bfloat16 comes from ``ml_dtypes`` because numpy has none of its own.
+"""
+import ml_dtypes
+import numpy as np
+
+__all__ = ["dtype", "float16", "bfloat16", "float32", "float64", "int32", "int64", "bool",
+           "half", "float", "double", "int", "long", "get_default_dtype", "set_default_dtype",
+           "promote_types"]
+
+
+class dtype:
+    """A tensor element type.  Prints as ``nnref.float32`` (PyTorch: ``torch.float32``)."""
+
+    __slots__ = ("name", "numpy", "is_floating_point", "itemsize", "_rank", "_legacy_name")
+
+    def __init__(self, name, numpy_dtype, is_floating_point, rank, legacy_name):
+        self.name = name
+        self.numpy = np.dtype(numpy_dtype)
+        self.is_floating_point = is_floating_point
+        self.itemsize = self.numpy.itemsize
+        self._rank = rank
+        self._legacy_name = legacy_name
+
+    def __repr__(self):
+        return f"nnref.{self.name}"
+
+    def __reduce__(self):
+        return self.name
+
+
+float16 = dtype("float16", np.float16, True, 4, "HalfTensor")
+bfloat16 = dtype("bfloat16", ml_dtypes.bfloat16, True, 4, "BFloat16Tensor")
+float32 = dtype("float32", np.float32, True, 5, "FloatTensor")
+float64 = dtype("float64", np.float64, True, 6, "DoubleTensor")
+int32 = dtype("int32", np.int32, False, 2, "IntTensor")
+int64 = dtype("int64", np.int64, False, 3, "LongTensor")
+bool = dtype("bool", np.bool_, False, 1, "BoolTensor")  # noqa: A001 - PyTorch's name
+half, float, double, int, long = float16, float32, float64, int32, int64  # noqa: A001
+
+ALL_DTYPES = (float16, bfloat16, float32, float64, int32, int64, bool)
+_BY_NUMPY = {d.numpy: d for d in ALL_DTYPES}
+_BY_LEGACY_NAME = {d._legacy_name: d for d in ALL_DTYPES}
+
+_default_dtype = float32
+
+
+def get_default_dtype():
+    """The dtype Python floats become (``torch.get_default_dtype``)."""
+    return _default_dtype
+
+
+def set_default_dtype(d):
+    """Change the default floating dtype; only float32 and float64 are allowed, as in PyTorch."""
+    global _default_dtype
+    if d not in (float32, float64):
+        raise TypeError(f"only floating-point types are supported as the default type, got {d}")
+    _default_dtype = d
+
+
+def from_numpy_dtype(np_dtype):
+    """The nnref dtype that stores ``np_dtype``; raise TypeError for types nnref lacks."""
+    try:
+        return _BY_NUMPY[np.dtype(np_dtype)]
+    except KeyError:
+        supported = ", ".join(str(d.numpy) for d in ALL_DTYPES)
+        raise TypeError(f"can't convert np.ndarray of type {np.dtype(np_dtype)}. "
+                        f"The only supported types are: {supported}.") from None
+
+
+def from_legacy_name(name):
+    """``'torch.FloatTensor'`` (or ``'nnref.FloatTensor'``) -> ``float32``, for ``Tensor.type(str)``."""
+    short = name.rsplit(".", 1)[-1]
+    if short not in _BY_LEGACY_NAME:
+        raise ValueError(f"invalid type: '{name}'; expected one of "
+                         + ", ".join(f"'torch.{n}'" for n in _BY_LEGACY_NAME))
+    return _BY_LEGACY_NAME[short]
+
+
+def promote_types(a, b):
+    """The smallest dtype both ``a`` and ``b`` convert to safely (``torch.promote_types``)."""
+    if a is b:
+        return a
+    if {a, b} == {float16, bfloat16}:
+        return float32
+    return a if a._rank > b._rank else b
+
+
+def category(d):
+    """0 for bool, 1 for integers, 2 for floating point: the order PyTorch promotes across."""
+    return 2 if d.is_floating_point else (0 if d is bool else 1)

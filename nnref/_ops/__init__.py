@@ -1,0 +1,109 @@
+"""The operations, and their binding to ``Tensor`` methods and operators.
+
+PyTorch generates both ``torch.add(a, b)`` and ``a.add(b)`` from one
+declaration (``native_functions.yaml``); here each op is a plain function whose
+first argument is the tensor, so the same function serves as the method.
+"""
+import functools
+
+from .._tensor import Tensor
+from . import arithmetic, conversion, indexing, inplace, linalg, pointwise, reduction, shape, softmax
+from ._common import as_tensor
+
+
+def _reflected(op):
+    """``number <op> tensor`` for the commutative operators."""
+    @functools.wraps(op)
+    def method(self, other):
+        return op(self, other)
+    return method
+
+
+def _inplace(op):
+    @functools.wraps(op)
+    def method(self, *args, **kwargs):
+        return inplace.apply_inplace(self, op, *args, **kwargs)
+    method.__name__ = op.__name__ + "_"
+    return method
+
+
+def _operator_inplace(op):
+    """``a += b``: in place, like ``a.add_(b)``."""
+    def method(self, other):
+        return inplace.apply_inplace(self, op, other)
+    return method
+
+
+def _rpow(self, other):
+    return arithmetic.pow(other, self)
+
+
+def _rsub(self, other):
+    return arithmetic.rsub(self, other)
+
+
+def _rtruediv(self, other):
+    return arithmetic.rdiv(self, other)
+
+
+def _rmatmul(self, other):
+    return linalg.matmul(as_tensor(other, self), self)
+
+
+_METHODS = {
+    # arithmetic
+    "add": arithmetic.add, "sub": arithmetic.sub, "mul": arithmetic.mul, "div": arithmetic.div,
+    "pow": arithmetic.pow, "neg": arithmetic.neg, "reciprocal": arithmetic.reciprocal,
+    "eq": arithmetic.eq, "ne": arithmetic.ne, "lt": arithmetic.lt, "le": arithmetic.le,
+    "gt": arithmetic.gt, "ge": arithmetic.ge,
+    "__add__": arithmetic.add, "__radd__": _reflected(arithmetic.add),
+    "__sub__": arithmetic.sub, "__rsub__": _rsub,
+    "__mul__": arithmetic.mul, "__rmul__": _reflected(arithmetic.mul),
+    "__truediv__": arithmetic.div, "__rtruediv__": _rtruediv,
+    "__pow__": arithmetic.pow, "__rpow__": _rpow,
+    "__matmul__": linalg.matmul, "__rmatmul__": _rmatmul,
+    "__neg__": arithmetic.neg, "__pos__": lambda self: self,
+    "__eq__": arithmetic.eq, "__ne__": arithmetic.ne, "__lt__": arithmetic.lt,
+    "__le__": arithmetic.le, "__gt__": arithmetic.gt, "__ge__": arithmetic.ge,
+    "__and__": arithmetic.bitwise_and, "__or__": arithmetic.bitwise_or,
+    "__xor__": arithmetic.bitwise_xor, "__invert__": arithmetic.bitwise_not,
+    "__iadd__": _operator_inplace(arithmetic.add), "__isub__": _operator_inplace(arithmetic.sub),
+    "__imul__": _operator_inplace(arithmetic.mul), "__itruediv__": _operator_inplace(arithmetic.div),
+    # pointwise
+    "exp": pointwise.exp, "log": pointwise.log, "sqrt": pointwise.sqrt, "abs": pointwise.abs,
+    "__abs__": pointwise.abs, "sign": pointwise.sign, "tanh": pointwise.tanh,
+    "sigmoid": pointwise.sigmoid, "relu": pointwise.relu, "clamp": pointwise.clamp,
+    "clip": pointwise.clamp, "maximum": pointwise.maximum, "minimum": pointwise.minimum,
+    "masked_fill": pointwise.masked_fill,
+    "where": lambda self, condition, other: pointwise.where(condition, self, other),
+    # reductions
+    "sum": reduction.sum, "mean": reduction.mean, "var": reduction.var, "max": reduction.max,
+    "min": reduction.min, "amax": reduction.amax, "amin": reduction.amin,
+    "argmax": reduction.argmax, "argmin": reduction.argmin, "sum_to_size": reduction.sum_to_size,
+    "all": reduction.all, "any": reduction.any,
+    # matrices
+    "matmul": linalg.matmul, "mm": linalg.mm, "mv": linalg.mv, "bmm": linalg.bmm, "dot": linalg.dot,
+    # shapes
+    "view": shape.view, "reshape": shape.reshape, "flatten": shape.flatten,
+    "squeeze": shape.squeeze, "unsqueeze": shape.unsqueeze, "transpose": shape.transpose,
+    "permute": shape.permute, "t": shape.t, "expand": shape.expand, "expand_as": shape.expand_as,
+    "clone": shape.clone, "contiguous": shape.contiguous, "is_contiguous": shape.is_contiguous,
+    "view_as": lambda self, other: shape.view(self, other._data.shape),
+    "reshape_as": lambda self, other: shape.reshape(self, other._data.shape),
+    "T": property(shape.numpy_T), "mT": property(shape.matrix_T),
+    "__getitem__": indexing.getitem, "select": indexing.select, "narrow": indexing.narrow,
+    # softmax
+    "softmax": softmax.softmax, "log_softmax": softmax.log_softmax,
+    # in place
+    "add_": _inplace(arithmetic.add), "sub_": _inplace(arithmetic.sub),
+    "mul_": _inplace(arithmetic.mul), "div_": _inplace(arithmetic.div),
+    "clamp_": _inplace(pointwise.clamp), "masked_fill_": _inplace(pointwise.masked_fill),
+    "zero_": inplace.zero_, "fill_": inplace.fill_, "copy_": inplace.copy_,
+    "uniform_": inplace.uniform_, "normal_": inplace.normal_,
+}
+
+for _name, _function in _METHODS.items():
+    setattr(Tensor, _name, _function)
+
+__all__ = ["arithmetic", "conversion", "indexing", "inplace", "linalg", "pointwise", "reduction",
+           "shape", "softmax"]

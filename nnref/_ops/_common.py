@@ -1,0 +1,109 @@
+"""What every op shares: dtype promotion, operand preparation, and the "record a node?" test.
+
+Type promotion mirrors ``torch.result_type`` (aten/src/ATen/native/TypeProperties.cpp):
+dimensioned tensors outrank zero-dim tensors, which outrank Python numbers, and
+a lower group only matters when it brings a higher *category* (bool < int < float).
+So ``int_tensor * 2.5`` is float32 and ``half_tensor * 2.0`` stays float16.
+"""
+import builtins
+import numbers
+
+import numpy as np
+
+from .. import _dtype
+from .._tensor import Tensor
+from ..autograd.grad_mode import _GradState
+
+
+def needs_grad(*tensors):
+    """Record a backward node only when grad mode is on and some input requires grad."""
+    if not _GradState.enabled:
+        return False
+    for t in tensors:
+        if t is not None and (t._requires_grad or t.grad_fn is not None):
+            return True
+    return False
+
+
+def _scalar_dtype(value):
+    if isinstance(value, builtins.bool):
+        return _dtype.bool
+    if isinstance(value, numbers.Integral):
+        return _dtype.int64
+    if isinstance(value, numbers.Real):
+        return _dtype.get_default_dtype()
+    raise TypeError(f"unsupported operand type {type(value).__name__}: expected a Tensor or a number")
+
+
+def _combine(higher, lower):
+    if higher is None:
+        return lower
+    if lower is None or higher.is_floating_point:
+        return higher
+    if higher is _dtype.bool or lower.is_floating_point:
+        return _dtype.promote_types(higher, lower)
+    return higher
+
+
+def result_type(*operands):
+    """The dtype an op on these tensors and numbers computes in (``torch.result_type``)."""
+    dimensioned = zero_dim = wrapped = None
+    for op in operands:
+        if isinstance(op, Tensor):
+            d = op._dtype
+            if op._data.ndim:
+                dimensioned = d if dimensioned is None else _dtype.promote_types(dimensioned, d)
+            else:
+                zero_dim = d if zero_dim is None else _dtype.promote_types(zero_dim, d)
+        else:
+            d = _scalar_dtype(op)
+            wrapped = d if wrapped is None else _dtype.promote_types(wrapped, d)
+    return _combine(dimensioned, _combine(zero_dim, wrapped))
+
+
+def check_same_device(a, b):
+    if a._device != b._device and a._data.ndim and b._data.ndim:
+        raise RuntimeError(
+            f"Expected all tensors to be on the same device, but found at least two devices, "
+            f"{a._device} and {b._device}! Move one of them first, e.g. b.to(a.device).")
+
+
+def operand_data(x, dtype):
+    """The raw array (or numpy scalar) of a tensor or number, in ``dtype``."""
+    if isinstance(x, Tensor):
+        data = x._data
+        return data if data.dtype == dtype.numpy else data.astype(dtype.numpy)
+    return dtype.numpy.type(x)
+
+
+def float_data(t):
+    """``t``'s array, promoted to the default float dtype if it holds integers (exp, log, ...)."""
+    if t._dtype.is_floating_point:
+        return t._data
+    return t._data.astype(_dtype.get_default_dtype().numpy)
+
+
+def broadcast_error(a, b):
+    """Turn numpy's broadcasting ValueError into PyTorch's RuntimeError, naming the dimension."""
+    sa, sb = tuple(np.shape(a)), tuple(np.shape(b))
+    for i in range(1, builtins.max(len(sa), len(sb)) + 1):
+        x = sa[-i] if i <= len(sa) else 1
+        y = sb[-i] if i <= len(sb) else 1
+        if x != y and x != 1 and y != 1:
+            return RuntimeError(
+                f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
+                f"non-singleton dimension {builtins.max(len(sa), len(sb)) - i}; shapes "
+                f"{list(sa)} and {list(sb)} cannot be broadcast together")
+    return RuntimeError(f"shapes {list(sa)} and {list(sb)} cannot be broadcast together")
+
+
+def wrap(data, like):
+    """A new result tensor on ``like``'s device."""
+    return Tensor._make(data, like._device)
+
+
+def as_tensor(x, like):
+    """Numbers become 0-d tensors on ``like``'s device (for ops that need a tensor on both sides)."""
+    if isinstance(x, Tensor):
+        return x
+    return Tensor._make(np.asarray(x, dtype=_scalar_dtype(x).numpy), like._device)

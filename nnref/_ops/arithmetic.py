@@ -1,0 +1,290 @@
+"""``+ - * / **``, negation and comparisons, each forward next to its backward.
+
+Formulas follow PyTorch's ``tools/autograd/derivatives.yaml``.  Gradients are
+returned at the *broadcast* shape; the engine sums them back to each input's
+shape, as PyTorch's engine does in ``validate_outputs``.  A Python number
+operand is not part of the graph, so its slot in ``next_functions`` is
+``(None, 0)``, exactly as in PyTorch.
+"""
+import numpy as np
+
+from .. import _dtype
+from .._tensor import Tensor
+from ..autograd.graph import Node
+from ._common import broadcast_error, check_same_device, needs_grad, operand_data, result_type, wrap
+
+
+def _tensor_or_none(x):
+    return x if isinstance(x, Tensor) else None
+
+
+def _requires(x):
+    return x is not None and x.requires_grad
+
+
+def _binary(ufunc, input, other, dtype, alpha=1):
+    """Run ``ufunc(input, alpha * other)`` on operands converted to ``dtype``, with PyTorch's errors."""
+    if isinstance(other, Tensor) and isinstance(input, Tensor):
+        check_same_device(input, other)
+    a, b = operand_data(input, dtype), operand_data(other, dtype)
+    if alpha != 1:
+        b = b * dtype.numpy.type(alpha)
+    try:
+        return ufunc(a, b)
+    except ValueError:
+        raise broadcast_error(a, b) from None
+
+
+def _like(input, other):
+    return input if isinstance(input, Tensor) else other
+
+
+class AddBackward0(Node):
+    """d(a + alpha*b) = (grad, alpha*grad)."""
+
+    def backward(self, grad):
+        return grad, (grad if self.alpha == 1 else grad * self.alpha)
+
+
+def add(input, other, *, alpha=1):
+    """``input + alpha * other`` with broadcasting and type promotion."""
+    dtype = result_type(input, other)
+    out = wrap(_binary(np.add, input, other, dtype, alpha), _like(input, other))
+    a, b = _tensor_or_none(input), _tensor_or_none(other)
+    if needs_grad(a, b):
+        node = AddBackward0((a, b))
+        node.alpha = alpha
+        out.grad_fn = node
+    return out
+
+
+class SubBackward0(Node):
+    """d(a - alpha*b) = (grad, -alpha*grad)."""
+
+    def backward(self, grad):
+        return grad, -grad if self.alpha == 1 else grad * -self.alpha
+
+
+def sub(input, other, *, alpha=1):
+    """``input - alpha * other``."""
+    dtype = result_type(input, other)
+    if dtype is _dtype.bool:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.")
+    out = wrap(_binary(np.subtract, input, other, dtype, alpha), _like(input, other))
+    a, b = _tensor_or_none(input), _tensor_or_none(other)
+    if needs_grad(a, b):
+        node = SubBackward0((a, b))
+        node.alpha = alpha
+        out.grad_fn = node
+    return out
+
+
+class RsubBackward1(Node):
+    """d(number - alpha*a) = -alpha*grad."""
+
+    def backward(self, grad):
+        return (grad * -self.alpha,)
+
+
+def rsub(input, other, *, alpha=1):
+    """``other - alpha * input`` where ``other`` is a number (what ``1 - t`` calls)."""
+    dtype = result_type(input, other)
+    out = wrap(_binary(np.subtract, other, input, dtype, alpha), input)
+    if needs_grad(input):
+        node = RsubBackward1((input,))
+        node.alpha = alpha
+        out.grad_fn = node
+    return out
+
+
+class MulBackward0(Node):
+    """d(a * b) = (grad * b, grad * a)."""
+
+    def backward(self, grad):
+        self_, other = self.saved_tensors
+        wants_self, wants_other = (node is not None for node, _ in self.next_functions)
+        other_value = other if other is not None else self.scalar
+        return (grad * other_value if wants_self else None,
+                grad * self_ if wants_other else None)
+
+
+def mul(input, other):
+    """Elementwise product with broadcasting."""
+    dtype = result_type(input, other)
+    out = wrap(_binary(np.multiply, input, other, dtype), _like(input, other))
+    a, b = _tensor_or_none(input), _tensor_or_none(other)
+    if needs_grad(a, b):
+        node = MulBackward0((a, b), saved=(a if _requires(b) else None, b if _requires(a) else None))
+        node.scalar = other if b is None else None
+        out.grad_fn = node
+    return out
+
+
+class DivBackward0(Node):
+    """d(a / b) = (grad / b, -grad * a / b**2)."""
+
+    def backward(self, grad):
+        self_, other = self.saved_tensors
+        wants_self, wants_other = (node is not None for node, _ in self.next_functions)
+        other_value = other if other is not None else self.scalar
+        return (grad / other_value if wants_self else None,
+                -grad * self_ / (other * other) if wants_other else None)
+
+
+def div(input, other, *, rounding_mode=None):
+    """True division; integer inputs give the default float dtype, as in PyTorch."""
+    dtype = result_type(input, other)
+    if rounding_mode is not None:
+        ufunc = {"floor": np.floor_divide, "trunc": _trunc_divide}[rounding_mode]
+        return wrap(_binary(ufunc, input, other, dtype), _like(input, other))
+    if not dtype.is_floating_point:
+        dtype = _dtype.get_default_dtype()
+    out = wrap(_binary(np.true_divide, input, other, dtype), _like(input, other))
+    a, b = _tensor_or_none(input), _tensor_or_none(other)
+    if needs_grad(a, b):
+        node = DivBackward0((a, b), saved=(a if _requires(b) else None,
+                                           b if (_requires(a) or _requires(b)) else None))
+        node.scalar = other if b is None else None
+        out.grad_fn = node
+    return out
+
+
+def _trunc_divide(a, b):
+    return np.trunc(np.true_divide(a, b)).astype(np.result_type(a, b))
+
+
+class ReciprocalBackward0(Node):
+    """d(1/a) = -grad / a**2 = -grad * result**2."""
+
+    def backward(self, grad):
+        (result,) = self.saved_tensors
+        return (-grad * result * result,)
+
+
+def reciprocal(input):
+    dtype = input._dtype if input._dtype.is_floating_point else _dtype.get_default_dtype()
+    out = wrap(np.reciprocal(operand_data(input, dtype)), input)
+    if needs_grad(input):
+        out.grad_fn = ReciprocalBackward0((input,))
+        out.grad_fn.save_result(out)
+    return out
+
+
+def rdiv(input, other):
+    """``number / tensor``: PyTorch computes ``reciprocal(tensor) * number``."""
+    return mul(reciprocal(input), other)
+
+
+class PowBackward0(Node):
+    """d(a ** c) = grad * c * a ** (c - 1) for a number c."""
+
+    def backward(self, grad):
+        (self_,) = self.saved_tensors
+        if self.exponent == 0:
+            return (grad * 0,)
+        return (grad * (self.exponent * self_ ** (self.exponent - 1)),)
+
+
+class PowBackward1(Node):
+    """d(a ** b) = (grad * b * a ** (b - 1), grad * a ** b * log(a))."""
+
+    def backward(self, grad):
+        self_, exponent, result = self.saved_tensors
+        wants_self, wants_exponent = (node is not None for node, _ in self.next_functions)
+        grad_self = grad * exponent * self_ ** (exponent - 1) if wants_self else None
+        grad_exponent = None
+        if wants_exponent:
+            from .pointwise import log, where
+            # 0 ** b has no log; PyTorch defines that gradient as 0 where b >= 0.
+            zero_base = (self_ == 0) & (exponent >= 0)
+            grad_exponent = where(zero_base, 0.0, grad * result * log(where(zero_base, 1.0, self_)))
+        return grad_self, grad_exponent
+
+
+class PowBackward2(Node):
+    """d(c ** b) = grad * c ** b * log(c) for a number c."""
+
+    def backward(self, grad):
+        (result,) = self.saved_tensors
+        return (grad * result * float(np.log(self.base)),)
+
+
+def pow(input, exponent):
+    """``input ** exponent``; either side may be a number."""
+    dtype = result_type(input, exponent)
+    if isinstance(exponent, Tensor) and isinstance(input, Tensor):
+        out = wrap(_binary(np.power, input, exponent, dtype), input)
+        if needs_grad(input, exponent):
+            node = PowBackward1((input, exponent), saved=(input, exponent))
+            node.save_result(out)
+            out.grad_fn = node
+        return out
+    if isinstance(input, Tensor):
+        if not dtype.is_floating_point and exponent < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        out = wrap(_binary(np.power, input, exponent, dtype), input)
+        if needs_grad(input):
+            node = PowBackward0((input,), saved=(input,))
+            node.exponent = exponent
+            out.grad_fn = node
+        return out
+    out = wrap(_binary(np.power, input, exponent, dtype), exponent)
+    if needs_grad(exponent):
+        node = PowBackward2((exponent,))
+        node.base = input
+        node.save_result(out)
+        out.grad_fn = node
+    return out
+
+
+class NegBackward0(Node):
+    def backward(self, grad):
+        return (-grad,)
+
+
+def neg(input):
+    if input._dtype is _dtype.bool:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. Use "
+                           "the `~` or `logical_not()` operator instead.")
+    out = wrap(np.negative(input._data), input)
+    if needs_grad(input):
+        out.grad_fn = NegBackward0((input,))
+    return out
+
+
+def _comparison(ufunc):
+    def compare(input, other):
+        dtype = result_type(input, other)
+        return wrap(_binary(ufunc, input, other, dtype), _like(input, other))
+    compare.__name__ = ufunc.__name__
+    compare.__doc__ = f"Elementwise ``{ufunc.__name__}`` giving a bool tensor (never differentiable)."
+    return compare
+
+
+eq = _comparison(np.equal)
+ne = _comparison(np.not_equal)
+lt = _comparison(np.less)
+le = _comparison(np.less_equal)
+gt = _comparison(np.greater)
+ge = _comparison(np.greater_equal)
+
+
+def _logical(ufunc):
+    def combine(input, other):
+        dtype = result_type(input, other)
+        if dtype.is_floating_point:
+            raise TypeError(f"{ufunc.__name__} is only supported for integer and bool tensors, got {dtype}")
+        return wrap(_binary(ufunc, input, other, dtype), _like(input, other))
+    return combine
+
+
+bitwise_and = _logical(np.bitwise_and)
+bitwise_or = _logical(np.bitwise_or)
+bitwise_xor = _logical(np.bitwise_xor)
+
+
+def bitwise_not(input):
+    if input._dtype.is_floating_point:
+        raise TypeError("~ (bitwise_not) is only supported for integer and bool tensors")
+    return wrap(np.invert(input._data), input)

@@ -1,0 +1,33 @@
+"""``to``: copy a tensor to another dtype and/or device (``ToCopyBackward0`` converts grads back)."""
+import numpy as np
+
+from .._device import array_module
+from .._tensor import Tensor
+from ..autograd.graph import Node
+from ._common import needs_grad
+
+
+class ToCopyBackward0(Node):
+    def backward(self, grad):
+        return (grad.to(self.self_device, self.self_dtype),)
+
+
+def _move(data, dev):
+    if dev.type == "cpu":
+        return data if isinstance(data, np.ndarray) else data.get()
+    xp = array_module(dev)
+    with xp.cuda.Device(dev.index):
+        return xp.asarray(data)
+
+
+def to_copy(input, dtype, dev):
+    """A copy of ``input`` in ``dtype`` on ``dev``; gradients flow back in the original dtype."""
+    data = _move(input._data, dev).astype(dtype.numpy, copy=True)
+    out = Tensor._make(data, dev)
+    if needs_grad(input):
+        if not dtype.is_floating_point:
+            return out  # integer copies leave the graph, as in PyTorch
+        node = ToCopyBackward0((input,))
+        node.self_dtype, node.self_device = input._dtype, input._device
+        out.grad_fn = node
+    return out

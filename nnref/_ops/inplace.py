@@ -1,0 +1,144 @@
+"""In-place methods (``add_``, ``mul_``, ``zero_``, ``copy_``, ``uniform_``, ...).
+
+An in-place op overwrites the tensor's memory and bumps its version counter,
+so any backward node that saved the old values refuses to run with stale
+data.  When the op is recorded (the tensor is part of a graph), the tensor's
+``grad_fn`` is replaced by the node of the op, exactly as in PyTorch; the op
+reads a snapshot of the old values so its own backward stays correct.
+"""
+import numpy as np
+
+from .._dtype import category
+from .._random import generator
+from .._tensor import Tensor
+from ..autograd.grad_mode import no_grad
+from ..autograd.graph import Node
+from ._common import needs_grad
+
+
+def _snapshot(tensor):
+    """The tensor's current values in new memory, with the same place in the graph."""
+    copy = Tensor._make(tensor._data.copy(), tensor._device)
+    copy.grad_fn, copy._output_nr, copy._requires_grad = (
+        tensor.grad_fn, tensor._output_nr, tensor._requires_grad)
+    return copy
+
+
+def _check_recordable(tensor):
+    tensor._check_inplace()
+    if tensor._is_view:
+        raise RuntimeError("nnref does not record in-place operations on views of tensors that "
+                           "require grad (PyTorch rewrites the base's history with CopySlices). Use "
+                           "the out-of-place form, e.g. y = x.add(1) instead of x[0].add_(1).")
+
+
+def _write(tensor, result):
+    if category(result._dtype) > category(tensor._dtype):
+        raise RuntimeError(f"result type {result._dtype._legacy_name[:-6]} can't be cast to the "
+                           f"desired output type {tensor._dtype._legacy_name[:-6]}")
+    if result._data.shape != tensor._data.shape:
+        raise RuntimeError(f"output with shape {list(tensor.shape)} doesn't match the broadcast "
+                           f"shape {list(result.shape)}")
+    np.copyto(tensor._data, result._data, casting="unsafe")
+    tensor._bump_version()
+
+
+def apply_inplace(tensor, op, *operands, **kwargs):
+    """Run ``op(tensor, *operands)`` and store the result in ``tensor``'s own memory."""
+    if needs_grad(tensor, *(o for o in operands if isinstance(o, Tensor))):
+        _check_recordable(tensor)
+        result = op(_snapshot(tensor), *operands, **kwargs)
+        _write(tensor, result)
+        tensor.grad_fn, tensor._output_nr = result.grad_fn, 0
+        return tensor
+    with no_grad():
+        _write(tensor, op(tensor, *operands, **kwargs))
+    return tensor
+
+
+class _OverwrittenBackward(Node):
+    """The old values were overwritten, so no gradient flows back to them."""
+
+    def backward(self, grad):
+        return (grad * 0,)
+
+
+class ZeroBackward0(_OverwrittenBackward):
+    pass
+
+
+class FillBackward0(_OverwrittenBackward):
+    pass
+
+
+class UniformBackward0(_OverwrittenBackward):
+    pass
+
+
+class NormalBackward0(_OverwrittenBackward):
+    pass
+
+
+def _overwrite(tensor, data, node_class):
+    recording = needs_grad(tensor)
+    if recording:
+        _check_recordable(tensor)
+        node = node_class((_snapshot(tensor),))
+    tensor._data[...] = data
+    tensor._bump_version()
+    if recording:
+        tensor.grad_fn, tensor._output_nr = node, 0
+    return tensor
+
+
+def zero_(tensor):
+    return _overwrite(tensor, 0, ZeroBackward0)
+
+
+def fill_(tensor, value):
+    value = value.item() if isinstance(value, Tensor) else value
+    return _overwrite(tensor, value, FillBackward0)
+
+
+def uniform_(tensor, a=0.0, b=1.0):
+    """Fill with samples from U(a, b)."""
+    samples = generator().uniform(a, b, size=tensor._data.shape)
+    return _overwrite(tensor, samples, UniformBackward0)
+
+
+def normal_(tensor, mean=0.0, std=1.0):
+    """Fill with samples from N(mean, std**2)."""
+    samples = generator().normal(mean, std, size=tensor._data.shape)
+    return _overwrite(tensor, samples, NormalBackward0)
+
+
+class CopyBackwards(Node):
+    """``dst.copy_(src)``: the old ``dst`` gets no gradient, ``src`` gets it (in its own dtype)."""
+
+    def backward(self, grad):
+        wants_src = self.next_functions[1][0] is not None
+        return grad * 0, (grad.to(self.src_dtype) if wants_src else None)
+
+
+def copy_(tensor, src, non_blocking=False):
+    """Copy ``src``'s values (broadcast, converted) into ``tensor``."""
+    if not isinstance(src, Tensor):
+        raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type(src).__name__}")
+    data = src._data if src._device == tensor._device else src.to(tensor._device)._data
+    try:
+        broadcast = np.broadcast_to(data, tensor._data.shape)
+    except ValueError:
+        raise RuntimeError(f"The size of tensor a ({list(tensor.shape)}) must match the size of "
+                           f"tensor b ({list(src.shape)}): copy_ broadcasts src to the destination's "
+                           f"shape") from None
+    recording = needs_grad(tensor, src)
+    if recording:
+        _check_recordable(tensor)
+        node = CopyBackwards((_snapshot(tensor), src))
+        node.src_dtype = src._dtype
+    np.copyto(tensor._data, broadcast, casting="unsafe")
+    tensor._bump_version()
+    if recording:
+        tensor.grad_fn, tensor._output_nr = node, 0
+    return tensor
+

@@ -1,0 +1,187 @@
+"""Matrix products: ``mm``, ``mv``, ``dot``, ``bmm`` and ``matmul`` (the ``@`` operator).
+
+``matmul`` dispatches on the operands' dimensions exactly as PyTorch's
+``aten/src/ATen/native/LinearAlgebra.cpp`` does, so the graph it records has
+the same nodes (``DotBackward0``, ``MvBackward0``, ``MmBackward0``, or a
+folded ``MmBackward0``/``BmmBackward0`` between views for batches).
+"""
+import numpy as np
+
+from ..autograd.graph import Node
+from ._common import check_same_device, needs_grad, wrap
+from .shape import squeeze_result
+
+
+def _same_dtype(name, a, b):
+    check_same_device(a, b)
+    if a._dtype is not b._dtype:
+        raise RuntimeError(f"{name}: expected both operands to have the same dtype, but got: "
+                           f"{a._dtype.name} != {b._dtype.name}. Convert one, e.g. b.to(a.dtype)")
+
+
+def _shape_text(t):
+    return "x".join(str(s) for s in t._data.shape)
+
+
+class MmBackward0(Node):
+    """d(A @ B) = (grad @ B^T, A^T @ grad)."""
+
+    def backward(self, grad):
+        self_, mat2 = self.saved_tensors
+        wants_self, wants_mat2 = (node is not None for node, _ in self.next_functions)
+        return (mm(grad, mat2.t()) if wants_self else None,
+                mm(self_.t(), grad) if wants_mat2 else None)
+
+
+def mm(input, mat2):
+    """Product of two matrices."""
+    if input._data.ndim != 2 or mat2._data.ndim != 2:
+        raise RuntimeError(f"mm: expected 2-D tensors, got {input._data.ndim}-D and "
+                           f"{mat2._data.ndim}-D; use matmul (@) for other shapes")
+    _same_dtype("mm", input, mat2)
+    if input._data.shape[1] != mat2._data.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_shape_text(input)} and "
+                           f"{_shape_text(mat2)}): the inner sizes {input._data.shape[1]} and "
+                           f"{mat2._data.shape[0]} must match")
+    out = wrap(np.matmul(input._data, mat2._data), input)
+    if needs_grad(input, mat2):
+        out.grad_fn = MmBackward0((input, mat2), saved=(
+            input if mat2.requires_grad else None, mat2 if input.requires_grad else None))
+    return out
+
+
+class MvBackward0(Node):
+    """d(A @ v) = (outer(grad, v), A^T @ grad)."""
+
+    def backward(self, grad):
+        self_, vec = self.saved_tensors
+        wants_self, wants_vec = (node is not None for node, _ in self.next_functions)
+        return (grad.unsqueeze(1) * vec if wants_self else None,
+                mv(self_.t(), grad) if wants_vec else None)
+
+
+def mv(input, vec):
+    """Product of a matrix and a vector."""
+    _same_dtype("mv", input, vec)
+    if input._data.ndim != 2 or vec._data.ndim != 1 or input._data.shape[1] != vec._data.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({_shape_text(input)}), vec ({_shape_text(vec)})")
+    out = wrap(np.matmul(input._data, vec._data), input)
+    if needs_grad(input, vec):
+        out.grad_fn = MvBackward0((input, vec), saved=(input, vec))
+    return out
+
+
+class DotBackward0(Node):
+    """d(a . b) = (grad * b, grad * a)."""
+
+    def backward(self, grad):
+        self_, other = self.saved_tensors
+        wants_self, wants_other = (node is not None for node, _ in self.next_functions)
+        return (grad * other if wants_self else None, grad * self_ if wants_other else None)
+
+
+def dot(input, other):
+    """Inner product of two 1-D tensors of the same length."""
+    if input._data.ndim != 1 or other._data.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input._data.ndim}D and "
+                           f"{other._data.ndim}D tensors")
+    _same_dtype("dot", input, other)
+    if input._data.shape != other._data.shape:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{input._data.shape[0]}] and "
+                           f"src [{other._data.shape[0]}] to have the same number of elements, but got "
+                           f"{input._data.shape[0]} and {other._data.shape[0]} elements respectively")
+    out = wrap(np.dot(input._data, other._data), input)
+    if needs_grad(input, other):
+        out.grad_fn = DotBackward0((input, other), saved=(input, other))
+    return out
+
+
+class BmmBackward0(Node):
+    def backward(self, grad):
+        self_, mat2 = self.saved_tensors
+        wants_self, wants_mat2 = (node is not None for node, _ in self.next_functions)
+        return (bmm(grad, mat2.transpose(1, 2)) if wants_self else None,
+                bmm(self_.transpose(1, 2), grad) if wants_mat2 else None)
+
+
+def bmm(input, mat2):
+    """Batch of matrix products: ``(b, n, m) @ (b, m, p) -> (b, n, p)``."""
+    if input._data.ndim != 3 or mat2._data.ndim != 3:
+        raise RuntimeError(f"batch1 must be a 3D tensor (got {input._data.ndim}D and {mat2._data.ndim}D)")
+    _same_dtype("bmm", input, mat2)
+    a, b = input._data.shape, mat2._data.shape
+    if a[0] != b[0] or a[2] != b[1]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{a[0]}, {a[2]}] but got: [{b[0]}, {b[1]}].")
+    out = wrap(np.matmul(input._data, mat2._data), input)
+    if needs_grad(input, mat2):
+        out.grad_fn = BmmBackward0((input, mat2), saved=(input, mat2))
+    return out
+
+
+def matmul(input, other):
+    """``input @ other`` with PyTorch's rules for 1-D, 2-D and batched operands."""
+    da, db = input._data.ndim, other._data.ndim
+    if da == 0 or db == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D")
+    if da == 1 and db == 1:
+        return dot(input, other)
+    if da == 2 and db == 1:
+        return mv(input, other)
+    if da == 1 and db == 2:
+        return squeeze_result(mm(input.unsqueeze(0), other), 0)
+    if da == 2 and db == 2:
+        return mm(input, other)
+    k = input._data.shape[-1]
+    if da >= 3 and db <= 2:
+        # Fold the batch dimensions into the rows of one big mm (PyTorch's "should_fold").
+        if (other._data.shape[0] if db == 1 else other._data.shape[-2]) != k:
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
+                               f"({_fold_text(input)} and {_shape_text(other)})")
+        rows = input.reshape(-1, k)
+        product = mm(rows, other.unsqueeze(1) if db == 1 else other)
+        shape = input._data.shape[:-1] + (() if db == 1 else (other._data.shape[-1],))
+        return _unsafe_view(product, shape)
+    return _batched_matmul(input, other)
+
+
+def _fold_text(t):
+    rows = int(np.prod(t._data.shape[:-1]))
+    return f"{rows}x{t._data.shape[-1]}"
+
+
+def _batched_matmul(input, other):
+    a = input.unsqueeze(0) if input._data.ndim == 1 else input
+    b = other.unsqueeze(-1) if other._data.ndim == 1 else other
+    if a._data.shape[-1] != b._data.shape[-2]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[?, {a._data.shape[-1]}] but got: [?, {b._data.shape[-2]}]; the last "
+                           f"dimension of the first operand must equal the second-to-last of the second")
+    try:
+        batch = np.broadcast_shapes(a._data.shape[:-2], b._data.shape[:-2])
+    except ValueError:
+        raise RuntimeError(f"The batch dimensions {list(a.shape[:-2])} and {list(b.shape[:-2])} "
+                           f"of matmul's operands cannot be broadcast together") from None
+    n, m, p = a._data.shape[-2], a._data.shape[-1], b._data.shape[-1]
+    a3 = a.expand(batch + (n, m)).reshape(-1, n, m)
+    b3 = b.expand(batch + (m, p)).reshape(-1, m, p)
+    out = _unsafe_view(bmm(a3, b3), batch + (n, p))
+    if input._data.ndim == 1:
+        out = squeeze_result(out, -2)
+    if other._data.ndim == 1:
+        out = squeeze_result(out, -1)
+    return out
+
+
+class UnsafeViewBackward0(Node):
+    def backward(self, grad):
+        return (grad.reshape(self.self_sizes),)
+
+
+def _unsafe_view(input, shape):
+    """A reshape recorded as PyTorch's ``_unsafe_view`` (used inside matmul and reshape)."""
+    out = wrap(input._data.reshape(shape), input)
+    if needs_grad(input):
+        out.grad_fn = UnsafeViewBackward0((input,))
+        out.grad_fn.self_sizes = input._data.shape
+    return out

@@ -1,0 +1,251 @@
+"""Elementwise functions (exp, log, tanh, relu, clamp, where, ...), forward next to backward.
+
+Functions whose derivative is cheapest in terms of their own output
+(``exp``, ``sqrt``, ``tanh``, ``sigmoid``, ``relu``) save the result rather
+than the input, as PyTorch does (derivatives.yaml: ``result``).
+"""
+import numpy as np
+
+from .. import _dtype
+from .._tensor import Tensor
+from ..autograd.graph import Node
+from ._common import (broadcast_error, check_same_device, float_data, needs_grad,
+                      operand_data, result_type, wrap)
+
+
+def _unary(np_func, node_class, input, *, save_input=False, save_result=False):
+    out = wrap(np_func(float_data(input)), input)
+    if needs_grad(input):
+        node = node_class((input,), saved=(input,) if save_input else ())
+        if save_result:
+            node.save_result(out)
+        out.grad_fn = node
+    return out
+
+
+class ExpBackward0(Node):
+    def backward(self, grad):
+        (result,) = self.saved_tensors
+        return (grad * result,)
+
+
+def exp(input):
+    return _unary(np.exp, ExpBackward0, input, save_result=True)
+
+
+class LogBackward0(Node):
+    def backward(self, grad):
+        (self_,) = self.saved_tensors
+        return (grad / self_,)
+
+
+def log(input):
+    with np.errstate(divide="ignore", invalid="ignore"):  # log(0) = -inf, log(-1) = nan, as in PyTorch
+        return _unary(np.log, LogBackward0, input, save_input=True)
+
+
+class SqrtBackward0(Node):
+    def backward(self, grad):
+        (result,) = self.saved_tensors
+        return (grad / (2 * result),)
+
+
+def sqrt(input):
+    with np.errstate(invalid="ignore"):
+        return _unary(np.sqrt, SqrtBackward0, input, save_result=True)
+
+
+class AbsBackward0(Node):
+    def backward(self, grad):
+        (self_,) = self.saved_tensors
+        return (grad * sign(self_),)
+
+
+def abs(input):
+    if not input._dtype.is_floating_point:
+        return wrap(np.abs(input._data), input)
+    return _unary(np.abs, AbsBackward0, input, save_input=True)
+
+
+class SignBackward0(Node):
+    def backward(self, grad):
+        return (grad * 0,)
+
+
+def sign(input):
+    out = wrap(np.sign(input._data), input)
+    if needs_grad(input):
+        out.grad_fn = SignBackward0((input,))
+    return out
+
+
+class TanhBackward0(Node):
+    def backward(self, grad):
+        (result,) = self.saved_tensors
+        return (grad * (1 - result * result),)
+
+
+def tanh(input):
+    return _unary(np.tanh, TanhBackward0, input, save_result=True)
+
+
+class SigmoidBackward0(Node):
+    def backward(self, grad):
+        (result,) = self.saved_tensors
+        return (grad * result * (1 - result),)
+
+
+def _sigmoid(x):
+    # exp(-|x|) never overflows; pick the algebraically equal form per sign.
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+
+
+def sigmoid(input):
+    return _unary(_sigmoid, SigmoidBackward0, input, save_result=True)
+
+
+class ReluBackward0(Node):
+    def backward(self, grad):
+        (result,) = self.saved_tensors
+        return (grad * (result > 0),)
+
+
+def relu(input):
+    if not input._dtype.is_floating_point:
+        return wrap(np.maximum(input._data, 0), input)
+    out = wrap(np.maximum(input._data, input._dtype.numpy.type(0)), input)
+    if needs_grad(input):
+        out.grad_fn = ReluBackward0((input,))
+        out.grad_fn.save_result(out)
+    return out
+
+
+class ClampBackward1(Node):
+    """Gradient passes where ``min <= x <= max``, is zero where clamped."""
+
+    def backward(self, grad):
+        (self_,) = self.saved_tensors
+        inside = self_._data == self_._data  # all True, nan excluded
+        if self.min is not None:
+            inside = inside & (self_._data >= self.min)
+        if self.max is not None:
+            inside = inside & (self_._data <= self.max)
+        return (grad * wrap(inside, grad),)
+
+
+def clamp(input, min=None, max=None):
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    dtype = result_type(input, *(v for v in (min, max) if v is not None))
+    data = operand_data(input, dtype)
+    if min is not None:
+        data = np.maximum(data, dtype.numpy.type(min))
+    if max is not None:
+        data = np.minimum(data, dtype.numpy.type(max))
+    out = wrap(data, input)
+    if needs_grad(input):
+        node = ClampBackward1((input,), saved=(input,))
+        node.min, node.max = min, max
+        out.grad_fn = node
+    return out
+
+
+class MaximumBackward0(Node):
+    """The larger input gets the gradient; ties split it evenly (as PyTorch does)."""
+
+    def backward(self, grad):
+        self_, other = self.saved_tensors
+        tie = (self_ == other)
+        half = where(tie, grad / 2, grad)
+        return (where(self_ < other, 0.0, half), where(self_ > other, 0.0, half))
+
+
+class MinimumBackward0(Node):
+    def backward(self, grad):
+        self_, other = self.saved_tensors
+        half = where(self_ == other, grad / 2, grad)
+        return (where(self_ > other, 0.0, half), where(self_ < other, 0.0, half))
+
+
+def _extremum(np_func, node_class, input, other):
+    check_same_device(input, other)
+    dtype = result_type(input, other)
+    a, b = operand_data(input, dtype), operand_data(other, dtype)
+    try:
+        out = wrap(np_func(a, b), input)
+    except ValueError:
+        raise broadcast_error(a, b) from None
+    if needs_grad(input, other):
+        out.grad_fn = node_class((input, other), saved=(input, other))
+    return out
+
+
+def maximum(input, other):
+    """Elementwise larger of two tensors."""
+    return _extremum(np.maximum, MaximumBackward0, input, other)
+
+
+def minimum(input, other):
+    """Elementwise smaller of two tensors."""
+    return _extremum(np.minimum, MinimumBackward0, input, other)
+
+
+class WhereBackward0(Node):
+    def backward(self, grad):
+        condition = self.condition
+        wants_self, wants_other = (node is not None for node, _ in self.next_functions)
+        return (where(condition, grad, 0.0) if wants_self else None,
+                where(condition, 0.0, grad) if wants_other else None)
+
+
+def where(condition, input, other):
+    """``input`` where ``condition`` holds, else ``other``; either may be a number."""
+    if condition._dtype is not _dtype.bool:
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
+                           f"with dtype {condition._dtype.name}; compare first, e.g. where(x > 0, ...)")
+    dtype = result_type(input, other)
+    a, b = operand_data(input, dtype), operand_data(other, dtype)
+    try:
+        data = np.where(condition._data, a, b)
+    except ValueError:
+        raise broadcast_error(condition._data, np.broadcast_arrays(a, b)[0]) from None
+    like = input if isinstance(input, Tensor) else other if isinstance(other, Tensor) else condition
+    out = wrap(data, like)
+    a_t = input if isinstance(input, Tensor) else None
+    b_t = other if isinstance(other, Tensor) else None
+    if needs_grad(a_t, b_t):
+        node = WhereBackward0((a_t, b_t))
+        node.condition = condition
+        out.grad_fn = node
+    return out
+
+
+class MaskedFillBackward0(Node):
+    def backward(self, grad):
+        return (masked_fill(grad, self.mask, 0.0),)
+
+
+def masked_fill(input, mask, value):
+    """A copy of ``input`` with ``value`` where ``mask`` is True (mask broadcasts to input)."""
+    if mask._dtype is not _dtype.bool:
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{mask._dtype.name}")
+    value = value.item() if isinstance(value, Tensor) else value
+    try:
+        data = np.where(mask._data, input._dtype.numpy.type(value), input._data)
+    except ValueError:
+        raise broadcast_error(input._data, mask._data) from None
+    if data.shape != input._data.shape:
+        raise RuntimeError(f"masked_fill: mask of shape {list(mask.shape)} does not broadcast to "
+                           f"the input's shape {list(input.shape)}")
+    out = wrap(data, input)
+    if needs_grad(input):
+        node = MaskedFillBackward0((input,))
+        node.mask = mask
+        out.grad_fn = node
+    return out
+
+
+__all__ = ["exp", "log", "sqrt", "abs", "sign", "tanh", "sigmoid", "relu", "clamp", "maximum",
+           "minimum", "where", "masked_fill"]

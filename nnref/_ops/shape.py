@@ -1,0 +1,330 @@
+"""Shape operations: view/reshape, squeeze/unsqueeze, transpose/permute, expand, cat/stack, clone.
+
+Views share memory *and the version counter* with their base, as in PyTorch,
+so an in-place change through either is seen by the saved-tensor check.
+Each backward undoes its forward's rearrangement.
+"""
+import numbers
+
+import numpy as np
+
+from .._tensor import Tensor, _wrap_dim
+from ..autograd.graph import Node
+from ._common import check_same_device, needs_grad, result_type, wrap
+
+
+def make_view(base, data):
+    """A tensor over ``base``'s memory that shares its version counter."""
+    out = Tensor._make(data, base._device)
+    out._version_counter = base._version_counter
+    out._is_view = True
+    return out
+
+
+def _sizes(args):
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        return tuple(args[0])
+    return tuple(args)
+
+
+def _infer_shape(shape, numel):
+    shape = list(shape)
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    if -1 in shape:
+        known = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '{shape}' is invalid for input of size {numel}")
+        shape[shape.index(-1)] = numel // known
+    if int(np.prod(shape, dtype=np.int64)) != numel:
+        raise RuntimeError(f"shape '{shape}' is invalid for input of size {numel}")
+    return tuple(shape)
+
+
+class ViewBackward0(Node):
+    def backward(self, grad):
+        return (grad.reshape(self.self_sizes),)
+
+
+def _try_view(data, shape):
+    """``data`` reshaped without copying, or None when its strides do not allow that."""
+    view = data.view()
+    try:
+        view.shape = shape
+    except AttributeError:
+        return None
+    return view
+
+
+def view(input, *shape):
+    """Same memory, new shape; fails where the strides make that impossible (use reshape)."""
+    shape = _infer_shape(_sizes(shape), input._data.size)
+    data = _try_view(input._data, shape)
+    if data is None:
+        raise RuntimeError(
+            f"view size is not compatible with input tensor's size and stride (at least one "
+            f"dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
+    out = make_view(input, data)
+    if needs_grad(input):
+        out.grad_fn = ViewBackward0((input,))
+        out.grad_fn.self_sizes = input._data.shape
+    return out
+
+
+def reshape(input, *shape):
+    """A view when the memory layout allows it, otherwise a copy (clone, then view)."""
+    shape = _infer_shape(_sizes(shape), input._data.size)
+    if _try_view(input._data, shape) is not None:
+        return view(input, shape)
+    from .linalg import _unsafe_view
+    return _unsafe_view(clone(input, contiguous=True), shape)
+
+
+def flatten(input, start_dim=0, end_dim=-1):
+    """Merge dimensions ``start_dim..end_dim`` into one."""
+    ndim = input._data.ndim
+    if ndim == 0:
+        return reshape(input, 1)
+    start, end = _wrap_dim(start_dim, ndim), _wrap_dim(end_dim, ndim)
+    if start > end:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if start == end:
+        return input
+    shape = input._data.shape
+    return reshape(input, shape[:start] + (-1,) + shape[end + 1:])
+
+
+class SqueezeBackward0(Node):
+    def backward(self, grad):
+        return (grad.reshape(self.self_sizes),)
+
+
+class SqueezeBackward1(SqueezeBackward0):
+    pass
+
+
+class SqueezeBackward2(SqueezeBackward0):
+    pass
+
+
+class SqueezeBackward4(SqueezeBackward0):
+    """PyTorch's node for the in-place ``squeeze_`` that ``matmul`` applies to its result."""
+
+
+def squeeze(input, dim=None):
+    """Drop dimensions of size 1 (all of them, or only those named by ``dim``)."""
+    shape = input._data.shape
+    if dim is None:
+        node_class, dims = SqueezeBackward0, tuple(i for i, s in enumerate(shape) if s == 1)
+    elif isinstance(dim, numbers.Integral):
+        node_class, dims = SqueezeBackward1, (_wrap_dim(dim, len(shape)),)
+    else:
+        node_class, dims = SqueezeBackward2, tuple(_wrap_dim(d, len(shape)) for d in dim)
+    return _squeeze(input, dims, node_class)
+
+
+def _squeeze(input, dims, node_class):
+    shape = input._data.shape
+    kept = tuple(s for i, s in enumerate(shape) if not (i in dims and s == 1))
+    out = make_view(input, input._data.reshape(kept))
+    if needs_grad(input):
+        out.grad_fn = node_class((input,))
+        out.grad_fn.self_sizes = shape
+    return out
+
+
+def squeeze_result(input, dim):
+    """``squeeze`` recorded as matmul's in-place ``squeeze_`` (``SqueezeBackward4``)."""
+    return _squeeze(input, (_wrap_dim(dim, input._data.ndim),), SqueezeBackward4)
+
+
+class UnsqueezeBackward0(Node):
+    def backward(self, grad):
+        return (grad.squeeze(self.dim),)
+
+
+def unsqueeze(input, dim):
+    """Insert a dimension of size 1 at ``dim``."""
+    dim = _wrap_dim(dim, input._data.ndim + 1)
+    out = make_view(input, np.expand_dims(input._data, dim))
+    if needs_grad(input):
+        out.grad_fn = UnsqueezeBackward0((input,))
+        out.grad_fn.dim = dim
+    return out
+
+
+class TransposeBackward0(Node):
+    def backward(self, grad):
+        return (grad.transpose(self.dim0, self.dim1),)
+
+
+def transpose(input, dim0, dim1):
+    """Swap two dimensions (a view)."""
+    ndim = input._data.ndim
+    dim0, dim1 = _wrap_dim(dim0, ndim), _wrap_dim(dim1, ndim)
+    out = make_view(input, np.swapaxes(input._data, dim0, dim1))
+    if needs_grad(input):
+        out.grad_fn = TransposeBackward0((input,))
+        out.grad_fn.dim0, out.grad_fn.dim1 = dim0, dim1
+    return out
+
+
+class TBackward0(Node):
+    def backward(self, grad):
+        return (grad.t(),)
+
+
+def t(input):
+    """Transpose a matrix (0-D and 1-D tensors are returned as they are)."""
+    if input._data.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
+                           f"{input._data.ndim}D; use transpose(dim0, dim1) or permute")
+    out = make_view(input, input._data.T)
+    if needs_grad(input):
+        out.grad_fn = TBackward0((input,))
+    return out
+
+
+class PermuteBackward0(Node):
+    def backward(self, grad):
+        return (grad.permute(*np.argsort(self.dims).tolist()),)
+
+
+def permute(input, *dims):
+    """Reorder the dimensions (a view)."""
+    dims = tuple(_wrap_dim(d, input._data.ndim) for d in _sizes(dims))
+    if sorted(dims) != list(range(input._data.ndim)):
+        raise RuntimeError(f"permute(): expected each of the {input._data.ndim} dimensions exactly "
+                           f"once, got dims={list(dims)}")
+    out = make_view(input, np.transpose(input._data, dims))
+    if needs_grad(input):
+        out.grad_fn = PermuteBackward0((input,))
+        out.grad_fn.dims = dims
+    return out
+
+
+def numpy_T(input):
+    """``t.T``: reverse all dimensions (recorded as a permute, like PyTorch)."""
+    return permute(input, tuple(reversed(range(input._data.ndim))))
+
+
+def matrix_T(input):
+    """``t.mT``: swap the last two dimensions."""
+    if input._data.ndim < 2:
+        raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got "
+                           f"{input._data.ndim}-D tensor.")
+    return transpose(input, -2, -1)
+
+
+class ExpandBackward0(Node):
+    def backward(self, grad):
+        return (grad.sum_to_size(self.self_sizes),)
+
+
+def expand(input, *sizes):
+    """Broadcast to a larger size without copying; ``-1`` keeps a dimension."""
+    sizes = _sizes(sizes)
+    shape = input._data.shape
+    if len(sizes) < len(shape):
+        raise RuntimeError(f"expand: the number of sizes provided ({len(sizes)}) must be greater or "
+                           f"equal to the number of dimensions in the tensor ({len(shape)})")
+    lead = len(sizes) - len(shape)
+    target = tuple(shape[i - lead] if s == -1 and i >= lead else s for i, s in enumerate(sizes))
+    if target == shape:
+        return input
+    try:
+        data = np.broadcast_to(input._data, target)
+    except ValueError:
+        bad = next(i for i in range(len(shape)) if shape[i] not in (1, target[i + lead]))
+        raise RuntimeError(f"The expanded size of the tensor ({target[bad + lead]}) must match the "
+                           f"existing size ({shape[bad]}) at non-singleton dimension {bad + lead}.  "
+                           f"Target sizes: {list(sizes)}.  Tensor sizes: {list(shape)}") from None
+    out = make_view(input, data)
+    if needs_grad(input):
+        out.grad_fn = ExpandBackward0((input,))
+        out.grad_fn.self_sizes = shape
+    return out
+
+
+def expand_as(input, other):
+    return expand(input, other._data.shape)
+
+
+class CloneBackward0(Node):
+    def backward(self, grad):
+        return (grad,)
+
+
+def clone(input, *, contiguous=False, memory_format=None):
+    """A copy with its own memory (recorded, so gradients flow through it)."""
+    out = wrap(np.array(input._data, order="C" if contiguous else "K", copy=True), input)
+    if needs_grad(input):
+        out.grad_fn = CloneBackward0((input,))
+    return out
+
+
+def contiguous(input, memory_format=None):
+    """``input`` itself when already laid out row-major, else a row-major clone."""
+    return input if input._data.flags.c_contiguous else clone(input, contiguous=True)
+
+
+def is_contiguous(input, memory_format=None):
+    return bool(input._data.flags.c_contiguous)
+
+
+class CatBackward0(Node):
+    def backward(self, grad):
+        from .indexing import narrow
+        grads, offset = [], 0
+        for size in self.sizes:
+            grads.append(narrow(grad, self.dim, offset, size))
+            offset += size
+        return tuple(grads)
+
+
+def cat(tensors, dim=0):
+    """Join tensors along an existing dimension."""
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    dtype = result_type(*tensors)
+    for other in tensors[1:]:
+        check_same_device(tensors[0], other)
+    dim = _wrap_dim(dim, tensors[0]._data.ndim)
+    try:
+        data = np.concatenate([t._data.astype(dtype.numpy, copy=False) for t in tensors], axis=dim)
+    except ValueError:
+        shapes = [list(t.shape) for t in tensors]
+        raise RuntimeError(f"Sizes of tensors must match except in dimension {dim}; got shapes "
+                           f"{shapes}") from None
+    out = wrap(data, tensors[0])
+    if needs_grad(*tensors):
+        node = CatBackward0(tuple(tensors))
+        node.dim, node.sizes = dim, [t._data.shape[dim] for t in tensors]
+        out.grad_fn = node
+    return out
+
+
+class StackBackward0(Node):
+    def backward(self, grad):
+        from .indexing import select
+        return tuple(select(grad, self.dim, i) for i in range(len(self.next_functions)))
+
+
+def stack(tensors, dim=0):
+    """Join same-shaped tensors along a new dimension."""
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    shapes = {t._data.shape for t in tensors}
+    if len(shapes) > 1:
+        raise RuntimeError(f"stack expects each tensor to be equal size, but got "
+                           f"{[list(t.shape) for t in tensors]}")
+    dtype = result_type(*tensors)
+    dim = _wrap_dim(dim, tensors[0]._data.ndim + 1)
+    out = wrap(np.stack([t._data.astype(dtype.numpy, copy=False) for t in tensors], axis=dim), tensors[0])
+    if needs_grad(*tensors):
+        node = StackBackward0(tuple(tensors))
+        node.dim = dim
+        out.grad_fn = node
+    return out

@@ -1,0 +1,48 @@
+"""``softmax`` and ``log_softmax`` along a dimension, computed stably (max subtracted first)."""
+import numpy as np
+
+from .._tensor import _wrap_dim
+from ..autograd.graph import Node
+from ._common import float_data, needs_grad, wrap
+
+
+class SoftmaxBackward0(Node):
+    """d softmax = y * (grad - sum(grad * y))."""
+
+    def backward(self, grad):
+        (result,) = self.saved_tensors
+        return (result * (grad - (grad * result).sum(self.dim, keepdim=True)),)
+
+
+def softmax(input, dim, dtype=None):
+    """``exp(x) / sum(exp(x))`` along ``dim``."""
+    data = float_data(input if dtype is None else input.to(dtype))
+    dim = _wrap_dim(dim, data.ndim)
+    shifted = np.exp(data - np.max(data, axis=dim, keepdims=True))
+    out = wrap(shifted / np.sum(shifted, axis=dim, keepdims=True), input)
+    if needs_grad(input):
+        out.grad_fn = SoftmaxBackward0((input,))
+        out.grad_fn.dim = dim
+        out.grad_fn.save_result(out)
+    return out
+
+
+class LogSoftmaxBackward0(Node):
+    """d log_softmax = grad - exp(y) * sum(grad)."""
+
+    def backward(self, grad):
+        (result,) = self.saved_tensors
+        return (grad - result.exp() * grad.sum(self.dim, keepdim=True),)
+
+
+def log_softmax(input, dim, dtype=None):
+    """``x - logsumexp(x)`` along ``dim``: the log-probabilities cross-entropy uses."""
+    data = float_data(input if dtype is None else input.to(dtype))
+    dim = _wrap_dim(dim, data.ndim)
+    shifted = data - np.max(data, axis=dim, keepdims=True)
+    out = wrap(shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True)), input)
+    if needs_grad(input):
+        out.grad_fn = LogSoftmaxBackward0((input,))
+        out.grad_fn.dim = dim
+        out.grad_fn.save_result(out)
+    return out

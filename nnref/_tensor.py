@@ -1,0 +1,430 @@
+"""``nnref.Tensor``: an n-dimensional array that can remember how it was made.
+
+Mirrors ``torch/_tensor.py`` plus the C++ ``TensorImpl``/``AutogradMeta``.
+The values live in ``_data`` (a numpy array, or a CuPy array on ``'cuda'``);
+everything autograd needs sits beside it: ``requires_grad``, ``grad``,
+``grad_fn`` (the node that made this tensor), ``_output_nr`` (which output of
+that node it is) and ``_version_counter`` (bumped by in-place ops, shared with
+views, checked by saved tensors).  The maths lives in ``nnref/_ops``; this file
+binds it to methods and keeps the bookkeeping.
+"""
+import builtins
+import numbers
+import warnings
+import weakref
+from collections import OrderedDict
+
+import numpy as np
+
+from . import _dtype
+from ._device import CPU, array_module, canonical_device, device as Device
+from .autograd.grad_mode import _GradState
+from .autograd.graph import AccumulateGrad
+from .utils.hooks import RemovableHandle
+
+__all__ = ["Tensor"]
+
+
+class Tensor:
+    """A multi-dimensional array with autograd bookkeeping.
+
+    ``Tensor(2, 3)`` makes an uninitialised float32 tensor of that size and
+    ``Tensor([1, 2])`` a float32 copy of the data (the legacy constructor,
+    which always gives ``float32``); prefer :func:`nnref.tensor`, which infers
+    the dtype.
+    """
+
+    __slots__ = ("_data", "_dtype", "_device", "_requires_grad", "_grad", "grad_fn", "_output_nr",
+                 "_version_counter", "_backward_hooks", "_retains_grad", "_accumulator_ref",
+                 "_is_view", "__weakref__", "__dict__")
+    __array_priority__ = 1000  # numpy defers to our reflected operators (np.float32(2) * t)
+
+    def __init__(self, *args, device=None):
+        if not args:
+            data = np.zeros((0,), dtype=np.float32)
+        elif len(args) == 1 and not isinstance(args[0], (numbers.Integral, Size)):
+            data = _as_array(args[0], _dtype.float32)
+        else:
+            sizes = args[0] if isinstance(args[0], Size) else args
+            data = np.zeros(tuple(builtins.int(s) for s in sizes), dtype=np.float32)
+        dev = canonical_device(device)
+        _init(self, array_module(dev).asarray(data), dev)
+
+    # -- construction used by every op: no checks, no copies ---------------------------------------
+    @classmethod
+    def _make(cls, data, device=CPU):
+        if not hasattr(data, "shape") or isinstance(data, np.generic):
+            data = np.asarray(data)
+        t = object.__new__(cls)
+        _init(t, data, device)
+        return t
+
+    def _alias_without_history(self):
+        """Same memory and version counter, no grad_fn: how a node saves its own output."""
+        t = Tensor._make(self._data, self._device)
+        t._version_counter = self._version_counter
+        return t
+
+    def _alias_with_grad_fn(self, node):
+        t = self._alias_without_history()
+        t.grad_fn = node
+        return t
+
+    # -- the eight attributes ---------------------------------------------------------------------
+    @property
+    def data(self):
+        """The same values without the history: a new leaf that shares memory."""
+        t = self._alias_without_history()
+        t._version_counter = [0]  # PyTorch's .data is deliberately invisible to the version check
+        return t
+
+    @data.setter
+    def data(self, value):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"assigned data must be a Tensor, not {type(value).__name__}")
+        self._data, self._dtype, self._device = value._data, value._dtype, value._device
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def shape(self):
+        return Size(self._data.shape)
+
+    @property
+    def device(self):
+        return self._device
+
+    @property
+    def requires_grad(self):
+        return self._requires_grad or self.grad_fn is not None
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        self.requires_grad_(value)
+
+    @property
+    def grad(self):
+        if self.grad_fn is not None and not self._retains_grad:
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its "
+                ".grad attribute won't be populated during autograd.backward(). If you indeed want "
+                "the .grad field to be populated for a non-leaf Tensor, use .retain_grad() on the "
+                "non-leaf Tensor.", UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
+                                f"type {type(value).__name__}")
+            if value._data.shape != self._data.shape:
+                raise RuntimeError(f"assigned grad has data of a different size: expected "
+                                   f"{list(self.shape)}, got {list(value.shape)}")
+            if value._dtype is not self._dtype:
+                raise RuntimeError(f"assigned grad has data of a different type: expected "
+                                   f"{self.type()}, got {value.type()}")
+        self._grad = value
+
+    @property
+    def is_leaf(self):
+        """True for tensors made by the user or that do not require grad: ``grad_fn is None``."""
+        return self.grad_fn is None
+
+    @property
+    def _version(self):
+        return self._version_counter[0]
+
+    # -- size and element access ------------------------------------------------------------------
+    def size(self, dim=None):
+        return self.shape if dim is None else self._data.shape[_wrap_dim(dim, self._data.ndim)]
+
+    def dim(self):
+        return self._data.ndim
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    def numel(self):
+        return builtins.int(self._data.size)
+
+    nelement = numel
+
+    def element_size(self):
+        return self._dtype.itemsize
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._data.shape[0]))
+
+    def item(self):
+        """The single value as a Python number."""
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to "
+                               "Scalar; index one element first (t[0].item()) or use t.tolist()")
+        return self._data.reshape(()).item()
+
+    def tolist(self):
+        return _host(self._data).tolist()
+
+    def numpy(self, *, force=False):
+        """The values as a numpy array sharing memory (CPU tensors that do not require grad)."""
+        if self._device.type != "cpu":
+            raise TypeError(f"can't convert {self._device} device type tensor to numpy. Use "
+                            "Tensor.cpu() to copy the tensor to host memory first.")
+        if self.requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                               "tensor.detach().numpy() instead.")
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        array = self.numpy()
+        return array if dtype is None else array.astype(dtype)
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise RuntimeError(f"Boolean value of Tensor with {self._data.size} elements is "
+                               "ambiguous; use .any() or .all()")
+        return builtins.bool(self.item())
+
+    def __float__(self):
+        return builtins.float(self.item())
+
+    def __int__(self):
+        return builtins.int(self.item())
+
+    def __index__(self):
+        if self._dtype.is_floating_point or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return builtins.int(self.item())
+
+    def __hash__(self):
+        return id(self)
+
+    def __repr__(self, *, tensor_contents=None):
+        from ._tensor_str import tensor_repr
+        return tensor_repr(self)
+
+    def __format__(self, spec):
+        if self._data.ndim == 0 and spec:
+            return format(self.item(), spec)
+        return repr(self)
+
+    # -- type conversions -------------------------------------------------------------------------
+    def type(self, dtype=None, non_blocking=False):
+        """Without arguments, the legacy type name (``'torch.FloatTensor'``); else a converted copy."""
+        if dtype is None:
+            prefix = "torch." if self._device.type == "cpu" else "torch.cuda."
+            return prefix + self._dtype._legacy_name
+        if isinstance(dtype, str):
+            dtype = _dtype.from_legacy_name(dtype)
+        return self.to(dtype)
+
+    def type_as(self, other):
+        return self.to(other._dtype)
+
+    def is_floating_point(self):
+        return self._dtype.is_floating_point
+
+    @property
+    def is_cuda(self):
+        return self._device.type == "cuda"
+
+    def to(self, *args, **kwargs):
+        """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other)``: a copy only when needed."""
+        dtype, dev, copy = _parse_to(self, args, kwargs)
+        if dtype is self._dtype and dev == self._device and not copy:
+            return self
+        from ._ops.conversion import to_copy
+        return to_copy(self, dtype, dev)
+
+    def float(self):
+        return self.to(_dtype.float32)
+
+    def double(self):
+        return self.to(_dtype.float64)
+
+    def half(self):
+        return self.to(_dtype.float16)
+
+    def bfloat16(self):
+        return self.to(_dtype.bfloat16)
+
+    def long(self):
+        return self.to(_dtype.int64)
+
+    def int(self):
+        return self.to(_dtype.int32)
+
+    def bool(self):
+        return self.to(_dtype.bool)
+
+    def cpu(self):
+        return self.to(CPU)
+
+    def cuda(self, device=None, non_blocking=False):
+        return self.to(Device("cuda", device) if isinstance(device, numbers.Integral)
+                       else device or "cuda")
+
+    # -- autograd ---------------------------------------------------------------------------------
+    def requires_grad_(self, requires_grad=True):
+        """Mark a leaf as needing gradients (only floating point tensors can)."""
+        if self.grad_fn is not None:
+            if requires_grad:
+                return self
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a "
+                "computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach().")
+        if requires_grad and not self._dtype.is_floating_point:
+            raise RuntimeError(f"only Tensors of floating point and complex dtype can require "
+                               f"gradients (got {self._dtype}); convert first, e.g. t.float()")
+        self._requires_grad = builtins.bool(requires_grad)
+        return self
+
+    def detach(self):
+        """A new leaf sharing memory (and version counter) with this tensor, cut from the graph."""
+        return self._alias_without_history()
+
+    def detach_(self):
+        if self._is_view:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        self.grad_fn = None
+        self._requires_grad = False
+        return self
+
+    def retain_grad(self):
+        """Keep ``.grad`` for this non-leaf after backward (a no-op on leaves)."""
+        if not self.requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is None or self._retains_grad:
+            return
+        self.grad_fn._set_retains_grad_hook(self._output_nr, self)
+        self._retains_grad = True
+
+    @property
+    def retains_grad(self):
+        return self._retains_grad
+
+    def _retain_incoming_grad(self, grad):
+        if self._grad is None:
+            self._grad = grad.clone() if not grad.requires_grad else grad
+        else:
+            self._grad = self._grad + grad
+
+    def register_hook(self, hook):
+        """Call ``hook(grad)`` when this tensor's gradient is computed; a returned tensor replaces it."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            return self.grad_fn._register_tensor_pre_hook(self._output_nr, hook)
+        if self._backward_hooks is None:
+            self._backward_hooks = OrderedDict()
+        return RemovableHandle(self._backward_hooks, hook)
+
+    def _grad_accumulator(self):
+        """The leaf's ``AccumulateGrad`` node, shared by every graph that uses this leaf."""
+        accumulator = self._accumulator_ref() if self._accumulator_ref is not None else None
+        if accumulator is None:
+            accumulator = AccumulateGrad(self)
+            self._accumulator_ref = weakref.ref(accumulator)
+        return accumulator
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Accumulate d(self)/d(leaf) into every leaf's ``.grad`` (see ``nnref.autograd.backward``)."""
+        from .autograd import backward
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def _accumulate_(self, other):
+        """``self += other`` on the raw buffer: gradient accumulation, not a recorded op."""
+        np.add(self._data, other._data, out=self._data)
+
+    def _check_inplace(self):
+        """PyTorch refuses in-place changes that would silently corrupt gradients."""
+        if _GradState.enabled and self.grad_fn is None and self._requires_grad:
+            raise RuntimeError(
+                "a leaf Variable that requires grad is being used in an in-place operation. "
+                "Wrap the update in `with nnref.no_grad():` (as optimizers do) or work on a clone.")
+
+    def _bump_version(self):
+        self._version_counter[0] += 1
+
+    def __setstate__(self, state):
+        raise TypeError("nnref tensors are not pickled; use nnref.save / nnref.load")
+
+
+class Size(tuple):
+    """``torch.Size``: a tuple of ints that prints as ``nnref.Size([2, 3])``."""
+
+    def __repr__(self):
+        return f"nnref.Size({list(self)})"
+
+    def numel(self):
+        return builtins.int(np.prod(self, dtype=np.int64))
+
+
+def _init(t, data, dev):
+    t._data = data
+    t._dtype = _dtype._BY_NUMPY[data.dtype]
+    t._device = dev
+    t._requires_grad = False
+    t._grad = None
+    t.grad_fn = None
+    t._output_nr = 0
+    t._version_counter = [0]
+    t._backward_hooks = None
+    t._retains_grad = False
+    t._accumulator_ref = None
+    t._is_view = False
+
+
+def _host(array):
+    """A numpy array with the same values, copying from the GPU when needed."""
+    return array if isinstance(array, np.ndarray) else array.get()
+
+
+def _as_array(data, dtype):
+    """Nested lists, numbers, numpy arrays or tensors -> a numpy array of ``dtype``."""
+    if isinstance(data, Tensor):
+        return _host(data._data).astype(dtype.numpy)
+    return np.array(data, dtype=dtype.numpy)
+
+
+def _wrap_dim(dim, ndim):
+    bound = builtins.max(ndim, 1)
+    if not -bound <= dim < bound:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-bound}, "
+                         f"{bound - 1}], but got {dim})")
+    return dim % bound
+
+
+def _parse_to(tensor, args, kwargs):
+    """Sort ``to``'s arguments into (dtype, device, copy), as ``torch._C._nn._parse_to`` does."""
+    dtype, dev = kwargs.pop("dtype", None), kwargs.pop("device", None)
+    copy = kwargs.pop("copy", False)
+    kwargs.pop("non_blocking", None)
+    if kwargs:
+        raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
+    for arg in args:
+        if isinstance(arg, _dtype.dtype):
+            dtype = arg
+        elif isinstance(arg, Tensor):
+            dtype, dev = arg._dtype, arg._device
+        elif isinstance(arg, (str, Device, numbers.Integral)) and not isinstance(arg, builtins.bool):
+            dev = arg
+        elif isinstance(arg, builtins.bool):
+            continue  # non_blocking / copy passed positionally
+        else:
+            raise TypeError(f"to() received an invalid combination of arguments: {arg!r}; expected "
+                            "a dtype, a device (or 'cpu'/'cuda' string) or a Tensor")
+    dev = tensor._device if dev is None else canonical_device(dev)
+    return (dtype or tensor._dtype), dev, copy

@@ -1,0 +1,143 @@
+"""``repr(tensor)`` in PyTorch's layout, so printed outputs read exactly like PyTorch's.
+
+A port of the rules in ``torch/_tensor_str.py``: one width for every element;
+floats print with 4 decimals, as ``2.`` when all are whole numbers, or in
+scientific notation when magnitudes span more than 1000x (or exceed 1e8, or go
+below 1e-4); more than 1000 elements are summarised with ``...``; lines wrap
+at 80 characters; ``dtype=``, ``grad_fn=`` and ``requires_grad=`` follow.
+"""
+import math
+
+import numpy as np
+
+from . import _dtype
+
+PRECISION, THRESHOLD, EDGEITEMS, LINEWIDTH = 4, 1000, 3, 80
+
+
+class _Formatter:
+    """Decides one notation and width for all elements of a tensor."""
+
+    def __init__(self, values, floating):
+        self.floating = floating
+        self.int_mode, self.sci_mode, self.max_width = True, False, 1
+        if not floating:
+            self.max_width = max((len(self._plain(v)) for v in values.ravel().tolist()), default=1)
+            return
+        finite = values[np.isfinite(values) & (values != 0)].astype(np.float64)
+        if finite.size == 0:
+            return
+        magnitudes = np.abs(finite)
+        low, high = magnitudes.min(), magnitudes.max()
+        self.int_mode = bool(np.all(finite == np.ceil(finite)))
+        wide = high / low > 1000.0 or high > 1.0e8
+        if self.int_mode:
+            self.sci_mode = wide
+            texts = [self._sci(v) if wide else f"{v:.0f}." for v in finite.tolist()]
+        else:
+            self.sci_mode = wide or low < 1.0e-4
+            texts = [self._sci(v) if self.sci_mode else f"{v:.{PRECISION}f}" for v in finite.tolist()]
+        self.max_width = max(len(t) for t in texts)
+
+    @staticmethod
+    def _plain(value):
+        return str(value)
+
+    @staticmethod
+    def _sci(value):
+        return f"{value:.{PRECISION}e}"
+
+    def format(self, value):
+        if not self.floating:
+            text = self._plain(value)
+        elif self.sci_mode:
+            text = self._sci(value)
+        elif self.int_mode:
+            text = f"{value:.0f}" + ("" if math.isinf(value) or math.isnan(value) else ".")
+        else:
+            text = f"{value:.{PRECISION}f}"
+        return text.rjust(self.max_width)
+
+
+def _summarized(values):
+    """The elements that will be shown (edges only) when a tensor is summarised."""
+    if values.ndim == 0:
+        return values
+    if values.shape[0] > 2 * EDGEITEMS:
+        values = np.concatenate([values[:EDGEITEMS], values[-EDGEITEMS:]])
+    if values.ndim == 1:
+        return values
+    return np.stack([_summarized(row) for row in values])
+
+
+def _vector(values, indent, summarize, formatter):
+    per_line = max(1, (LINEWIDTH - indent) // (formatter.max_width + 2))
+    items = values.tolist()
+    if summarize and len(items) > 2 * EDGEITEMS:
+        data = ([formatter.format(v) for v in items[:EDGEITEMS]] + [" ..."]
+                + [formatter.format(v) for v in items[-EDGEITEMS:]])
+    else:
+        data = [formatter.format(v) for v in items]
+    lines = [", ".join(data[i:i + per_line]) for i in range(0, len(data), per_line)]
+    return "[" + ("," + "\n" + " " * (indent + 1)).join(lines) + "]"
+
+
+def _nested(values, indent, summarize, formatter):
+    if values.ndim == 0:
+        return formatter.format(values.item())
+    if values.ndim == 1:
+        return _vector(values, indent, summarize, formatter)
+    rows = range(values.shape[0])
+    if summarize and values.shape[0] > 2 * EDGEITEMS:
+        parts = ([_nested(values[i], indent + 1, summarize, formatter) for i in rows[:EDGEITEMS]]
+                 + ["..."]
+                 + [_nested(values[i], indent + 1, summarize, formatter) for i in rows[-EDGEITEMS:]])
+    else:
+        parts = [_nested(values[i], indent + 1, summarize, formatter) for i in rows]
+    return "[" + ("," + "\n" * (values.ndim - 1) + " " * (indent + 1)).join(parts) + "]"
+
+
+def _body(tensor, indent):
+    values = tensor._data if isinstance(tensor._data, np.ndarray) else tensor._data.get()
+    floating = tensor._dtype.is_floating_point
+    if tensor._dtype in (_dtype.float16, _dtype.bfloat16):
+        values = values.astype(np.float32)
+    summarize = values.size > THRESHOLD
+    formatter = _Formatter(_summarized(values) if summarize else values, floating)
+    return _nested(values, indent, summarize, formatter)
+
+
+def _add_suffixes(text, suffixes, indent):
+    parts = [text]
+    last_line = len(text) - text.rfind("\n") + 1
+    for suffix in suffixes:
+        if last_line + len(suffix) + 2 > LINEWIDTH:
+            parts.append(",\n" + " " * indent + suffix)
+            last_line = indent + len(suffix)
+        else:
+            parts.append(", " + suffix)
+            last_line += len(suffix) + 2
+    return "".join(parts) + ")"
+
+
+def tensor_repr(tensor, prefix="tensor("):
+    indent = len(prefix)
+    suffixes = []
+    if tensor._device.type != "cpu":
+        suffixes.append(f"device='{tensor._device}'")
+    default = tensor._dtype in (_dtype.get_default_dtype(), _dtype.int64, _dtype.bool)
+    if tensor._data.size == 0:
+        if tensor._data.ndim != 1:
+            suffixes.append(f"size={tuple(tensor._data.shape)}")
+        if tensor._dtype is not _dtype.get_default_dtype():
+            suffixes.append(f"dtype={tensor._dtype!r}")
+        body = "[]"
+    else:
+        if not default:
+            suffixes.append(f"dtype={tensor._dtype!r}")
+        body = _body(tensor, indent)
+    if tensor.grad_fn is not None:
+        suffixes.append(f"grad_fn=<{type(tensor.grad_fn).__name__}>")
+    elif tensor.requires_grad:
+        suffixes.append("requires_grad=True")
+    return _add_suffixes(prefix + body, suffixes, indent)

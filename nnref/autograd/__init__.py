@@ -1,0 +1,89 @@
+"""``nnref.autograd``: reverse-mode differentiation (``torch/autograd/__init__.py``).
+
+``backward`` accumulates gradients into leaves' ``.grad``; ``grad`` returns
+them instead.  Both hand the real work to :func:`engine.run_backward`.
+"""
+from . import graph
+from .engine import run_backward
+from .function import Function, FunctionCtx
+from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .gradcheck import GradcheckError, gradcheck
+
+__all__ = ["backward", "grad", "Function", "FunctionCtx", "gradcheck", "GradcheckError", "no_grad",
+           "enable_grad", "set_grad_enabled", "is_grad_enabled", "graph"]
+
+
+def _as_list(x):
+    if x is None:
+        return None
+    return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+def _root_gradients(outputs, grad_outputs):
+    """The gradient each root starts with: ``1`` for scalars, else it must be given."""
+    from .._creation import ones_like
+    grads = _as_list(grad_outputs) or [None] * len(outputs)
+    if len(grads) != len(outputs):
+        raise RuntimeError(f"grad can be implicitly created only for scalar outputs: got "
+                           f"{len(grads)} gradients for {len(outputs)} outputs")
+    result = []
+    for i, (out, g) in enumerate(zip(outputs, grads)):
+        if not out.requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a "
+                               "grad_fn. Did you forget requires_grad=True on an input, or compute "
+                               "it under no_grad()?")
+        if g is None:
+            if out._data.size != 1:
+                raise RuntimeError(
+                    "grad can be implicitly created only for scalar outputs; this output has shape "
+                    f"{list(out.shape)}. Pass gradient= (a tensor of that shape, e.g. "
+                    "torch.ones_like(out)) or reduce it first (out.sum()).")
+            g = ones_like(out)
+        elif g._data.shape != out._data.shape:
+            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
+                               f"output[{i}] has a shape of {out.shape}.")
+        result.append(g)
+    return result
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulate the gradients of ``tensors`` into the ``.grad`` of the leaves (or of ``inputs``)."""
+    outputs = _as_list(tensors)
+    roots = _root_gradients(outputs, grad_tensors)
+    if retain_graph is None:
+        retain_graph = create_graph
+    inputs = _as_list(inputs)
+    if inputs is not None and not inputs:
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    captured = run_backward(outputs, roots, retain_graph, create_graph, inputs=inputs,
+                            accumulate_grad=True)
+    for tensor, g in zip(inputs or (), captured):
+        if g is not None and tensor.grad_fn is not None:  # non-leaf inputs get .grad too
+            tensor._grad = g if tensor._grad is None else tensor._grad + g
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=None, materialize_grads=False):
+    """d(outputs)/d(inputs), returned as a tuple; ``.grad`` fields are left alone."""
+    outputs, inputs = _as_list(outputs), _as_list(inputs)
+    for i, t in enumerate(inputs):
+        if not t.requires_grad:
+            raise RuntimeError(f"One of the differentiated Tensors (input {i}) does not require grad")
+    roots = _root_gradients(outputs, grad_outputs)
+    if retain_graph is None:
+        retain_graph = create_graph
+    allow_unused = materialize_grads if allow_unused is None else allow_unused
+    captured = run_backward(outputs, roots, retain_graph, create_graph, inputs=inputs,
+                            accumulate_grad=False)
+    results = []
+    for i, (t, g) in enumerate(zip(inputs, captured)):
+        if g is None:
+            if not allow_unused:
+                raise RuntimeError(
+                    f"One of the differentiated Tensors (input {i}) appears to not have been used "
+                    "in the graph. Set allow_unused=True if this is the desired behavior.")
+            if materialize_grads:
+                from .._creation import zeros_like
+                g = zeros_like(t)
+        results.append(g)
+    return tuple(results)

@@ -1,0 +1,215 @@
+"""The backward engine: order the graph, run each node once, route gradients.
+
+Mirrors ``torch/csrc/autograd/engine.cpp``.  Three steps, all iterative (no
+recursion, so a chain of 10,000 ops is fine):
+
+1. count, for every node reachable from the roots, how many edges lead into it;
+2. run nodes from a ready queue: a node becomes ready when every edge into it
+   has delivered its gradient, so a tensor used several times passes on the
+   *sum* of its gradients; among ready nodes the most recently created runs
+   first, as in PyTorch's CPU queue;
+3. around each node, call hooks in PyTorch's order: tensor hooks, then
+   ``retain_grad`` hooks, then node pre-hooks, the node itself, node hooks.
+"""
+import heapq
+
+from .grad_mode import _GradState
+
+__all__ = ["run_backward"]
+
+
+class _GraphRoot:
+    """The node the engine starts from; it hands the root gradients to the roots' edges."""
+
+    _sequence_nr = float("inf")
+
+    def __init__(self, edges):
+        self.next_functions = tuple(edges)
+
+
+def _dependencies(root):
+    """Number of edges entering each node reachable from ``root``."""
+    counts = {}
+    seen = {root}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        for child, _ in node.next_functions:
+            if child is None:
+                continue
+            counts[child] = counts.get(child, 0) + 1
+            if child not in seen:
+                seen.add(child)
+                stack.append(child)
+    return counts
+
+
+def _needed_nodes(root, targets):
+    """Nodes lying on a path from ``root`` to one of ``targets`` (the ``inputs=`` of grad/backward)."""
+    needed = set()
+    # Iterative post-order: a node is needed if it is a target or leads to a needed node.
+    stack = [(root, False)]
+    visited = set()
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            if node in targets or any(c in needed for c, _ in node.next_functions):
+                needed.add(node)
+            continue
+        if node in visited:
+            continue
+        visited.add(node)
+        stack.append((node, True))
+        stack.extend((c, False) for c, _ in node.next_functions if c is not None and c not in visited)
+    return needed
+
+
+def _reduce_to_input(grad, metadata, node, index):
+    """Sum a broadcast gradient down to the input's shape and cast it to the input's dtype."""
+    shape, dtype = metadata
+    if grad._data.shape != shape:
+        grad = grad.sum_to_size(shape) if _expandable(shape, grad._data.shape) else _invalid(
+            grad, shape, node, index)
+    if grad._dtype is not dtype:
+        grad = grad.to(dtype)
+    return grad
+
+
+def _expandable(shape, target):
+    if len(shape) > len(target):
+        return False
+    return all(s == t or s == 1 for s, t in zip(reversed(shape), reversed(target)))
+
+
+def _invalid(grad, shape, node, index):
+    raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {index} - "
+                       f"got {list(grad.shape)} but expected shape compatible with {list(shape)}")
+
+
+def _call_tensor_pre_hooks(node, grads):
+    if node._tensor_pre_hooks:
+        for output_nr, hooks in node._tensor_pre_hooks.items():
+            for hook in tuple(hooks.values()):
+                replaced = hook(grads[output_nr])
+                if replaced is not None:
+                    grads[output_nr] = replaced
+    variable = getattr(node, "variable", None)
+    if variable is not None and variable._backward_hooks:
+        for hook in tuple(variable._backward_hooks.values()):
+            replaced = hook(grads[0])
+            if replaced is not None:
+                grads[0] = replaced
+    if node._retains_grad_hooks:
+        # PyTorch 2.x runs these after every other tensor hook, so .grad sees the hooked value.
+        for output_nr, tensor_ref in node._retains_grad_hooks.items():
+            tensor = tensor_ref()
+            if tensor is not None and grads[output_nr] is not None:
+                tensor._retain_incoming_grad(grads[output_nr])
+    return grads
+
+
+def _call_pre_hooks(node, grads):
+    for hook in tuple(node._pre_hooks.values()):
+        replaced = hook(tuple(grads))
+        if replaced is not None:
+            grads = list(replaced)
+    return grads
+
+
+def _call_post_hooks(node, grad_inputs, grad_outputs):
+    for hook in tuple(node._post_hooks.values()):
+        replaced = hook(grad_inputs, tuple(grad_outputs))
+        if replaced is not None:
+            grad_inputs = tuple(replaced)
+    return grad_inputs
+
+
+def run_backward(roots, root_grads, keep_graph, create_graph, inputs=None, accumulate_grad=True):
+    """Backpropagate ``root_grads`` from the ``roots`` tensors.
+
+    With ``accumulate_grad`` (``Tensor.backward``) gradients land in leaves'
+    ``.grad``; without it (``autograd.grad``) the gradients reaching ``inputs``
+    are captured and returned instead.
+    """
+    from .graph import gradient_edge
+
+    graph_root = _GraphRoot(gradient_edge(t) for t in roots)
+    dependencies = _dependencies(graph_root)
+    graph_root.num_outputs = len(graph_root.next_functions)
+
+    captures = {}  # (node, slot) -> position in the result, for autograd.grad and non-leaf inputs
+    accumulate_targets = set()
+    needed = None
+    if inputs is not None:
+        for position, tensor in enumerate(inputs):
+            node, slot = gradient_edge(tensor)
+            if node is None:
+                continue
+            if accumulate_grad and tensor.grad_fn is None:
+                accumulate_targets.add(node)  # backward(inputs=[leaf]) runs that leaf's AccumulateGrad
+            else:
+                captures[(node, slot)] = position
+        needed = _needed_nodes(graph_root, accumulate_targets | {node for node, _ in captures})
+    captured = [None] * (len(inputs) if inputs is not None else 0)
+
+    buffers = {graph_root: list(root_grads)}
+    ready = [(0, 0, graph_root)]
+    previous_mode = _GradState.enabled
+    _GradState.enabled = create_graph
+    try:
+        while ready:
+            node = heapq.heappop(ready)[2]
+            grads = buffers.pop(node)
+            if node is graph_root:
+                grad_inputs = grads
+            else:
+                grads = _call_tensor_pre_hooks(node, grads)
+                for slot in range(node.num_outputs) if captures else ():
+                    position = captures.get((node, slot))
+                    if position is not None:
+                        captured[position] = grads[slot]
+                if needed is not None and node not in accumulate_targets and not any(
+                        child in needed for child, _ in node.next_functions):
+                    continue  # reached only so its incoming gradient could be captured
+                grad_inputs = _run_node(node, grads, keep_graph)
+            for index, ((child, slot), grad) in enumerate(zip(node.next_functions, grad_inputs)):
+                if child is None or (needed is not None and child not in needed):
+                    continue
+                buffer = buffers.get(child)
+                if buffer is None:
+                    buffer = buffers[child] = [None] * child.num_outputs
+                if grad is not None:
+                    if node is not graph_root:
+                        grad = _reduce_to_input(grad, node._input_metadata[index], node, index)
+                    buffer[slot] = grad if buffer[slot] is None else buffer[slot] + grad
+                dependencies[child] -= 1
+                if dependencies[child] == 0:
+                    heapq.heappush(ready, (-child._sequence_nr, id(child), child))
+    finally:
+        _GradState.enabled = previous_mode
+    return captured
+
+
+def _run_node(node, grads, keep_graph):
+    """Pre-hooks, the node's backward, post-hooks; all-``None`` input gives all-``None`` output."""
+    if node._pre_hooks:
+        grads = _call_pre_hooks(node, grads)
+    if all(g is None for g in grads):
+        grad_inputs = (None,) * len(node.next_functions)
+    else:
+        grads = _fill_missing(node, grads)
+        grad_outputs = tuple(grads) if node._post_hooks else None
+        grad_inputs = node.apply(*grads)
+        del grads  # AccumulateGrad adopts a buffer only when nothing else refers to it
+        if node._post_hooks:
+            grad_inputs = _call_post_hooks(node, grad_inputs, grad_outputs)
+    if not keep_graph:
+        node.release_variables()
+    return grad_inputs
+
+
+def _fill_missing(node, grads):
+    """Give a multi-output node zeros for outputs that received no gradient."""
+    if node.num_outputs > 1 and any(g is None for g in grads):
+        return [g if g is not None else node._zeros_for_output(i) for i, g in enumerate(grads)]
+    return grads

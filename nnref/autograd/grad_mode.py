@@ -1,0 +1,67 @@
+"""``no_grad``, ``enable_grad``, ``set_grad_enabled``: the switch that decides whether ops record a graph.
+
+Mirrors ``torch/autograd/grad_mode.py``.  Each works as a context manager and as a decorator.
+"""
+import functools
+
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled"]
+
+
+class _GradState:
+    enabled = True
+
+
+def is_grad_enabled():
+    """True when new operations record backward nodes."""
+    return _GradState.enabled
+
+
+class _GradModeContext:
+    _target = True
+
+    def __enter__(self):
+        self._previous = _GradState.enabled
+        _GradState.enabled = self._target
+
+    def __exit__(self, *exc):
+        _GradState.enabled = self._previous
+        return False
+
+    def __call__(self, func):
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with self.__class__():
+                return func(*args, **kwargs)
+        return wrapper
+
+
+class no_grad(_GradModeContext):
+    """Operations inside produce results with ``requires_grad=False`` and no ``grad_fn``."""
+    _target = False
+
+
+class enable_grad(_GradModeContext):
+    """Turn recording back on inside a ``no_grad`` block."""
+    _target = True
+
+
+class set_grad_enabled(_GradModeContext):
+    """``set_grad_enabled(False)`` acts at once (like PyTorch) and also works as a context manager."""
+
+    def __init__(self, mode):
+        self._previous = _GradState.enabled
+        self._target = bool(mode)
+        _GradState.enabled = self._target
+
+    def __enter__(self):
+        _GradState.enabled = self._target
+
+    def __call__(self, func):
+        mode = self._target
+        _GradState.enabled = self._previous
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with set_grad_enabled(mode):
+                return func(*args, **kwargs)
+        return wrapper

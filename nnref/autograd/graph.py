@@ -1,0 +1,189 @@
+"""Backward nodes: the objects behind ``tensor.grad_fn``.
+
+Mirrors ``torch/csrc/autograd/function.h`` (``Node``), ``saved_variable.cpp``
+(``SavedVariable``) and ``functions/accumulate_grad.cpp``.  Each operation in
+``nnref._ops`` defines a ``Node`` subclass named like PyTorch's
+(``MulBackward0``) whose ``backward`` turns the gradient of the op's output
+into gradients of its inputs.  ``next_functions`` links every node to the
+nodes of its inputs, which is the whole graph.
+"""
+import itertools
+from collections import OrderedDict
+import math
+import sys
+import weakref
+
+from ..utils.hooks import RemovableHandle
+
+__all__ = ["Node", "AccumulateGrad", "gradient_edge"]
+
+_sequence_numbers = itertools.count()
+
+FREED_MESSAGE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after "
+    "they have already been freed). Saved intermediate values of the graph are freed when you call "
+    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+    "graph a second time or if you need to access saved tensors after calling backward.")
+
+
+class SavedTensor:
+    """A tensor kept for backward, with the version it had when saved (``SavedVariable``)."""
+
+    __slots__ = ("tensor", "version", "is_output")
+
+    def __init__(self, tensor, is_output):
+        # An output is saved without its grad_fn, so node -> tensor -> node is no reference cycle.
+        self.tensor = tensor._alias_without_history() if is_output else tensor
+        self.version = tensor._version_counter[0]
+        self.is_output = is_output
+
+    def unpack(self, node):
+        tensor = self.tensor
+        if tensor._version_counter[0] != self.version:
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified by an "
+                f"inplace operation: [{tensor.type()} {list(tensor.shape)}], which is "
+                f"{'output' if self.is_output else 'an input'} of {node.name()}, is at version "
+                f"{tensor._version_counter[0]}; expected version {self.version} instead. Hint: "
+                "replace the in-place operation (the one ending in '_', or '+=') with its "
+                "out-of-place form, or clone() the tensor before modifying it.")
+        if self.is_output and node._graph_output_requires_grad:
+            return tensor._alias_with_grad_fn(node)
+        return tensor
+
+
+class Node:
+    """One backward function of the graph.
+
+    Subclasses implement ``backward(*grad_outputs)`` and return one gradient per
+    forward input (``None`` where an input needs none).  The engine calls
+    :meth:`apply`, which is what ``grad_fn(grad)`` calls too.
+    """
+
+    __slots__ = ("next_functions", "_input_metadata", "_sequence_nr", "_saved", "_pre_hooks",
+                 "_post_hooks", "_tensor_pre_hooks", "_retains_grad_hooks", "metadata",
+                 "_graph_output_requires_grad", "__dict__", "__weakref__")
+    num_outputs = 1
+
+    def __init__(self, inputs, saved=()):
+        self._sequence_nr = next(_sequence_numbers)
+        self.next_functions = tuple(gradient_edge(t) for t in inputs)
+        # Shape/dtype of each input, so the engine can reduce broadcast gradients back to it.
+        self._input_metadata = tuple(
+            (t._data.shape, t._dtype) if edge[0] is not None else None
+            for t, edge in zip(inputs, self.next_functions))
+        self._saved = tuple(None if t is None else SavedTensor(t, False) for t in saved)
+        self._pre_hooks = None
+        self._post_hooks = None
+        self._tensor_pre_hooks = None
+        self._retains_grad_hooks = None
+        self._graph_output_requires_grad = False
+
+    # -- what PyTorch's Python API offers on a grad_fn ------------------------------------------
+    def name(self):
+        """The class name, as in ``grad_fn.name()``."""
+        return type(self).__name__
+
+    def __repr__(self):
+        return f"<{self.name()} object at {hex(id(self))}>"
+
+    def __call__(self, *grad_outputs):
+        return self.apply(*grad_outputs)
+
+    def apply(self, *grad_outputs):
+        grads = self.backward(*grad_outputs)
+        return grads if isinstance(grads, tuple) else (grads,)
+
+    def backward(self, *grad_outputs):
+        raise NotImplementedError(f"{self.name()} does not implement backward")
+
+    def register_hook(self, hook):
+        """``hook(grad_inputs, grad_outputs)`` runs after this node; a returned tuple replaces grad_inputs."""
+        if self._post_hooks is None:
+            self._post_hooks = OrderedDict()
+        return RemovableHandle(self._post_hooks, hook)
+
+    def register_prehook(self, hook):
+        """``hook(grad_outputs)`` runs before this node; a returned tuple replaces grad_outputs."""
+        if self._pre_hooks is None:
+            self._pre_hooks = OrderedDict()
+        return RemovableHandle(self._pre_hooks, hook)
+
+    # -- saved tensors --------------------------------------------------------------------------
+    def save_result(self, out):
+        """Keep the op's own output for backward (``exp``, ``tanh``, ``sigmoid`` ... reuse it)."""
+        self._saved = self._saved + (SavedTensor(out, True),)
+        self._graph_output_requires_grad = True
+
+    @property
+    def saved_tensors(self):
+        if self._saved is None:
+            raise RuntimeError(FREED_MESSAGE)
+        return tuple(None if s is None else s.unpack(self) for s in self._saved)
+
+    def release_variables(self):
+        """Drop saved tensors after backward (unless ``retain_graph=True``)."""
+        if self._saved:
+            self._saved = None
+
+    # -- tensor hooks live on the node of the tensor's output slot --------------------------------
+    def _register_tensor_pre_hook(self, output_nr, hook):
+        if self._tensor_pre_hooks is None:
+            self._tensor_pre_hooks = {}
+        return RemovableHandle(self._tensor_pre_hooks.setdefault(output_nr, OrderedDict()), hook)
+
+    def _set_retains_grad_hook(self, output_nr, tensor):
+        if self._retains_grad_hooks is None:
+            self._retains_grad_hooks = {}
+        self._retains_grad_hooks[output_nr] = weakref.ref(tensor)
+
+
+class AccumulateGrad(Node):
+    """The sink for a leaf tensor: adds the incoming gradient into ``variable.grad``."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable):
+        self._sequence_nr = math.inf  # PyTorch runs accumulators as soon as they are ready
+        self.next_functions = ()
+        self._input_metadata = ()
+        self._saved = ()
+        self._pre_hooks = self._post_hooks = self._tensor_pre_hooks = None
+        self._retains_grad_hooks = None
+        self._graph_output_requires_grad = False
+        self.variable = variable
+
+    def name(self):
+        return "torch::autograd::AccumulateGrad"
+
+    def apply(self, grad):
+        variable = self.variable
+        if variable.grad is None:
+            # Like PyTorch, adopt the incoming buffer when nobody else can see it; otherwise copy,
+            # so a later in-place accumulation cannot leak into another tensor.
+            variable.grad = grad if _exclusively_owned(grad) else grad.clone()
+        elif grad.requires_grad or variable.grad.requires_grad:
+            variable.grad = variable.grad + grad  # keep the graph when create_graph=True
+        else:
+            variable.grad._accumulate_(grad)
+        return ()
+
+
+# References to a gradient the engine hands to AccumulateGrad.apply: the engine's list, apply's
+# argument, and getrefcount's own argument.
+_ENGINE_REFERENCES = 3
+
+
+def _exclusively_owned(grad):
+    data = grad._data
+    return (grad.grad_fn is None and data.base is None and sys.getrefcount(data) == 2
+            and sys.getrefcount(grad) <= _ENGINE_REFERENCES)
+
+
+def gradient_edge(tensor):
+    """``(node, input_nr)`` that receives this tensor's gradient, ``(None, 0)`` if none is needed."""
+    if tensor is None or not tensor.requires_grad:
+        return (None, 0)
+    if tensor.grad_fn is not None:
+        return (tensor.grad_fn, tensor._output_nr)
+    return (tensor._grad_accumulator(), 0)

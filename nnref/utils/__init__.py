@@ -1,0 +1,4 @@
+"""Helpers PyTorch keeps under ``torch.utils``."""
+from . import hooks
+
+__all__ = ["hooks"]
