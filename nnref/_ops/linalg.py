@@ -185,3 +185,33 @@ def _unsafe_view(input, shape):
         out.grad_fn = UnsafeViewBackward0((input,))
         out.grad_fn.self_sizes = input._data.shape
     return out
+
+
+class AddmmBackward0(Node):
+    """d(bias + A @ B) = (grad, grad @ B^T, A^T @ grad); the engine sums grad down to bias's shape."""
+
+    def backward(self, grad):
+        mat1, mat2 = self.saved_tensors
+        wants_bias, wants_mat1, wants_mat2 = (node is not None for node, _ in self.next_functions)
+        return (grad if wants_bias else None,
+                mm(grad, mat2.t()) if wants_mat1 else None,
+                mm(mat1.t(), grad) if wants_mat2 else None)
+
+
+def addmm(input, mat1, mat2):
+    """``input + mat1 @ mat2`` in one op: what ``F.linear`` uses for a batch of rows with a bias."""
+    _same_dtype("addmm", mat1, mat2)
+    if mat1._data.ndim != 2 or mat2._data.ndim != 2 or mat1._data.shape[1] != mat2._data.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_shape_text(mat1)} and "
+                           f"{_shape_text(mat2)})")
+    product = np.matmul(mat1._data, mat2._data)
+    try:
+        product += input._data  # in place on our own fresh buffer: no extra allocation
+    except ValueError:
+        raise RuntimeError(f"addmm: the bias of shape {list(input.shape)} does not broadcast to the "
+                           f"product's shape {list(product.shape)}") from None
+    out = wrap(product, mat1)
+    if needs_grad(input, mat1, mat2):
+        out.grad_fn = AddmmBackward0((input, mat1, mat2), saved=(
+            mat1 if mat2.requires_grad else None, mat2 if mat1.requires_grad else None))
+    return out

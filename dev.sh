@@ -1,0 +1,320 @@
+#!/usr/bin/env bash
+# dev.sh — the one entry point for building and testing "Inside nn.Module".
+#
+#   ./dev.sh book    build the Jupyter Book into _build/html/
+#   ./dev.sh test    run every test (what CI runs, via .ci/run)
+#   ./dev.sh setup   only prepare .venv and the system tools
+#   ./dev.sh clean   remove build outputs and caches (keeps .venv)
+#   ./dev.sh help    this text
+#
+# Every command creates .venv/ on first use and reuses it afterwards; pip is
+# skipped entirely while requirements.txt and pyproject.toml are unchanged.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+cd "$ROOT"
+
+VENV="$ROOT/.venv"
+VPY="$VENV/bin/python"
+# PyTorch is only the test oracle, so it is not in requirements.txt.  This
+# exact version matches the local CPU wheel on the project's machines; a range
+# would make pip fetch the newest CUDA build (several GB).
+TORCH_VERSION="2.13.0"
+MIN_PYTHON="3.10"
+
+# ---------------------------------------------------------------- output ---
+if [[ -t 1 ]]; then
+    BOLD=$'\033[1m'; RED=$'\033[31m'; YELLOW=$'\033[33m'; GREEN=$'\033[32m'; RESET=$'\033[0m'
+else
+    BOLD=""; RED=""; YELLOW=""; GREEN=""; RESET=""
+fi
+info() { printf '%s\n' "$*"; }
+warn() { printf '%sWARNING:%s %s\n' "$YELLOW" "$RESET" "$*" >&2; }
+die()  { printf '%sERROR:%s %s\n' "$RED" "$RESET" "$*" >&2; exit 1; }
+
+now() { date +%s.%N 2>/dev/null || date +%s; }
+elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1fs", b - a }'; }
+
+# run_step NAME COMMAND...
+# Print a header, run the command, then print how it went and how long it
+# took.  The command runs in a subshell with errexit in force, so a failing
+# line inside a step function stops that step.  (Bash ignores `set -e` inside
+# any function called from an `if`/`||` context, so steps are never called
+# that way: run_step itself always returns 0 and reports through STEP_RC and
+# FAILED_STEPS.)
+FAILED_STEPS=()
+STEP_RC=0
+run_step() {
+    local name="$1"; shift
+    local start
+    start="$(now)"
+    printf '\n%s==> [%s]%s\n' "$BOLD" "$name" "$RESET"
+    set +e
+    ( set -e; "$@" )
+    STEP_RC=$?
+    set -e
+    if [[ $STEP_RC -eq 0 ]]; then
+        printf '%s<== [%s] ok (%s)%s\n' "$GREEN" "$name" "$(elapsed "$start")" "$RESET"
+    else
+        printf '%s<== [%s] FAILED with exit code %d (%s)%s\n' "$RED" "$name" "$STEP_RC" "$(elapsed "$start")" "$RESET"
+        FAILED_STEPS+=("$name")
+    fi
+    return 0
+}
+
+# run_required_step NAME COMMAND...   Like run_step, but stop on failure.
+run_required_step() {
+    run_step "$@"
+    [[ $STEP_RC -eq 0 ]] || exit "$STEP_RC"
+}
+
+# ------------------------------------------------------------ system tools ---
+is_root() { [[ "$(id -u)" -eq 0 ]]; }
+
+find_chromium() {
+    local c
+    for c in chromium chromium-browser google-chrome google-chrome-stable; do
+        if command -v "$c" >/dev/null 2>&1; then command -v "$c"; return 0; fi
+    done
+    return 1
+}
+
+# ensure_system_tools [--chromium]
+# Graphviz's `dot` renders the computation graphs; Chromium is only needed by
+# the browser tests.  As root with apt-get we install what is missing;
+# otherwise we stop and say how to install it.
+ensure_system_tools() {
+    local want_chromium=0
+    [[ "${1:-}" == "--chromium" ]] && want_chromium=1
+
+    local missing=() debs=()
+    if ! command -v dot >/dev/null 2>&1; then missing+=("graphviz (the 'dot' program)"); debs+=(graphviz); fi
+    if [[ $want_chromium -eq 1 ]] && ! find_chromium >/dev/null; then missing+=("chromium"); debs+=(chromium); fi
+
+    if [[ ${#debs[@]} -gt 0 ]] && is_root && command -v apt-get >/dev/null 2>&1; then
+        info "installing with apt-get: ${debs[*]}"
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update
+        apt-get install -y --no-install-recommends "${debs[@]}"
+        # Check again below: the install must have put the programs on PATH.
+        missing=() debs=()
+        if ! command -v dot >/dev/null 2>&1; then missing+=("graphviz (the 'dot' program)"); debs+=(graphviz); fi
+        if [[ $want_chromium -eq 1 ]] && ! find_chromium >/dev/null; then missing+=("chromium"); debs+=(chromium); fi
+    fi
+
+    if [[ ${#debs[@]} -eq 0 ]]; then
+        info "system tools: dot $(dot -V 2>&1 | awk '{print $5}')$([[ $want_chromium -eq 1 ]] && printf ', %s' "$(find_chromium)")"
+        return 0
+    fi
+
+    local brew=() d
+    for d in "${debs[@]}"; do
+        case "$d" in
+            graphviz) brew+=("brew install graphviz") ;;
+            chromium) brew+=("brew install --cask chromium") ;;
+        esac
+    done
+    {
+        printf 'Missing system tools: %s\n' "${missing[*]}"
+        printf 'Install them with one of these, then run this command again:\n'
+        printf '  Debian/Ubuntu:  sudo apt-get install %s\n' "${debs[*]}"
+        printf '  macOS:          %s\n' "$(IFS='&'; printf '%s' "${brew[*]}" | sed 's/&/ \&\& /g')"
+        if [[ " ${debs[*]} " == *" graphviz "* ]]; then
+            printf '  conda:          conda install -c conda-forge graphviz\n'
+        fi
+    } >&2
+    exit 1
+}
+
+# ------------------------------------------------------------ virtualenv ---
+find_python() {
+    local c
+    for c in "${PYTHON:-}" python3 python; do
+        [[ -n "$c" ]] || continue
+        command -v "$c" >/dev/null 2>&1 || continue
+        if "$c" -c "import sys; sys.exit(0 if sys.version_info >= (${MIN_PYTHON/./, }) else 1)" 2>/dev/null; then
+            command -v "$c"; return 0
+        fi
+    done
+    return 1
+}
+
+sha256_of() {
+    if command -v sha256sum >/dev/null 2>&1; then sha256sum | awk '{print $1}'
+    else shasum -a 256 | awk '{print $1}'
+    fi
+}
+
+# The stamp changes whenever anything that decides the environment changes:
+# the two files, the torch pin, and whether nnref/ exists yet (an editable
+# install made before the package existed has nothing to point at).
+install_stamp() {
+    local hash
+    hash="$({
+        cat requirements.txt pyproject.toml
+        printf 'torch==%s\n' "$TORCH_VERSION"
+        [[ -f nnref/__init__.py ]] && printf 'nnref package present\n'
+        true
+    } | sha256_of)"
+    printf '%s/.installed-%s' "$VENV" "$hash"
+}
+
+ensure_venv() {
+    if [[ ! -x "$VPY" ]]; then
+        local py
+        py="$(find_python)" || die "Python >= $MIN_PYTHON is needed to create .venv, but none was found
+(looked for \$PYTHON, python3, python; found: $(python3 --version 2>&1 || echo none)).
+Install a newer Python (e.g. 'sudo apt-get install python3 python3-venv' or 'brew install python'),
+or point PYTHON at one: PYTHON=/path/to/python3.12 ./dev.sh setup"
+        info "creating .venv with $py ($("$py" --version 2>&1))"
+        "$py" -m venv "$VENV" || die "'$py -m venv' failed. On Debian/Ubuntu install the venv module: sudo apt-get install python3-venv"
+    fi
+    "$VPY" -c "import sys; sys.exit(0 if sys.version_info >= (${MIN_PYTHON/./, }) else 1)" \
+        || die ".venv uses $("$VPY" --version 2>&1), but Python >= $MIN_PYTHON is needed: remove .venv and run again"
+
+    local stamp
+    stamp="$(install_stamp)"
+    if [[ -f "$stamp" ]]; then
+        info "python packages: up to date ($(basename "$stamp" | cut -c1-22)...)"
+    else
+        info "installing python packages into .venv"
+        "$VPY" -m pip install --upgrade pip
+        "$VPY" -m pip install -r requirements.txt
+        "$VPY" -m pip install -e .
+        if ! "$VPY" -m pip install "torch==$TORCH_VERSION"; then
+            warn "could not install torch==$TORCH_VERSION; tests that compare against PyTorch will be skipped"
+        fi
+        rm -f "$VENV"/.installed-*
+        touch "$stamp"
+    fi
+
+    # A kernel named python3 inside the venv, so jupyter and nbval run the
+    # notebooks with this environment's packages (nnref included).
+    # (ipykernel's own wheel ships a kernel.json that runs plain `python`, so
+    # check that ours, with this venv's interpreter, is the one in place.)
+    local kernel_json="$VENV/share/jupyter/kernels/python3/kernel.json"
+    if ! grep -qF "\"$VPY\"" "$kernel_json" 2>/dev/null; then
+        "$VPY" -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (nnref .venv)"
+    fi
+}
+
+# setup [--chromium]
+setup() {
+    run_required_step "system tools" ensure_system_tools "$@"
+    run_required_step "python environment" ensure_venv
+    # Child processes (jupyter-book, pytest, kernels) see the venv first.
+    export VIRTUAL_ENV="$VENV"
+    export PATH="$VENV/bin:$PATH"
+}
+
+# ----------------------------------------------------------------- steps ---
+# Each step is a function; commands below string them together.
+
+step_inventories() {
+    # Local intersphinx inventories (see the comment in _config.yml).
+    "$VPY" book/_inventories/build.py
+}
+
+step_build_book() {
+    # --all: rebuild every page, so warnings from unchanged pages are reported
+    # again (an incremental build would silently pass after a failed one).
+    "$VENV/bin/jupyter-book" build . --all -W -n --keep-going
+}
+
+step_unit_tests() {
+    "$VPY" -m pytest tests
+}
+
+step_notebooks() {
+    local first
+    first="$(find book -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*' -print -quit)"
+    if [[ -z "$first" ]]; then
+        info "no notebooks under book/ yet: nothing for nbval to run, skipping"
+        return 0
+    fi
+    local rc=0
+    "$VPY" -m pytest --nbval --nbval-current-env --nbval-sanitize-with .ci/nbval_sanitize.cfg book/ || rc=$?
+    if [[ $rc -eq 5 ]]; then
+        info "nbval collected no notebooks, skipping"
+        return 0
+    fi
+    return "$rc"
+}
+
+# -------------------------------------------------------------- commands ---
+cmd_setup() {
+    setup --chromium
+}
+
+cmd_book() {
+    setup
+    run_required_step "intersphinx inventories" step_inventories
+    run_required_step "build book" step_build_book
+    local index="$ROOT/_build/html/index.html"
+    printf '\nThe site is at %s\n' "$index"
+    printf 'Open it with:  xdg-open %s   (macOS: open %s)\n' "$index" "$index"
+    printf 'or serve it:   %s -m http.server -d _build/html   and visit http://localhost:8000\n' "$VPY"
+}
+
+cmd_test() {
+    setup --chromium
+    # Every step runs even if an earlier one failed; the command fails if any
+    # did.  Later steps go here (book build check, browser test).
+    run_step "unit tests (pytest tests/)" step_unit_tests
+    run_step "notebooks (nbval book/)" step_notebooks
+
+    printf '\n'
+    if [[ ${#FAILED_STEPS[@]} -gt 0 ]]; then
+        printf '%sFAILED steps:%s\n' "$RED" "$RESET"
+        printf '  - %s\n' "${FAILED_STEPS[@]}"
+        exit 1
+    fi
+    printf '%sAll test steps passed.%s\n' "$GREEN" "$RESET"
+}
+
+cmd_clean() {
+    # Build outputs and caches only; .venv is kept (delete it to start over).
+    rm -rf _build .pytest_cache .hypothesis
+    find . -path ./.venv -prune -o -type d \( -name __pycache__ -o -name .ipynb_checkpoints \) -print0 \
+        | xargs -0 rm -rf
+    info "removed _build/, caches and __pycache__/ (kept .venv/)"
+}
+
+usage() {
+    cat <<EOF
+Usage: ./dev.sh COMMAND
+
+Commands:
+  book    Prepare .venv and Graphviz, then build the book with
+          'jupyter-book build . --all -W -n --keep-going' (warnings are errors).
+          The site lands in _build/html/ (open _build/html/index.html).
+  test    Prepare .venv, Graphviz and Chromium, then run every test:
+          pytest tests/ and the notebooks under book/ with nbval.
+  setup   Only prepare: create or reuse .venv, install requirements.txt,
+          nnref (editable) and torch==$TORCH_VERSION (test oracle), register the
+          'python3' Jupyter kernel, and check Graphviz and Chromium.
+  clean   Remove _build/ and test caches (keeps .venv/).
+  help    Show this text.
+
+System packages are installed with apt-get when running as root; otherwise
+the command stops and prints the install lines.
+Set PYTHON=/path/to/python3 to choose the interpreter used to create .venv.
+EOF
+}
+
+main() {
+    local cmd="${1:-help}"
+    [[ $# -gt 0 ]] && shift
+    case "$cmd" in
+        setup) cmd_setup "$@" ;;
+        book)  cmd_book "$@" ;;
+        test)  cmd_test "$@" ;;
+        clean) cmd_clean "$@" ;;
+        # bench)   cmd_bench "$@" ;;    (coming: benchmarks)
+        # student) cmd_student "$@" ;;  (coming: student workflow)
+        help|-h|--help) usage ;;
+        *) usage >&2; die "unknown command: $cmd" ;;
+    esac
+}
+
+main "$@"
