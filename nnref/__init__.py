@@ -4,7 +4,7 @@
 module says which part of PyTorch it mirrors.
 """
 from . import _ops  # binds the operations to Tensor's methods and operators
-from . import autograd, cuda, utils
+from . import autograd, cuda, utils, viz
 from ._creation import (BoolTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor,
                         arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
                         linspace, ones, ones_like, rand, rand_like, randint, randn, randn_like,

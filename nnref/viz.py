@@ -129,6 +129,10 @@ class _Drawing:
                         for name, t in (tensors or {}).items() if t.grad_fn is not None}
         self.show_saved, self.show_values = show_saved, show_values
         self.root = root
+        self.keys = {}  # object id -> DOT name in walk order, so the DOT text is the same every run
+
+    def key(self, obj):
+        return self.keys.setdefault(id(obj), f"node{len(self.keys)}")
 
     def label(self, title, tensor=None, extra=()):
         lines = [title]
@@ -150,10 +154,10 @@ class _Drawing:
         root = self.root
         root_name = self.names.get(id(root), "output")
         if root.grad_fn is None:
-            self.graph.node(str(id(root)), self.label(root_name, root), **LEAF_STYLE)
+            self.graph.node(self.key(root), self.label(root_name, root), **LEAF_STYLE)
             return self.graph
         self.graph.node("output", self.label(root_name, root), **OUTPUT_STYLE)
-        self.graph.edge("output", str(id(root.grad_fn)))
+        self.graph.edge("output", self.key(root.grad_fn))
         seen, stack = set(), [root.grad_fn]
         while stack:  # iterative, so very deep graphs draw too
             node = stack.pop()
@@ -164,13 +168,13 @@ class _Drawing:
             for child, input_nr in node.next_functions:
                 if child is None:
                     continue
-                self.graph.edge(str(id(node)), str(id(child)),
+                self.graph.edge(self.key(node), self.key(child),
                                 label=str(input_nr) if input_nr else None)
                 stack.append(child)
         return self.graph
 
     def node(self, node):
-        key = str(id(node))
+        key = self.key(node)
         variable = getattr(node, "variable", None)
         if variable is not None:
             name = self.names.get(id(variable), "leaf")
