@@ -280,6 +280,11 @@ cmd_clean() {
     info "removed _build/, caches and __pycache__/ (kept .venv/)"
 }
 
+cmd_execute() {
+    setup
+    "$VPY" tools/execute_notebooks.py "$@"
+}
+
 usage() {
     cat <<EOF
 Usage: ./dev.sh COMMAND
@@ -293,6 +298,9 @@ Commands:
   setup   Only prepare: create or reuse .venv, install requirements.txt,
           nnref (editable) and torch==$TORCH_VERSION (test oracle), register the
           'python3' Jupyter kernel, and check Graphviz and Chromium.
+  execute [NOTEBOOK ...]
+          Re-run chapters in place (all of book/ by default) so their stored
+          outputs are fresh; nbval then checks them in 'test'.
   clean   Remove _build/ and test caches (keeps .venv/).
   help    Show this text.
 
@@ -310,6 +318,7 @@ main() {
         book)  cmd_book "$@" ;;
         test)  cmd_test "$@" ;;
         clean) cmd_clean "$@" ;;
+        execute) cmd_execute "$@" ;;
         # bench)   cmd_bench "$@" ;;    (coming: benchmarks)
         # student) cmd_student "$@" ;;  (coming: student workflow)
         help|-h|--help) usage ;;
