@@ -221,24 +221,30 @@ step_build_book() {
     "$VENV/bin/jupyter-book" build . --all -W -n --keep-going
 }
 
-step_unit_tests() {
-    "$VPY" -m pytest tests
+step_all_tests() {
+    # One pytest run: the package tests, every chapter under nbval (stored outputs
+    # must reproduce), the PyTorch parity check of each chapter, and the browser
+    # test of the site built by the previous step.
+    mkdir -p _build
+    NNREF_SITE_DIR="$ROOT/_build/html" "$VPY" -m pytest tests book \
+        --nbval --nbval-current-env --nbval-sanitize-with .ci/nbval_sanitize.cfg \
+        -p no:cacheprovider --junitxml=_build/test-results.xml
 }
 
-step_notebooks() {
-    local first
-    first="$(find book -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*' -print -quit)"
-    if [[ -z "$first" ]]; then
-        info "no notebooks under book/ yet: nothing for nbval to run, skipping"
-        return 0
-    fi
-    local rc=0
-    "$VPY" -m pytest --nbval --nbval-current-env --nbval-sanitize-with .ci/nbval_sanitize.cfg book/ || rc=$?
-    if [[ $rc -eq 5 ]]; then
-        info "nbval collected no notebooks, skipping"
-        return 0
-    fi
-    return "$rc"
+print_test_totals() {
+    # The last line of the run: totals over everything pytest ran.
+    "$VPY" - <<'PY'
+import xml.etree.ElementTree as ET
+try:
+    suites = ET.parse("_build/test-results.xml").getroot()
+except (OSError, ET.ParseError):
+    raise SystemExit(0)
+suites = suites if suites.tag == "testsuites" else [suites]
+count = lambda key: sum(int(s.get(key, 0)) for s in suites)
+failed = count("failures") + count("errors")
+passed = count("tests") - failed - count("skipped")
+print(f"tests: {passed} passed, {failed} failed, {count('skipped')} skipped")
+PY
 }
 
 # -------------------------------------------------------------- commands ---
@@ -258,18 +264,21 @@ cmd_book() {
 
 cmd_test() {
     setup --chromium
-    # Every step runs even if an earlier one failed; the command fails if any
-    # did.  Later steps go here (book build check, browser test).
-    run_step "unit tests (pytest tests/)" step_unit_tests
-    run_step "notebooks (nbval book/)" step_notebooks
+    # Every step runs even if an earlier one failed; the command fails if any did.
+    rm -f _build/test-results.xml
+    run_step "intersphinx inventories" step_inventories
+    run_step "build book (warnings are errors)" step_build_book
+    run_step "tests, notebooks, PyTorch parity, site in Chromium" step_all_tests
 
     printf '\n'
     if [[ ${#FAILED_STEPS[@]} -gt 0 ]]; then
         printf '%sFAILED steps:%s\n' "$RED" "$RESET"
         printf '  - %s\n' "${FAILED_STEPS[@]}"
+        print_test_totals
         exit 1
     fi
     printf '%sAll test steps passed.%s\n' "$GREEN" "$RESET"
+    print_test_totals
 }
 
 cmd_clean() {

@@ -1,0 +1,150 @@
+"""The built website, looked at in a real headless Chromium (Debian's ``chromium``).
+
+Checks what a reader would notice: every page of the table of contents is in
+the sidebar, computation graphs arrive as SVG, no page shows a Python
+traceback, and the screenshots are real pictures.  Uses the site built by
+``./dev.sh test`` (``_build/html``) or builds one itself.
+"""
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from html.parser import HTMLParser
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def _toc_files():
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    files = [toc["root"]]
+    for part in toc.get("parts", [{"chapters": toc.get("chapters", [])}]):
+        files += [entry["file"] for entry in part.get("chapters", [])]
+    return files
+
+
+def _chromium():
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        if shutil.which(name):
+            return shutil.which(name)
+    pytest.fail("Chromium is required (./dev.sh test installs Debian's chromium package)")
+
+
+@pytest.fixture(scope="module")
+def site():
+    built = Path(os.environ.get("NNREF_SITE_DIR", ROOT / "_build" / "html"))
+    if (built / "index.html").exists():
+        return built
+    out = Path(tempfile.mkdtemp(prefix="nnref-site-"))
+    subprocess.run(["jupyter-book", "build", str(ROOT), "--path-output", str(out), "-W", "-n"],
+                   check=True, capture_output=True)
+    return out / "_build" / "html"
+
+
+def _browse(url, *extra):
+    profile = tempfile.mkdtemp(prefix="chromium-profile-")
+    try:
+        result = subprocess.run([_chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *extra, url],
+                                capture_output=True, text=True, timeout=120)
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
+    return result
+
+
+def _dom(path):
+    result = _browse(path.as_uri(), "--dump-dom")
+    assert result.returncode == 0, result.stderr[-2000:]
+    return result.stdout
+
+
+def _screenshot(path, png):
+    result = _browse(path.as_uri(), f"--screenshot={png}", "--window-size=1280,2000")
+    assert result.returncode == 0 and png.exists(), result.stderr[-2000:]
+    import matplotlib.image
+    pixels = matplotlib.image.imread(png)
+    return pixels
+
+
+class _SidebarLinks(HTMLParser):
+    """Texts of the links in the left navigation."""
+
+    def __init__(self):
+        super().__init__()
+        self.depth, self.inside_link, self.links = 0, False, []
+
+    def handle_starttag(self, tag, attrs):
+        classes = dict(attrs).get("class", "") or ""
+        if self.depth:
+            self.depth += 1
+        elif tag in ("nav", "div") and "bd-docs-nav" in classes:
+            self.depth = 1
+        if self.depth and tag == "a":
+            self.inside_link = True
+            self.links.append("")
+
+    def handle_endtag(self, tag):
+        if self.depth:
+            self.depth -= 1
+        if tag == "a":
+            self.inside_link = False
+
+    def handle_data(self, data):
+        if self.inside_link and self.depth:
+            self.links[-1] += data.strip()
+
+
+def _title(file):
+    """The first heading of a page's source, which is what the sidebar shows."""
+    source = ROOT / file
+    if source.with_suffix(".ipynb").exists():
+        import nbformat
+        notebook = nbformat.read(source.with_suffix(".ipynb"), as_version=4)
+        text = next(c.source for c in notebook.cells if c.cell_type == "markdown")
+    else:
+        text = source.with_suffix(".md").read_text()
+    return re.search(r"^# (.+)$", text, re.M).group(1).strip()
+
+
+def test_sidebar_lists_every_chapter(site):
+    parser = _SidebarLinks()
+    parser.feed(_dom(site / (_toc_files()[1] + ".html")) if len(_toc_files()) > 1
+                else _dom(site / (_toc_files()[0] + ".html")))
+    missing = [f for f in _toc_files()[1:] if _title(f) not in parser.links]
+    assert not missing, f"not in the sidebar: {missing}; sidebar has {parser.links}"
+
+
+def test_no_page_shows_a_traceback(site):
+    pages = [site / (f + ".html") for f in _toc_files()]
+    shown = [p.name for p in pages if re.search(r"Traceback \(most recent call last\)|"
+                                                  r"<span class=\"ansi-red-fg\">-{10,}", _dom(p))]
+    assert not shown, f"pages showing a Python traceback: {shown}"
+
+
+def test_graphs_render_as_svg(site):
+    chapters = [f for f in _toc_files() if (ROOT / f).with_suffix(".ipynb").exists()]
+    with_graphs = [f for f in chapters if "image/svg+xml" in (ROOT / f).with_suffix(".ipynb").read_text()]
+    if not with_graphs:
+        pytest.skip("no chapter with a graph yet")
+    for file in with_graphs:
+        dom = _dom(site / (file + ".html"))
+        assert re.search(r"<svg[^>]*>.*?class=\"node\"", dom, re.S), f"{file}: no rendered graph SVG"
+
+
+def test_screenshots_of_home_and_two_chapters(site, tmp_path):
+    # index.html only redirects to the root page, so the home page is the root page itself.
+    pages = [site / (f + ".html") for f in _toc_files()[:3]]
+    for page in pages:
+        pixels = _screenshot(page, tmp_path / (page.stem + ".png"))
+        assert pixels.shape[0] >= 1000 and pixels.shape[1] >= 1000
+        # A blank or error page is nearly one colour; a rendered page has text and figures.
+        assert float(np.std(pixels[..., :3])) > 0.05, f"{page.name} looks blank"
+    keep = os.environ.get("NNREF_SCREENSHOT_DIR")
+    if keep:
+        shutil.copytree(tmp_path, keep, dirs_exist_ok=True)
