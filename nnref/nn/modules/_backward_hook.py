@@ -1,0 +1,195 @@
+"""How full backward hooks see a module's own gradients.
+
+Mirrors ``BackwardHook`` in ``torch/utils/hooks.py`` and ``BackwardHookFunction``
+in ``torch/nn/modules/_functions.py``.
+
+A module's ``forward`` may record many nodes, and no single one of them
+receives "the gradient with respect to the module's inputs and outputs".  So
+``Module._call_impl`` passes the inputs, and later the outputs, through an
+identity autograd Function.  That gives two nodes that bracket the module in
+the backward graph:
+
+* the *output* node runs first; its hook stores ``grad_output`` (after the
+  backward pre-hooks had a chance to replace it);
+* the *input* node runs once the gradient has gone through the module; its
+  hook calls the user's hooks with ``(module, grad_input, grad_output)``.
+"""
+import warnings
+
+from ..._tensor import Tensor
+from ...autograd.function import Function
+from ...autograd.grad_mode import is_grad_enabled
+
+__all__ = ["BackwardHook", "BackwardHookFunction"]
+
+
+class BackwardHookFunction(Function):
+    """Identity on tensors; its node (``BackwardHookFunctionBackward``) is where the hooks attach."""
+
+    @staticmethod
+    def forward(ctx, *args):
+        # Hand back fresh aliases of the tensors that need no gradient and mark those aliases:
+        # nnref's Function.apply swaps a returned input for a new alias before it reads
+        # mark_non_differentiable, so marking the input itself would be lost.
+        args = tuple(arg if arg.requires_grad else arg.detach() for arg in args)
+        ctx.mark_non_differentiable(*[arg for arg in args if not arg.requires_grad])
+        return args
+
+    @staticmethod
+    def backward(ctx, *args):
+        return args
+
+
+class BackwardHook:
+    """Calls a module's full backward (pre-)hooks with the gradients of its inputs and outputs.
+
+    One instance per call of the module.  Non-tensor arguments are skipped when
+    wrapping and shown to the user hooks as ``None``.
+    """
+
+    def __init__(self, module, user_hooks, user_pre_hooks):
+        self.user_hooks = user_hooks
+        self.user_pre_hooks = user_pre_hooks
+        self.module = module
+
+        self.grad_outputs = None
+        self.n_outputs = -1
+        self.output_tensors_index = None
+        self.n_inputs = -1
+        self.input_tensors_index = None
+
+    def _pack_with_none(self, indices, values, size):
+        res = [None] * size
+        for idx, val in zip(indices, values):
+            res[idx] = val
+        return tuple(res)
+
+    def _unpack_none(self, indices, values):
+        return tuple(values[idx] for idx in indices)
+
+    def _set_user_hook(self, grad_fn):
+        def hook(grad_input, _):
+            if self.grad_outputs is None:
+                # The gradient reached the inputs without passing through the outputs
+                # (double backward, for instance): there is no grad_output to pair it with.
+                return None
+            res = self._pack_with_none(self.input_tensors_index, grad_input, self.n_inputs)
+
+            for user_hook in self.user_hooks:
+                out = user_hook(self.module, res, self.grad_outputs)
+                if out is None:
+                    continue
+                if len(out) != len(res):
+                    raise RuntimeError("Backward hook returned an invalid number of grad_input, "
+                                       f"got {len(out)}, but expected {len(res)}")
+                res = out
+
+            self.grad_outputs = None
+            return self._unpack_none(self.input_tensors_index, res)
+
+        grad_fn.register_hook(hook)
+
+    def _apply_on_tensors(self, fn, args):
+        """Pass the tensors among ``args`` through the identity Function and hand its node to ``fn``."""
+        tensors_idx = []
+        tensors = []
+        requires_grad = False
+        for i, arg in enumerate(args):
+            if isinstance(arg, Tensor):
+                tensors_idx.append(i)
+                tensors.append(arg)
+                requires_grad |= arg.requires_grad
+
+        if not (requires_grad and is_grad_enabled()):
+            return args, None
+
+        new_tensors = BackwardHookFunction.apply(*tensors)
+        if len(new_tensors) == 0:
+            raise RuntimeError("Cannot set Module backward hook for a Module with no input Tensors.")
+
+        grad_fns = [t.grad_fn for t in new_tensors
+                    if t.grad_fn is not None and t.grad_fn.name() == "BackwardHookFunctionBackward"]
+        if len(grad_fns) == 0:
+            raise RuntimeError("Error while setting up backward hooks: the identity node is missing "
+                               "from the wrapped tensors.")
+
+        fn(grad_fns[0])
+
+        arg_list = list(args)
+        for idx, val in zip(tensors_idx, new_tensors):
+            arg_list[idx] = val
+
+        if type(args) is tuple:
+            out = tuple(arg_list)
+        else:
+            out = type(args)(*arg_list)  # a namedtuple
+        return out, tensors_idx
+
+    def setup_input_hook(self, args):
+        """Wrap the module's inputs; their node will call the user hooks."""
+        def fn(grad_fn):
+            self._set_user_hook(grad_fn)
+
+        res, input_idx = self._apply_on_tensors(fn, args)
+        self.n_inputs = len(args)
+        self.input_tensors_index = input_idx
+        return res
+
+    def setup_output_hook(self, args):
+        """Wrap the module's outputs; their node records ``grad_output`` and runs the pre-hooks."""
+        def fn(grad_fn):
+            def hook(_, grad_output):
+                self.grad_outputs = self._pack_with_none(self.output_tensors_index, grad_output,
+                                                         self.n_outputs)
+
+                if self.user_pre_hooks:
+                    expected_len = len(self.grad_outputs)
+                    for user_pre_hook in self.user_pre_hooks:
+                        hook_grad_outputs = user_pre_hook(self.module, self.grad_outputs)
+                        if hook_grad_outputs is None:
+                            continue
+                        actual_len = len(hook_grad_outputs)
+                        if actual_len != expected_len:
+                            raise RuntimeError("Backward pre hook returned an invalid number of "
+                                               f"grad_output, got {actual_len}, but expected "
+                                               f"{expected_len}")
+                        self.grad_outputs = hook_grad_outputs
+
+                # Kept apart because the no-input case below clears self.grad_outputs.
+                local_grad_outputs = self.grad_outputs
+
+                # No input requires grad: there will be no input node, so call the hooks now.
+                if self.input_tensors_index is None:
+                    warnings.warn("Full backward hook is firing when gradients are computed with "
+                                  "respect to module outputs since no inputs require gradients. See "
+                                  "https://docs.pytorch.org/docs/main/generated/torch.nn.Module.html"
+                                  "#torch.nn.Module.register_full_backward_hook for more details.",
+                                  stacklevel=5)
+                    grad_inputs = self._pack_with_none([], [], self.n_inputs)
+                    for user_hook in self.user_hooks:
+                        res = user_hook(self.module, grad_inputs, self.grad_outputs)
+                        if res is not None and not (isinstance(res, tuple)
+                                                    and all(el is None for el in res)):
+                            raise RuntimeError("Backward hook for Modules where no input requires "
+                                               "gradient should always return None or None for all "
+                                               "gradients.")
+                    self.grad_outputs = None
+
+                if local_grad_outputs is not None:
+                    return tuple(local_grad_outputs[i] for i in self.output_tensors_index)
+                return None
+
+            grad_fn.register_hook(hook)
+
+        is_tuple = True
+        if not isinstance(args, tuple):
+            args = (args,)
+            is_tuple = False
+
+        res, output_idx = self._apply_on_tensors(fn, args)
+        self.n_outputs = len(args)
+        self.output_tensors_index = output_idx
+
+        if not is_tuple:
+            res = res[0]
+        return res

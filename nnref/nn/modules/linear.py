@@ -1,0 +1,75 @@
+"""``nn.Linear`` and ``nn.Identity`` (``torch/nn/modules/linear.py``)."""
+import math
+
+from ..._creation import empty
+from ..._tensor import Tensor
+from ...autograd.grad_mode import no_grad
+from .. import functional as F
+from ..parameter import Parameter
+from .module import Module
+
+__all__ = ["Identity", "Linear"]
+
+
+class Identity(Module):
+    """Returns its input unchanged; takes (and ignores) any constructor arguments.
+
+    Useful as a placeholder, e.g. to cut the classifier off a network.
+    """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+
+    def forward(self, input):
+        return input
+
+
+class Linear(Module):
+    """``y = x @ weight.T + bias``, with ``weight`` of shape ``(out_features, in_features)``.
+
+    Input ``(*, in_features)``, output ``(*, out_features)``.  Weight and bias
+    start uniform in ``[-1/sqrt(in_features), 1/sqrt(in_features)]``.
+    """
+
+    __constants__ = ["in_features", "out_features"]
+
+    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
+        factory_kwargs = {"device": device, "dtype": dtype}
+        super().__init__()
+        self.in_features = in_features
+        self.out_features = out_features
+        self.weight = Parameter(empty((out_features, in_features), **factory_kwargs))
+        if bias:
+            self.bias = Parameter(empty(out_features, **factory_kwargs))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        """Draw weight and bias from U(-1/sqrt(fan_in), 1/sqrt(fan_in)).
+
+        PyTorch writes this as ``init.kaiming_uniform_(weight, a=sqrt(5))``: that
+        gain is sqrt(2 / (1 + 5)), and sqrt(3) * gain / sqrt(fan_in) is exactly
+        1 / sqrt(fan_in); the bias then uses the same bound.
+        """
+        fan_in = self.weight.shape[1]
+        bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+        with no_grad():
+            self.weight.uniform_(-bound, bound)
+            if self.bias is not None:
+                self.bias.uniform_(-bound, bound)
+
+    def forward(self, input):
+        if not isinstance(input, Tensor):
+            raise TypeError(f"linear(): argument 'input' (position 1) must be Tensor, not "
+                            f"{type(input).__name__}")
+        # Checked here so the error names the layer; PyTorch only says "shapes cannot be multiplied".
+        if input.dim() == 0 or input.shape[-1] != self.weight.shape[-1]:
+            raise RuntimeError(
+                f"{self._get_name()}({self.extra_repr()}) expected an input of shape "
+                f"(*, {self.weight.shape[-1]}), i.e. {self.weight.shape[-1]} features in the last "
+                f"dimension, but got an input of shape {list(input.shape)}")
+        return F.linear(input, self.weight, self.bias)
+
+    def extra_repr(self):
+        return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"

@@ -1,0 +1,41 @@
+"""``nn.Parameter``: the tensor a module registers as learnable (``torch/nn/parameter.py``).
+
+A Parameter is an ordinary tensor with one extra meaning: assigning it to a
+module attribute (``self.weight = Parameter(...)``) files it in the module's
+``_parameters``, so ``parameters()``, ``state_dict()``, ``to()`` and optimizers
+see it.  A plain tensor assigned the same way stays a plain attribute.
+"""
+from .._creation import empty
+from .._tensor import Tensor
+
+__all__ = ["Parameter"]
+
+
+class Parameter(Tensor):
+    """A leaf tensor that requires grad by default and registers itself on modules.
+
+    ``Parameter(data)`` shares ``data``'s memory and version counter (like
+    ``data.detach()``) but is always a new leaf: whatever history ``data`` had is
+    cut off.  ``Parameter()`` holds an empty float tensor.
+    """
+
+    def __new__(cls, data=None, requires_grad=True):
+        if data is None:
+            data = empty(0)
+        # PyTorch's Tensor._make_subclass: same memory, fresh autograd identity.
+        param = cls._make(data._data, data._device)
+        param._version_counter = data._version_counter
+        param.requires_grad_(requires_grad)
+        return param
+
+    def __init__(self, data=None, requires_grad=True):
+        # Everything happened in __new__; Tensor.__init__ would re-create the storage.
+        pass
+
+    def __repr__(self):
+        return "Parameter containing:\n" + super().__repr__()
+
+    def __deepcopy__(self, memo):
+        if id(self) not in memo:
+            memo[id(self)] = type(self)(self.data.clone(), self.requires_grad)
+        return memo[id(self)]
