@@ -16,7 +16,7 @@ from ._dtype import (bfloat16, bool, double, dtype, float, float16, float32, flo
 from ._ops._common import result_type
 from ._ops.arithmetic import add, div, eq, ge, gt, le, lt, mul, ne, neg, pow, reciprocal, rsub, sub
 from ._ops.indexing import narrow, select
-from ._ops.linalg import bmm, dot, matmul, mm, mv
+from ._ops.linalg import addmm, bmm, dot, matmul, mm, mv
 from ._ops.pointwise import (abs, clamp, exp, log, masked_fill, maximum, minimum, relu, sigmoid,
                              sign, sqrt, tanh, where)
 from ._ops.reduction import amax, amin, argmax, argmin, max, mean, min, sum, var

@@ -82,7 +82,7 @@ _METHODS = {
     "argmax": reduction.argmax, "argmin": reduction.argmin, "sum_to_size": reduction.sum_to_size,
     "all": reduction.all, "any": reduction.any,
     # matrices
-    "matmul": linalg.matmul, "mm": linalg.mm, "mv": linalg.mv, "bmm": linalg.bmm, "dot": linalg.dot,
+    "matmul": linalg.matmul, "addmm": linalg.addmm, "mm": linalg.mm, "mv": linalg.mv, "bmm": linalg.bmm, "dot": linalg.dot,
     # shapes
     "view": shape.view, "reshape": shape.reshape, "flatten": shape.flatten,
     "squeeze": shape.squeeze, "unsqueeze": shape.unsqueeze, "transpose": shape.transpose,

@@ -13,7 +13,7 @@ import numpy as np
 from .._tensor import Tensor, _wrap_dim
 from ..autograd.graph import Node
 from ._common import needs_grad, wrap
-from .shape import make_view, unsqueeze
+from .shape import alias, make_view, unsqueeze
 
 
 class SelectBackward0(Node):
@@ -135,8 +135,19 @@ def scatter_into_zeros(grad, shape, dim, indices):
 
 
 def getitem(input, index):
-    """``input[index]`` with PyTorch's split between views and gathers."""
+    """``input[index]`` with PyTorch's split between views and gathers.
+
+    As in ``THPVariable_getitem``: a lone slice is always recorded
+    (``SliceBackward0``) and a lone ``...`` gives an alias; inside a tuple, a
+    slice that keeps the whole dimension is skipped, and an index that changes
+    nothing at all still returns a new alias (``AliasBackward0``), never
+    ``input`` itself.
+    """
     if not isinstance(index, tuple):
+        if index is Ellipsis:
+            return alias(input)
+        if isinstance(index, slice):
+            return slice_dim(input, 0, index)
         index = (index,)
     specified = sum(1 for i in index if i is not None and i is not Ellipsis and not (
         isinstance(i, Tensor) and i._dtype.name == "bool" and i._data.ndim > 1))
@@ -157,7 +168,7 @@ def getitem(input, index):
                 and item._dtype.name != "bool"):
             out = select(out, dim, int(item))
         elif isinstance(item, slice):
-            if item != slice(None):
+            if not _keeps_whole_dim(item, out._data.shape[dim]):
                 out = slice_dim(out, dim, item)
             remaining.append(slice(None))
             dim += 1
@@ -170,6 +181,12 @@ def getitem(input, index):
         else:
             raise TypeError(f"invalid index of type {type(item).__name__}: use ints, slices, None, "
                             "..., integer/bool tensors or lists")
-    if not any(isinstance(r, np.ndarray) for r in remaining):
-        return out
-    return index_tensor(out, tuple(remaining))
+    if any(isinstance(r, np.ndarray) for r in remaining):
+        return index_tensor(out, tuple(remaining))
+    return alias(out) if out is input else out
+
+
+def _keeps_whole_dim(item, size):
+    """``start`` 0 (or None), step 1 (or None), ``stop`` past the end: PyTorch skips such a slice."""
+    return (item.start in (None, 0) and item.step in (None, 1)
+            and (item.stop is None or item.stop >= size))

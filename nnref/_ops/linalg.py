@@ -64,7 +64,8 @@ def mv(input, vec):
     """Product of a matrix and a vector."""
     _same_dtype("mv", input, vec)
     if input._data.ndim != 2 or vec._data.ndim != 1 or input._data.shape[1] != vec._data.shape[0]:
-        raise RuntimeError(f"size mismatch, got input ({_shape_text(input)}), vec ({_shape_text(vec)})")
+        raise RuntimeError(f"size mismatch, got input ({input._data.shape[0] if input._data.ndim else ''}), "
+                           f"mat ({_shape_text(input)}), vec ({_shape_text(vec)})")
     out = wrap(np.matmul(input._data, vec._data), input)
     if needs_grad(input, vec):
         out.grad_fn = MvBackward0((input, vec), saved=(input, vec))
@@ -120,7 +121,13 @@ def bmm(input, mat2):
 
 
 def matmul(input, other):
-    """``input @ other`` with PyTorch's rules for 1-D, 2-D and batched operands."""
+    """``input @ other`` with PyTorch's rules for 1-D, 2-D and batched operands.
+
+    Follows ``_matmul_impl`` step by step, so the recorded graph is PyTorch's:
+    dot / mv / mm for 1-D and 2-D operands; a batch against a vector or matrix
+    is *folded* into one ``mm``/``mv`` when :func:`_should_fold` says so;
+    everything else is broadcast and flattened into one ``bmm``.
+    """
     da, db = input._data.ndim, other._data.ndim
     if da == 0 or db == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D")
@@ -132,45 +139,95 @@ def matmul(input, other):
         return squeeze_result(mm(input.unsqueeze(0), other), 0)
     if da == 2 and db == 2:
         return mm(input, other)
-    k = input._data.shape[-1]
-    if da >= 3 and db <= 2:
-        # Fold the batch dimensions into the rows of one big mm (PyTorch's "should_fold").
-        if (other._data.shape[0] if db == 1 else other._data.shape[-2]) != k:
-            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
-                               f"({_fold_text(input)} and {_shape_text(other)})")
-        rows = input.reshape(-1, k)
-        product = mm(rows, other.unsqueeze(1) if db == 1 else other)
-        shape = input._data.shape[:-1] + (() if db == 1 else (other._data.shape[-1],))
-        return _unsafe_view(product, shape)
+    if _should_fold(input, other):
+        return _folded_matmul(input, other)
     return _batched_matmul(input, other)
 
 
-def _fold_text(t):
-    rows = int(np.prod(t._data.shape[:-1]))
-    return f"{rows}x{t._data.shape[-1]}"
+def _strides(t):
+    """Strides in elements (numpy counts bytes), as PyTorch reports them."""
+    return tuple(s // t._data.itemsize for s in t._data.strides)
+
+
+def _should_fold(input, other):
+    """Can the batched operand be folded into a matrix for one mm/mv? (``should_fold``).
+
+    Yes when the smaller operand requires grad (folding avoids summing its
+    gradient over the batch afterwards), or when the larger one's batch
+    dimensions are laid out so that flattening them needs no copy.
+    """
+    input_larger = input._data.ndim >= other._data.ndim
+    large, small = (input, other) if input_larger else (other, input)
+    shape, strides = list(large._data.shape), list(_strides(large))
+    if not input_larger:  # PyTorch looks at other.mT: swap the last two dimensions
+        shape[-2:], strides[-2:] = shape[:-3:-1], strides[:-3:-1]
+    if not (len(shape) >= 3 and small._data.ndim <= 2):
+        return False
+    if small.requires_grad:
+        return True
+    if input._data.ndim == 2:
+        return False  # folding would need a transposed, then copied, result
+    if large._data.size == 0:
+        return True
+    return all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(len(shape) - 2))
+
+
+def _folded_matmul(input, other):
+    """``(..., n, k) @ (k, p)`` as one ``mm`` on ``(-1, k)`` rows (or the mirror image, transposed)."""
+    transpose = other._data.ndim > input._data.ndim
+    if transpose:  # A @ B = (B^T @ A^T)^T: make the batched operand come first
+        large, small = other.mT, (input.t() if input._data.ndim == 2 else input)
+    else:
+        large, small = input, other
+    sizes = large._data.shape
+    output_shape = sizes[:-1]
+    rows = large.reshape(int(np.prod(output_shape, dtype=np.int64)), sizes[-1])
+    if small._data.ndim == 1:
+        return _unsafe_view(mv(rows, small), output_shape)
+    output = _unsafe_view(mm(rows, small), output_shape + (small._data.shape[1],))
+    return output.mT.contiguous() if transpose else output
 
 
 def _batched_matmul(input, other):
-    a = input.unsqueeze(0) if input._data.ndim == 1 else input
-    b = other.unsqueeze(-1) if other._data.ndim == 1 else other
-    if a._data.shape[-1] != b._data.shape[-2]:
-        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
-                           f"[?, {a._data.shape[-1]}] but got: [?, {b._data.shape[-2]}]; the last "
-                           f"dimension of the first operand must equal the second-to-last of the second")
+    """Broadcast the batch dimensions, flatten them into one, and call ``bmm``."""
+    da, db = input._data.ndim, other._data.ndim
+    n = input._data.shape[-2] if da > 1 else 1
+    m1 = input._data.shape[-1]
+    m2 = other._data.shape[-2] if db > 1 else other._data.shape[0]
+    p = other._data.shape[-1] if db > 1 else 1
+    batch1, batch2 = input._data.shape[:-2], other._data.shape[:-2]
+    if da == 3 and db == 3 and batch1[0] != batch2[0]:
+        # A batch of one that requires grad is squeezed so the fold path can take it.
+        if batch1[0] == 1 and input.requires_grad:
+            return matmul(input.squeeze(0), other)
+        if batch2[0] == 1 and other.requires_grad:
+            return matmul(input, other.squeeze(0))
     try:
-        batch = np.broadcast_shapes(a._data.shape[:-2], b._data.shape[:-2])
+        batch = np.broadcast_shapes(batch1, batch2)
     except ValueError:
-        raise RuntimeError(f"The batch dimensions {list(a.shape[:-2])} and {list(b.shape[:-2])} "
-                           f"of matmul's operands cannot be broadcast together") from None
-    n, m, p = a._data.shape[-2], a._data.shape[-1], b._data.shape[-1]
-    a3 = a.expand(batch + (n, m)).reshape(-1, n, m)
-    b3 = b.expand(batch + (m, p)).reshape(-1, m, p)
-    out = _unsafe_view(bmm(a3, b3), batch + (n, p))
-    if input._data.ndim == 1:
-        out = squeeze_result(out, -2)
-    if other._data.ndim == 1:
-        out = squeeze_result(out, -1)
-    return out
+        x, y, dim = _mismatch(batch1, batch2)
+        raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
+                           f"non-singleton dimension {dim}: matmul's batch dimensions "
+                           f"{list(batch1)} and {list(batch2)} cannot be broadcast") from None
+    count = int(np.prod(batch, dtype=np.int64))
+    left = input.expand(batch + (n, m1)).reshape(count, n, m1)
+    if db == 1:
+        right = other.expand(batch + (m2,)).reshape(count, m2).unsqueeze(2)
+    else:
+        right = other.expand(batch + (m2, p)).reshape(count, m2, p)
+    output_shape = batch + ((n,) if da > 1 else ()) + ((p,) if db > 1 else ())
+    product = bmm(left, right)
+    return _unsafe_view(product.squeeze(-1) if db == 1 else product, output_shape)
+
+
+def _mismatch(a, b):
+    """The first sizes (from the right) that do not broadcast, and their dimension in the result."""
+    ndim = max(len(a), len(b))
+    for i in range(1, ndim + 1):
+        x, y = (a[-i] if i <= len(a) else 1), (b[-i] if i <= len(b) else 1)
+        if x != y and x != 1 and y != 1:
+            return x, y, ndim - i
+    raise AssertionError("shapes broadcast")
 
 
 class UnsafeViewBackward0(Node):

@@ -4,6 +4,7 @@ A reduction's backward spreads the gradient back over the reduced
 dimensions: by broadcasting (sum, mean), or onto the positions that won
 (max, min, amax), sharing it evenly between ties as PyTorch does.
 """
+import warnings
 from collections import namedtuple
 
 import numpy as np
@@ -89,8 +90,9 @@ class VarBackward0(Node):
     def backward(self, grad):
         (self_,) = self.saved_tensors
         centred = self_ - self_.mean(self.dims, keepdim=True)
-        return (_expand_back(grad, self.self_sizes, self.dims, self.keepdim)
-                * centred * (2.0 / (self.count - self.correction)),)
+        # N <= correction: PyTorch takes 2 / (N - correction) to be +inf.
+        scale = 2.0 / (self.count - self.correction) if self.count > self.correction else np.inf
+        return (_expand_back(grad, self.self_sizes, self.dims, self.keepdim) * centred * scale,)
 
 
 def var(input, dim=None, unbiased=True, keepdim=False, *, correction=None):
@@ -101,7 +103,15 @@ def var(input, dim=None, unbiased=True, keepdim=False, *, correction=None):
         correction = 0 if unbiased is False else 1
     dims = _dims(dim, input._data.ndim)
     count = int(np.prod([input._data.shape[d] for d in dims], dtype=np.int64))
-    with np.errstate(divide="ignore", invalid="ignore"):
+    if count <= correction:
+        warnings.warn("var(): degrees of freedom is <= 0. Correction should be strictly less than "
+                      "the reduction factor (input numel divided by output numel).", UserWarning,
+                      stacklevel=2)
+        # Like PyTorch: sum of squares / max(0, N - correction), so inf (or nan for 0/0).
+        centred = input._data - np.mean(input._data, axis=dims, keepdims=True)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            data = np.sum(centred * centred, axis=dims, keepdims=keepdim) / 0.0
+    else:
         data = np.var(input._data, axis=dims, keepdims=keepdim, ddof=correction)
     out = wrap(data.astype(input._dtype.numpy, copy=False), input)
     if needs_grad(input):

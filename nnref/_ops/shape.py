@@ -71,11 +71,29 @@ def view(input, *shape):
     return out
 
 
+class ReshapeAliasBackward0(Node):
+    def backward(self, grad):
+        return (grad.reshape(self.self_sizes),)
+
+
 def reshape(input, *shape):
-    """A view when the memory layout allows it, otherwise a copy (clone, then view)."""
+    """A view when the memory layout allows it, otherwise a copy (clone, then view).
+
+    Mirrors ``at::native::reshape``: a contiguous tensor is simply viewed
+    (``ViewBackward0``); a strided one whose strides still allow the new shape
+    becomes a ``_reshape_alias`` (``ReshapeAliasBackward0``); anything else is
+    cloned first (``CloneBackward0`` then ``UnsafeViewBackward0``).
+    """
     shape = _infer_shape(_sizes(shape), input._data.size)
-    if _try_view(input._data, shape) is not None:
+    if input._data.flags.c_contiguous:
         return view(input, shape)
+    data = _try_view(input._data, shape)
+    if data is not None:
+        out = make_view(input, data)
+        if needs_grad(input):
+            out.grad_fn = ReshapeAliasBackward0((input,))
+            out.grad_fn.self_sizes = input._data.shape
+        return out
     from .linalg import _unsafe_view
     return _unsafe_view(clone(input, contiguous=True), shape)
 
@@ -230,10 +248,9 @@ def expand(input, *sizes):
                            f"equal to the number of dimensions in the tensor ({len(shape)})")
     lead = len(sizes) - len(shape)
     target = tuple(shape[i - lead] if s == -1 and i >= lead else s for i, s in enumerate(sizes))
-    if target == shape:
-        return input
     try:
-        data = np.broadcast_to(input._data, target)
+        # An expand to the same size is a plain (writable) view, as in PyTorch.
+        data = input._data.view() if target == shape else np.broadcast_to(input._data, target)
     except ValueError:
         bad = next(i for i in range(len(shape)) if shape[i] not in (1, target[i + lead]))
         raise RuntimeError(f"The expanded size of the tensor ({target[bad + lead]}) must match the "
@@ -243,6 +260,19 @@ def expand(input, *sizes):
     if needs_grad(input):
         out.grad_fn = ExpandBackward0((input,))
         out.grad_fn.self_sizes = shape
+    return out
+
+
+class AliasBackward0(Node):
+    def backward(self, grad):
+        return (grad,)
+
+
+def alias(input):
+    """A new view of the whole tensor (what ``t[...]`` returns, as in PyTorch)."""
+    out = make_view(input, input._data.view())
+    if needs_grad(input):
+        out.grad_fn = AliasBackward0((input,))
     return out
 
 

@@ -85,7 +85,8 @@ class Node:
         return type(self).__name__
 
     def __repr__(self):
-        return f"<{self.name()} object at {hex(id(self))}>"
+        # The class name, not name(): PyTorch prints <AccumulateGrad object at ...>.
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
 
     def __call__(self, *grad_outputs):
         return self.apply(*grad_outputs)
