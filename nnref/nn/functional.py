@@ -1,7 +1,26 @@
-"""``nnref.nn.functional``: the stateless functions that layers call (``torch/nn/functional.py``)."""
-from .._ops.linalg import addmm, matmul
+"""``nnref.nn.functional``: the stateless functions that layers call (``torch/nn/functional.py``).
 
-__all__ = ["linear"]
+Each function checks its arguments the way PyTorch's does (same exception
+types, messages that name the function and the shapes involved) and then
+calls a core op or a kernel in :mod:`nnref.nn._native`.
+"""
+import numbers
+import warnings
+
+import numpy as np
+
+from .. import _random
+from .._ops import pointwise as _pointwise, shape as _shape, softmax as _softmax
+from .._ops._common import broadcast_error
+from .._ops.inplace import apply_inplace
+from .._ops.linalg import addmm, matmul
+from .._tensor import Tensor
+from ..autograd.grad_mode import no_grad
+from . import _native
+
+__all__ = ["linear", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "dropout", "flatten",
+           "conv2d", "max_pool2d", "max_pool2d_with_indices", "batch_norm", "layer_norm",
+           "embedding", "mse_loss", "nll_loss", "cross_entropy", "binary_cross_entropy_with_logits"]
 
 
 def linear(input, weight, bias=None):
@@ -19,3 +38,322 @@ def linear(input, weight, bias=None):
         return out.view(*input.shape[:-1], weight.shape[0])
     out = matmul(input, weight.t())
     return out if bias is None else out + bias
+
+
+# --------------------------------------------------------------------------------------------
+# Activations (torch/nn/functional.py: relu, softmax, log_softmax; sigmoid/tanh are torch's)
+# --------------------------------------------------------------------------------------------
+
+def relu(input, inplace=False):
+    """``max(x, 0)``; ``inplace=True`` overwrites ``input`` (still recorded as ``ReluBackward0``)."""
+    if inplace:
+        return apply_inplace(input, _pointwise.relu)
+    return _pointwise.relu(input)
+
+
+def sigmoid(input):
+    """``1 / (1 + exp(-x))`` (PyTorch deprecates ``F.sigmoid`` for ``torch.sigmoid``; same op)."""
+    return _pointwise.sigmoid(input)
+
+
+def tanh(input):
+    return _pointwise.tanh(input)
+
+
+def _softmax_dim(name, ndim, stacklevel):
+    """The dimension PyTorch picks when none is given, with its deprecation warning."""
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to "
+                  "include dim=X as an argument.", stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """``exp(x) / sum(exp(x))`` along ``dim``."""
+    if dim is None:
+        dim = _softmax_dim("softmax", input.dim(), _stacklevel)
+    return _softmax.softmax(input, dim, dtype=dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """``x - logsumexp(x)`` along ``dim``."""
+    if dim is None:
+        dim = _softmax_dim("log_softmax", input.dim(), _stacklevel)
+    return _softmax.log_softmax(input, dim, dtype=dtype)
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)``.
+
+    The scaling ("inverted dropout") keeps every activation's expected value
+    unchanged, so evaluation needs no correction: outside training this returns
+    ``input`` itself.  Like PyTorch on the CPU, the mask is applied with a
+    multiplication, so the graph shows ``MulBackward0``.
+    """
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0 or input.numel() == 0:
+        return input
+    dtype = input._dtype.numpy
+    if p == 1:
+        noise = np.zeros(input._data.shape, dtype=dtype)
+    else:
+        keep = _random.generator().random(input._data.shape) >= p
+        noise = keep.astype(dtype) / dtype.type(1 - p)
+    mask = Tensor._make(noise, input._device)
+    if inplace:
+        return input.mul_(mask)
+    return input * mask
+
+
+def flatten(input, start_dim=0, end_dim=-1):
+    """``torch.flatten``, offered here too because ``nn.Flatten`` is its module form."""
+    return _shape.flatten(input, start_dim, end_dim)
+
+
+# --------------------------------------------------------------------------------------------
+# Convolution and pooling
+# --------------------------------------------------------------------------------------------
+
+def _pair(value, name="argument"):
+    """``3 -> (3, 3)``; a 1-sequence repeats, a 2-sequence passes (``torch.nn.modules.utils._pair``)."""
+    if isinstance(value, (tuple, list)):
+        if len(value) == 1:
+            return (int(value[0]),) * 2
+        if len(value) != 2:
+            raise RuntimeError(f"expected {name} to be a single integer value or a list of 2 "
+                               f"values to match the convolution dimensions, but got {name}={list(value)}")
+        return tuple(int(v) for v in value)
+    return (int(value), int(value))
+
+
+def _batched(input, name, allowed=(3, 4)):
+    """Add a batch dimension to an unbatched ``(C, H, W)`` input; say whether one was added."""
+    if input.dim() not in allowed:
+        raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to {name}, but got input "
+                           f"of size: {list(input.shape)}")
+    return input.dim() == 3
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """2-D convolution (cross-correlation) of ``(N, C, H, W)`` or ``(C, H, W)`` by ``(O, C/groups, KH, KW)``.
+
+    ``padding`` is an int, a pair, ``'valid'`` (none) or ``'same'`` (output as
+    large as the input; stride 1 only).
+    """
+    unbatched = _batched(input, "conv2d")
+    if unbatched:
+        input = input.unsqueeze(0)
+    padding = padding if isinstance(padding, str) else _pair(padding, "padding")
+    out = _native.convolution(input, weight, bias, _pair(stride, "stride"), padding,
+                              _pair(dilation, "dilation"), int(groups))
+    return out.squeeze(0) if unbatched else out
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=True):
+    """Max pooling that also returns where each maximum came from (flat index into ``H*W``)."""
+    if input.dim() not in (3, 4) or input.numel() == 0:
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    kernel = _pair(kernel_size, "kernel_size")
+    stride = kernel if stride is None or (isinstance(stride, (tuple, list)) and not stride) \
+        else _pair(stride, "stride")
+    return _native.max_pool2d_with_indices(input, kernel, stride, _pair(padding, "padding"),
+                                           _pair(dilation, "dilation"), ceil_mode)
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """The largest value of each ``kernel_size`` window; ``stride`` defaults to ``kernel_size``."""
+    output, indices = max_pool2d_with_indices(input, kernel_size, stride, padding, dilation,
+                                              ceil_mode)
+    return (output, indices) if return_indices else output
+
+
+# --------------------------------------------------------------------------------------------
+# Normalisation and embeddings
+# --------------------------------------------------------------------------------------------
+
+def _verify_batch_size(size):
+    values_per_channel = size[0]
+    for s in size[2:]:
+        values_per_channel *= s
+    if values_per_channel == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size "
+                         f"{size}")
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-5):
+    """Normalise each channel with batch statistics (training) or the running ones (evaluation).
+
+    In training the running statistics, when given, are updated in place:
+    ``running = (1 - momentum) * running + momentum * batch``, using the
+    unbiased batch variance, while the output is normalised with the biased one.
+    """
+    if input.dim() < 2:
+        raise ValueError(f"batch_norm expects an input with at least 2 dimensions (N, C, ...), got "
+                         f"input of size {list(input.shape)}")
+    if training:
+        _verify_batch_size(input.shape)
+    return _native.native_batch_norm(input, weight, bias, running_mean, running_var, training,
+                                     momentum, eps)
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Normalise over the last ``len(normalized_shape)`` dimensions of every sample."""
+    if isinstance(normalized_shape, numbers.Integral):
+        normalized_shape = (normalized_shape,)
+    return _native.native_layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq=False, sparse=False):
+    """Rows of ``weight`` picked by the integer tensor ``input``; output shape ``input.shape + (D,)``.
+
+    ``padding_idx``'s row receives no gradient; ``max_norm`` first renormalises,
+    in place, the rows that are looked up.
+    """
+    if padding_idx is not None:
+        rows = weight.shape[0]
+        if padding_idx > 0 and padding_idx >= rows or padding_idx < -rows:
+            raise AssertionError("Padding_idx must be within num_embeddings")
+        if padding_idx < 0:
+            padding_idx = rows + padding_idx
+    if sparse:
+        raise NotImplementedError("nnref has no sparse tensors: use sparse=False")
+    if max_norm is not None:
+        with no_grad():
+            _native.embedding_renorm_(weight, input.contiguous(), max_norm, norm_type)
+    return _native.embedding(weight, input, padding_idx, scale_grad_by_freq)
+
+
+# --------------------------------------------------------------------------------------------
+# Losses (torch/nn/functional.py)
+# --------------------------------------------------------------------------------------------
+
+def _legacy_reduction(size_average, reduce, reduction):
+    """Turn the deprecated ``size_average``/``reduce`` flags into ``reduction``, warning as PyTorch."""
+    if size_average is None and reduce is None:
+        return _native.reduction_enum(reduction)
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    reduction = "mean" if size_average and reduce else "sum" if reduce else "none"
+    warnings.warn(f"size_average and reduce args will be deprecated, please use "
+                  f"reduction='{reduction}' instead.", stacklevel=3)
+    return reduction
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """Mean squared error; a target of another shape is broadcast, with PyTorch's warning."""
+    if target.shape != input.shape:
+        warnings.warn(f"Using a target size ({target.size()}) that is different to the input size "
+                      f"({input.size()}). This will likely lead to incorrect results due to "
+                      "broadcasting. Please ensure they have the same size.", stacklevel=2)
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if target.shape != input.shape:
+        try:
+            shape = np.broadcast_shapes(input._data.shape, target._data.shape)
+        except ValueError:
+            raise broadcast_error(input._data, target._data) from None
+        input, target = input.expand(shape), target.expand(shape)
+    return _native.mse_loss(input, target, reduction)
+
+
+def _check_batch(input, target):
+    if input.dim() < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
+    if input.dim() != 1 and target.dim() and input.shape[0] != target.shape[0]:
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+                         f"({target.shape[0]}).")
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
+    """Negative log-likelihood of int64 class targets, given log-probabilities ``input``.
+
+    Input ``(C)``, ``(N, C)`` or ``(N, C, d1, ...)``; targets ``()``, ``(N)`` or
+    ``(N, d1, ...)``.  ``'mean'`` divides by the summed weights of the targets
+    that are not ``ignore_index``.
+    """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_batch(input, target)
+    if input.dim() in (3,) or input.dim() > 4:
+        # PyTorch's nll_loss_nd: fold the spatial dims into one so the 2-D kernel applies.
+        n, c = input.shape[0], input.shape[1]
+        out = _native.nll_loss_nd(input.contiguous().view(n, c, 1, -1),
+                                  target.contiguous().view(n, 1, -1), weight, reduction,
+                                  ignore_index)
+        return out.view(target.shape) if reduction == "none" else out
+    return _native.nll_loss_nd(input, target, weight, reduction, ignore_index)
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                  reduction="mean", label_smoothing=0.0):
+    """``nll_loss(log_softmax(input, class_dim), target)`` for int64 class targets.
+
+    A floating point ``target`` with the input's shape holds class
+    probabilities instead.  ``label_smoothing`` mixes the target with the
+    uniform distribution: ``(1 - eps) * loss + eps * mean over classes``.
+    """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    class_dim = 0 if input.dim() == 1 else 1
+    if target._dtype.is_floating_point and target.shape == input.shape:
+        return _cross_entropy_probabilities(input, target, weight, reduction, label_smoothing,
+                                            class_dim)
+    _check_batch(input, target)
+    log_probs = log_softmax(input, class_dim)
+    loss = nll_loss(log_probs, target, weight, ignore_index=ignore_index, reduction=reduction)
+    if label_smoothing == 0:
+        return loss
+    # aten's cross_entropy_loss_label_smoothing: blend with the loss against a uniform target.
+    classes = input.shape[class_dim]
+    if weight is not None:
+        shape = [1] * input.dim()
+        shape[class_dim] = classes
+        log_probs = log_probs * weight.view(shape)
+    smooth = -log_probs.sum(class_dim)
+    ignored = target == ignore_index
+    smooth = smooth.masked_fill(ignored, 0.0)
+    if reduction == "mean":
+        if weight is not None:
+            kept = target._data[~ignored._data]
+            smooth = smooth.sum() / float(weight._data[kept].sum())
+        else:
+            smooth = smooth.sum() / float((~ignored._data).sum())
+    elif reduction == "sum":
+        smooth = smooth.sum()
+    return loss * (1 - label_smoothing) + smooth * (label_smoothing / classes)
+
+
+def _cross_entropy_probabilities(input, target, weight, reduction, label_smoothing, class_dim):
+    classes = input.shape[class_dim]
+    if label_smoothing > 0:
+        target = target * (1 - label_smoothing) + label_smoothing / classes
+    log_probs = log_softmax(input, class_dim)
+    if weight is not None:
+        shape = [1] * input.dim()
+        shape[class_dim] = classes
+        log_probs = log_probs * weight.view(shape)
+    weighted = log_probs * target
+    if reduction == "mean":
+        return -weighted.sum() / (input.numel() // classes)
+    if reduction == "sum":
+        return -weighted.sum()
+    return -weighted.sum(class_dim)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+                                     reduction="mean", pos_weight=None):
+    """Binary cross-entropy of ``sigmoid(input)`` against ``target``, computed from the logits.
+
+    Working from logits (log-sigmoid written without ``exp`` overflow) is what
+    makes this stable where ``sigmoid`` followed by a log would give ``inf``.
+    ``pos_weight`` scales the positive term, per class.
+    """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if target.shape != input.shape:
+        raise ValueError(f"Target size ({target.size()}) must be the same as input size "
+                         f"({input.size()})")
+    return _native.binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction)

@@ -1,0 +1,650 @@
+"""The kernels behind ``nn.functional`` that the core ops do not cover, each with its backward node.
+
+Mirrors the ATen native kernels PyTorch dispatches to on the CPU
+(``aten/src/ATen/native/Convolution.cpp``, ``DilatedMaxPool2d.cpp``,
+``Normalization.cpp``, ``layer_norm.cpp``, ``Embedding.cpp``, ``LossNLL.cpp``,
+``Loss.cpp``) and the formulas of ``tools/autograd/derivatives.yaml``.  Every
+node carries PyTorch's class name, so ``loss.grad_fn`` chains read the same.
+
+Everything is vectorised numpy: a convolution is one im2col gather plus one
+matrix product, pooling is one argmax over a strided window view.  Backward
+passes are computed with numpy too, so these nodes are first-order only:
+differentiating through them again (``create_graph=True``) raises instead of
+silently returning zeros.  The losses whose backward is a short formula
+(``mse_loss``, ``binary_cross_entropy_with_logits``) build it from nnref ops
+and so support double backward, as in PyTorch.
+"""
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from .. import _dtype
+from .._ops._common import needs_grad, wrap
+from .._ops.pointwise import clamp
+from ..autograd.grad_mode import _GradState, no_grad
+from ..autograd.graph import Node
+
+__all__ = ["convolution", "max_pool2d_with_indices", "native_batch_norm", "native_layer_norm",
+           "embedding", "embedding_renorm_", "nll_loss_nd", "mse_loss",
+           "binary_cross_entropy_with_logits"]
+
+_REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
+
+
+def reduction_enum(reduction):
+    """``'none'``/``'mean'``/``'sum'`` checked the way ``torch.nn._reduction.get_enum`` does."""
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
+def _wants(node):
+    """Which inputs of ``node`` need a gradient (their edge leads somewhere)."""
+    return tuple(edge[0] is not None for edge in node.next_functions)
+
+
+class _NumpyBackward(Node):
+    """A node whose backward is plain numpy: refuses ``create_graph=True`` rather than lie."""
+
+    def apply(self, *grad_outputs):
+        if _GradState.enabled:
+            raise RuntimeError(
+                f"nnref computes {self.name()} with numpy, so its gradient cannot be differentiated "
+                "again (create_graph=True); PyTorch supports this double backward, nnref does not.")
+        return super().apply(*grad_outputs)
+
+
+def _reduce(data, reduction):
+    if reduction == "mean":
+        return data.mean(dtype=data.dtype) if data.size else np.array(np.nan, dtype=data.dtype)
+    if reduction == "sum":
+        return data.sum(dtype=data.dtype)
+    return data
+
+
+def _floating(name, *tensors):
+    for t in tensors:
+        if t is not None and not t._dtype.is_floating_point:
+            raise RuntimeError(f'"{name}" not implemented for \'{t._dtype._legacy_name[:-6]}\'; '
+                               f"convert the input to a floating point dtype first, e.g. x.float()")
+
+
+# --------------------------------------------------------------------------------------------
+# Convolution: im2col + one matmul
+# --------------------------------------------------------------------------------------------
+
+def _windows(padded, kernel, stride, dilation):
+    """View ``(N, C, H, W)`` as ``(N, C, OH, OW, KH, KW)`` patches; no copy."""
+    (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
+    span_h, span_w = dh * (kh - 1) + 1, dw * (kw - 1) + 1
+    view = sliding_window_view(padded, (span_h, span_w), axis=(2, 3))
+    return view[:, :, ::sh, ::sw, ::dh, ::dw]
+
+
+def _im2col(padded, kernel, stride, dilation, groups):
+    """Patches as a ``(groups, N*OH*OW, C/groups*KH*KW)`` matrix: the one copy im2col makes."""
+    patches = _windows(padded, kernel, stride, dilation)
+    n, c, oh, ow, kh, kw = patches.shape
+    cg = c // groups
+    grouped = patches.reshape(n, groups, cg, oh, ow, kh, kw).transpose(1, 0, 3, 4, 2, 5, 6)
+    return grouped.reshape(groups, n * oh * ow, cg * kh * kw), (oh, ow)
+
+
+class ConvolutionBackward0(_NumpyBackward):
+    """d conv = (col2im(grad @ W), grad^T @ columns, sum(grad)) for (input, weight, bias)."""
+
+    def backward(self, grad):
+        input, weight = self.saved_tensors
+        wants_input, wants_weight, wants_bias = _wants(self)
+        g = grad._data
+        n, out_channels, oh, ow = g.shape
+        groups = self.groups
+        # (N, O, OH, OW) -> (G, N*OH*OW, O/G): the layout the forward product produced.
+        g_rows = g.reshape(n, groups, out_channels // groups, oh * ow).transpose(1, 0, 3, 2)
+        g_rows = g_rows.reshape(groups, n * oh * ow, out_channels // groups)
+        w = weight._data
+        w_mat = w.reshape(groups, out_channels // groups, -1)
+        grad_input = grad_weight = grad_bias = None
+        if wants_weight:
+            columns = self._columns
+            if columns is None:  # retain_graph=True after the columns were released: rebuild them
+                columns, _ = _im2col(self._pad(input._data), w.shape[2:], self.stride,
+                                     self.dilation, groups)
+            grad_weight = wrap(np.matmul(g_rows.transpose(0, 2, 1), columns).reshape(w.shape), grad)
+        if wants_bias:
+            grad_bias = wrap(g.sum(axis=(0, 2, 3)), grad)
+        if wants_input:
+            grad_input = wrap(self._col2im(np.matmul(g_rows, w_mat), input._data.shape,
+                                           w.shape, (oh, ow)), grad)
+        return grad_input, grad_weight, grad_bias
+
+    def _pad(self, x):
+        (top, bottom), (left, right) = self.padding
+        if top == bottom == left == right == 0:
+            return x
+        return np.pad(x, ((0, 0), (0, 0), (top, bottom), (left, right)))
+
+    def _col2im(self, d_columns, input_shape, weight_shape, out_size):
+        """Scatter-add patch gradients back onto the (padded) input, one kernel offset at a time."""
+        n, c, h, w = input_shape
+        _, cg, kh, kw = weight_shape
+        oh, ow = out_size
+        (top, bottom), (left, right) = self.padding
+        (sh, sw), (dh, dw) = self.stride, self.dilation
+        groups = self.groups
+        patches = d_columns.reshape(groups, n, oh, ow, cg, kh, kw).transpose(1, 0, 4, 5, 6, 2, 3)
+        padded = np.zeros((n, groups, cg, h + top + bottom, w + left + right), dtype=d_columns.dtype)
+        # KH*KW strided adds: each kernel offset touches a regular grid of input positions.
+        for i in range(kh):
+            rows = slice(i * dh, i * dh + sh * (oh - 1) + 1, sh)
+            for j in range(kw):
+                cols = slice(j * dw, j * dw + sw * (ow - 1) + 1, sw)
+                padded[:, :, :, rows, cols] += patches[:, :, :, i, j]
+        return np.ascontiguousarray(
+            padded[:, :, :, top:top + h, left:left + w].reshape(n, c, h, w))
+
+    def release_variables(self):
+        super().release_variables()
+        self._columns = None
+
+
+def _conv_padding(padding, kernel, dilation, stride):
+    """``(top, bottom), (left, right)`` from an int pair or ``'same'``/``'valid'``."""
+    if isinstance(padding, str):
+        if padding == "valid":
+            return (0, 0), (0, 0)
+        if padding != "same":
+            raise ValueError(f"Invalid padding string '{padding}', should be one of "
+                             "{'valid', 'same'}")
+        if any(s != 1 for s in stride):
+            raise RuntimeError("padding='same' is not supported for strided convolutions")
+        # An even kernel cannot be centred: the extra row/column of padding goes at the end.
+        pads = []
+        for k, d in zip(kernel, dilation):
+            total = d * (k - 1)
+            pads.append((total // 2, total - total // 2))
+        return tuple(pads)
+    if any(p < 0 for p in padding):
+        raise RuntimeError("negative padding is not supported")
+    return tuple((p, p) for p in padding)
+
+
+def convolution(input, weight, bias, stride, padding, dilation, groups):
+    """2-D cross-correlation of a batched ``(N, C, H, W)`` input (``at::convolution``)."""
+    x, w = input._data, weight._data
+    if w.ndim != 4:
+        raise RuntimeError(f"Expected 4-dimensional weight for conv2d, but got {w.ndim}-dimensional "
+                           f"weight of size {list(w.shape)}")
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    if any(s <= 0 for s in stride):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(d <= 0 for d in dilation):
+        raise RuntimeError("dilation should be greater than zero")
+    out_channels, cg, kh, kw = w.shape
+    if x.shape[1] != cg * groups:
+        raise RuntimeError(
+            f"Given groups={groups}, weight of size {list(w.shape)}, expected input{list(x.shape)} "
+            f"to have {cg * groups} channels, but got {x.shape[1]} channels instead")
+    if out_channels % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at "
+                           f"dimension 0, but got weight of size {list(w.shape)} instead")
+    _floating("conv2d", input)
+    if input._dtype is not weight._dtype:
+        raise RuntimeError(f"Input type ({input._dtype.name}) and weight type "
+                           f"({weight._dtype.name}) should be the same")
+    if bias is not None:
+        if bias._dtype is not input._dtype:
+            raise RuntimeError(f"Input type ({input._dtype.name}) and bias type "
+                               f"({bias._dtype.name}) should be the same")
+        if bias._data.shape != (out_channels,):
+            raise RuntimeError(f"Given weight of size {list(w.shape)}, expected bias to be 1-dimensional "
+                               f"with {out_channels} elements, but got bias of size {list(bias.shape)} "
+                               "instead")
+    pads = _conv_padding(padding, (kh, kw), dilation, stride)
+    (top, bottom), (left, right) = pads
+    span_h, span_w = dilation[0] * (kh - 1) + 1, dilation[1] * (kw - 1) + 1
+    padded_h, padded_w = x.shape[2] + top + bottom, x.shape[3] + left + right
+    if padded_h < span_h or padded_w < span_w:
+        raise RuntimeError(
+            f"Calculated padded input size per channel: ({padded_h} x {padded_w}). Kernel size: "
+            f"({span_h} x {span_w}). Kernel size can't be greater than actual input size")
+
+    node = ConvolutionBackward0.__new__(ConvolutionBackward0)
+    node.stride, node.dilation, node.groups, node.padding = tuple(stride), tuple(dilation), groups, pads
+    columns, (oh, ow) = _im2col(node._pad(x), (kh, kw), stride, dilation, groups)
+    out = np.matmul(columns, w.reshape(groups, out_channels // groups, -1).transpose(0, 2, 1))
+    if bias is not None:
+        out += bias._data.reshape(groups, 1, out_channels // groups)
+    # (G, N*OH*OW, O/G) -> contiguous (N, O, OH, OW), the layout PyTorch returns.
+    n = x.shape[0]
+    out = out.reshape(groups, n, oh, ow, out_channels // groups).transpose(1, 0, 4, 2, 3)
+    result = wrap(np.ascontiguousarray(out).reshape(n, out_channels, oh, ow), input)
+    if needs_grad(input, weight, bias):
+        Node.__init__(node, (input, weight, bias), saved=(input, weight))
+        # The weight gradient needs the patch matrix; keeping it saves redoing im2col in backward.
+        node._columns = columns if weight.requires_grad else None
+        result.grad_fn = node
+    return result
+
+
+# --------------------------------------------------------------------------------------------
+# Max pooling: argmax over a strided window view
+# --------------------------------------------------------------------------------------------
+
+def _pool_output_size(size, kernel, pad, stride, dilation, ceil_mode):
+    """``pooling_output_shape`` from ``aten/src/ATen/native/Pool.h``."""
+    numerator = size + 2 * pad - dilation * (kernel - 1) - 1 + (stride - 1 if ceil_mode else 0)
+    out = numerator // stride + 1
+    # With ceil_mode the last window must still start inside the input or its left padding.
+    if ceil_mode and (out - 1) * stride >= size + pad:
+        out -= 1
+    return out
+
+
+class MaxPool2DWithIndicesBackward0(_NumpyBackward):
+    """The gradient goes to the position each window picked (summed where windows overlap)."""
+
+    def backward(self, grad):
+        n, c, h, w = self.self_sizes
+        indices = self.indices
+        # Offset each plane's indices so one bincount scatters the whole batch.
+        plane_offsets = (np.arange(n * c, dtype=np.int64) * (h * w)).reshape(n, c, 1, 1)
+        flat = (indices + plane_offsets).ravel()
+        summed = np.bincount(flat, weights=grad._data.ravel(), minlength=n * c * h * w)
+        input_shape = self._input_metadata[0][0]  # (C, H, W) when the input was unbatched
+        return (wrap(summed.astype(grad._data.dtype, copy=False).reshape(input_shape), grad),)
+
+
+def max_pool2d_with_indices(input, kernel, stride, padding, dilation, ceil_mode):
+    """Largest value of each window of a ``(N, C, H, W)`` or ``(C, H, W)`` input, and its flat
+    index into ``H*W``."""
+    unbatched = input._data.ndim == 3
+    x = input._data[None] if unbatched else input._data
+    n, c, h, w = x.shape
+    for k, s, p, d in zip(kernel, stride, padding, dilation):
+        if k <= 0 or s <= 0 or d <= 0:
+            raise RuntimeError(f"max_pool2d: kernel_size, stride and dilation must be greater than "
+                               f"zero, but got kernel_size={list(kernel)}, stride={list(stride)}, "
+                               f"dilation={list(dilation)}")
+        if p < 0 or p > ((k - 1) * d + 1) // 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
+                               f"pad={p}, kernel_size={k} and dilation={d}")
+    oh = _pool_output_size(h, kernel[0], padding[0], stride[0], dilation[0], ceil_mode)
+    ow = _pool_output_size(w, kernel[1], padding[1], stride[1], dilation[1], ceil_mode)
+    if oh < 1 or ow < 1:
+        raise RuntimeError(f"Given input size: ({c}x{h}x{w}). Calculated output size: "
+                           f"({c}x{oh}x{ow}). Output size is too small")
+    # Pad with the lowest value so padding never wins; ceil_mode may need extra room at the end.
+    bottom = max(0, (oh - 1) * stride[0] + dilation[0] * (kernel[0] - 1) + 1 - h - padding[0])
+    right = max(0, (ow - 1) * stride[1] + dilation[1] * (kernel[1] - 1) + 1 - w - padding[1])
+    lowest = -np.inf if input._dtype.is_floating_point else np.iinfo(x.dtype).min
+    if padding[0] or padding[1] or bottom or right:
+        x = np.pad(x, ((0, 0), (0, 0), (padding[0], bottom), (padding[1], right)),
+                   constant_values=lowest)
+    patches = _windows(x, kernel, stride, dilation)[:, :, :oh, :ow]
+    patches = patches.reshape(n, c, oh, ow, kernel[0] * kernel[1])
+    # argmax returns the first maximum (and the first NaN), which is what PyTorch's kernel keeps.
+    best = np.argmax(patches, axis=-1)[..., None]
+    values = np.take_along_axis(patches, best, axis=-1)[..., 0]
+    best = best[..., 0]
+    rows = (np.arange(oh) * stride[0] - padding[0]).reshape(oh, 1) + (best // kernel[1]) * dilation[0]
+    cols = (np.arange(ow) * stride[1] - padding[1]) + (best % kernel[1]) * dilation[1]
+    indices = (rows * w + cols).astype(np.int64, copy=False)
+    out = wrap(values[0] if unbatched else values, input)
+    if needs_grad(input):
+        node = MaxPool2DWithIndicesBackward0((input,))
+        node.indices, node.self_sizes = indices, (n, c, h, w)
+        out.grad_fn = node
+    return out, wrap(indices[0] if unbatched else indices, input)
+
+
+# --------------------------------------------------------------------------------------------
+# Normalisation
+# --------------------------------------------------------------------------------------------
+
+def _normalized_grad(g, x_hat, invstd, axes):
+    """d/dx of ``(x - mean) * invstd`` given ``g`` = upstream gradient times the scale."""
+    return invstd * (g - g.mean(axis=axes, keepdims=True)
+                     - x_hat * (g * x_hat).mean(axis=axes, keepdims=True))
+
+
+class NativeBatchNormBackward0(_NumpyBackward):
+    """Gradients for (input, weight, bias) of batch norm, with batch or running statistics."""
+
+    def backward(self, grad):
+        (input,) = self.saved_tensors
+        wants_input, wants_weight, wants_bias = _wants(self)
+        g, axes, shape = grad._data, self.axes, self.param_shape
+        x_hat = (input._data - self.mean) * self.invstd
+        grad_input = grad_weight = grad_bias = None
+        if wants_input:
+            scaled = g if self.weight is None else g * self.weight.reshape(shape)
+            if self.training:
+                grad_input = _normalized_grad(scaled, x_hat, self.invstd, axes)
+            else:  # the statistics are constants, so the map is affine in x
+                grad_input = scaled * self.invstd
+            grad_input = wrap(grad_input.astype(g.dtype, copy=False), grad)
+        if wants_weight:
+            grad_weight = wrap((g * x_hat).sum(axis=axes).astype(g.dtype, copy=False), grad)
+        if wants_bias:
+            grad_bias = wrap(g.sum(axis=axes), grad)
+        return grad_input, grad_weight, grad_bias
+
+
+def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    """Normalise each channel (dim 1) over all other dims; update running stats when training."""
+    x = input._data
+    channels = x.shape[1]
+    for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean),
+                    ("running_var", running_var)):
+        if t is not None and t._data.size != channels:
+            raise RuntimeError(f"{name} should contain {channels} elements not {t._data.size}")
+    _floating("batch_norm", input)
+    axes = (0,) + tuple(range(2, x.ndim))
+    shape = (1, channels) + (1,) * (x.ndim - 2)
+    if training:
+        mean = x.mean(axis=axes, keepdims=True)
+        var = ((x - mean) ** 2).mean(axis=axes, keepdims=True)  # biased: what normalises
+        if running_mean is not None or running_var is not None:
+            count = x.size // channels
+            with no_grad():
+                if running_mean is not None:
+                    _running_update(running_mean, mean, momentum)
+                if running_var is not None:
+                    # The running estimate uses the unbiased variance (Bessel's correction).
+                    _running_update(running_var, var * (count / max(count - 1, 1)), momentum)
+    else:
+        if running_mean is None or running_var is None:
+            raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+        mean = running_mean._data.reshape(shape).astype(x.dtype, copy=False)
+        var = running_var._data.reshape(shape).astype(x.dtype, copy=False)
+    invstd = (1 / np.sqrt(var + eps)).astype(x.dtype, copy=False)
+    y = (x - mean) * invstd
+    if weight is not None:
+        y = y * weight._data.reshape(shape)
+    if bias is not None:
+        y = y + bias._data.reshape(shape)
+    out = wrap(y.astype(x.dtype, copy=False), input)
+    if needs_grad(input, weight, bias):
+        node = NativeBatchNormBackward0((input, weight, bias), saved=(input,))
+        node.axes, node.param_shape, node.training = axes, shape, training
+        node.mean, node.invstd = mean, invstd
+        node.weight = None if weight is None else weight._data.copy()
+        out.grad_fn = node
+    return out
+
+
+def _running_update(buffer, batch_value, momentum):
+    """``buffer = (1 - momentum) * buffer + momentum * batch_value``, in place."""
+    data = buffer._data
+    data *= 1 - momentum
+    data += (momentum * batch_value.reshape(data.shape)).astype(data.dtype, copy=False)
+    buffer._bump_version()
+
+
+class NativeLayerNormBackward0(_NumpyBackward):
+    def backward(self, grad):
+        (input,) = self.saved_tensors
+        wants_input, wants_weight, wants_bias = _wants(self)
+        g, axes = grad._data, self.axes
+        x_hat = (input._data - self.mean) * self.invstd
+        leading = tuple(range(g.ndim - len(axes)))
+        grad_input = grad_weight = grad_bias = None
+        if wants_input:
+            scaled = g if self.weight is None else g * self.weight
+            grad_input = wrap(_normalized_grad(scaled, x_hat, self.invstd, axes).astype(
+                g.dtype, copy=False), grad)
+        if wants_weight:
+            grad_weight = wrap((g * x_hat).sum(axis=leading).astype(g.dtype, copy=False), grad)
+        if wants_bias:
+            grad_bias = wrap(g.sum(axis=leading), grad)
+        return grad_input, grad_weight, grad_bias
+
+
+def native_layer_norm(input, normalized_shape, weight, bias, eps):
+    """Normalise over the trailing ``normalized_shape`` dims of each sample."""
+    x = input._data
+    normalized_shape = tuple(normalized_shape)
+    k = len(normalized_shape)
+    if k == 0 or x.shape[x.ndim - k:] != normalized_shape or x.ndim < k:
+        expected = ", ".join(["*"] + [str(s) for s in normalized_shape])
+        raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with "
+                           f"shape [{expected}], but got input of size{list(x.shape)}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and t._data.shape != normalized_shape:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got "
+                               f"{name} of shape {list(t.shape)} and normalized_shape = "
+                               f"{list(normalized_shape)}")
+    _floating("layer_norm", input)
+    axes = tuple(range(x.ndim - k, x.ndim))
+    mean = x.mean(axis=axes, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=axes, keepdims=True)
+    invstd = (1 / np.sqrt(var + eps)).astype(x.dtype, copy=False)
+    y = (x - mean) * invstd
+    if weight is not None:
+        y = y * weight._data
+    if bias is not None:
+        y = y + bias._data
+    out = wrap(y.astype(x.dtype, copy=False), input)
+    if needs_grad(input, weight, bias):
+        node = NativeLayerNormBackward0((input, weight, bias), saved=(input,))
+        node.axes, node.mean, node.invstd = axes, mean, invstd
+        node.weight = None if weight is None else weight._data.copy()
+        out.grad_fn = node
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Embedding
+# --------------------------------------------------------------------------------------------
+
+def _check_indices(indices, name):
+    if indices._dtype not in (_dtype.int64, _dtype.int32):
+        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following "
+                           f"scalar types: Long, Int; but got {indices.type()} instead (while "
+                           f"checking arguments for {name})")
+
+
+class EmbeddingBackward0(_NumpyBackward):
+    """Rows of the weight gradient are sums of the output gradients that read them."""
+
+    def backward(self, grad):
+        indices = self.indices.ravel()
+        g = grad._data.reshape(indices.size, -1)
+        if self.scale_grad_by_freq:
+            counts = np.bincount(indices, minlength=self.num_weights)
+            g = g / counts[indices, None].astype(g.dtype)
+        if self.padding_idx is not None:
+            g = np.where((indices == self.padding_idx)[:, None], g.dtype.type(0), g)
+        grad_weight = np.zeros((self.num_weights, g.shape[1]), dtype=g.dtype)
+        np.add.at(grad_weight, indices, g)
+        return (wrap(grad_weight, grad),)
+
+
+def embedding(weight, indices, padding_idx, scale_grad_by_freq):
+    """``weight[indices]``: one row of ``weight`` per index (``at::embedding``)."""
+    _check_indices(indices, "embedding")
+    if weight._data.ndim != 2:
+        raise RuntimeError("'weight' must be 2-D")
+    idx = indices._data
+    if idx.size and (idx.min() < 0 or idx.max() >= weight._data.shape[0]):
+        raise IndexError("index out of range in self")
+    out = wrap(np.take(weight._data, idx, axis=0), weight)
+    if needs_grad(weight):
+        node = EmbeddingBackward0((weight,))
+        node.indices, node.num_weights = idx.copy(), weight._data.shape[0]
+        node.padding_idx, node.scale_grad_by_freq = padding_idx, scale_grad_by_freq
+        out.grad_fn = node
+    return out
+
+
+def embedding_renorm_(weight, indices, max_norm, norm_type):
+    """Shrink, in place, every looked-up row whose ``norm_type``-norm exceeds ``max_norm``."""
+    _check_indices(indices, "embedding_renorm_")
+    rows = np.unique(indices._data)
+    if rows.size == 0:
+        return weight
+    if rows.min() < 0 or rows.max() >= weight._data.shape[0]:
+        raise IndexError("index out of range in self")
+    data = weight._data
+    norms = np.linalg.norm(data[rows].astype(np.float64), ord=norm_type, axis=1)
+    too_long = norms > max_norm
+    # PyTorch's kernel adds 1e-7 to the norm, so renormalised rows end just below max_norm.
+    scale = (max_norm / (norms[too_long] + 1e-7)).astype(data.dtype)
+    data[rows[too_long]] *= scale[:, None]
+    weight._bump_version()
+    return weight
+
+
+# --------------------------------------------------------------------------------------------
+# Losses
+# --------------------------------------------------------------------------------------------
+
+class NllLossBackward0(_NumpyBackward):
+    """``-weight[target]`` times the incoming gradient at each target's log-probability."""
+
+    def backward(self, grad):
+        g = grad._data
+        if self.reduction == "none":
+            scale = g * self.picked_weight
+        elif self.reduction == "mean":
+            scale = self.picked_weight * (g / self.total_weight)
+        else:
+            scale = self.picked_weight * g
+        grad_input = np.zeros(self.self_sizes, dtype=g.dtype)
+        np.put_along_axis(grad_input, np.expand_dims(self.safe_target, 1),
+                          np.expand_dims(-scale.astype(g.dtype, copy=False), 1), axis=1)
+        # A 1-D input was computed as a batch of one.
+        return (wrap(grad_input.reshape(self._input_metadata[0][0]), grad),)
+
+
+class NllLoss2DBackward0(NllLossBackward0):
+    """The same computation; PyTorch names it so for inputs with spatial dims."""
+
+
+def nll_loss_nd(input, target, weight, reduction, ignore_index):
+    """Negative log-likelihood of class-index targets for ``(C)``, ``(N, C)`` or ``(N, C, d1, ...)``."""
+    x, t = input._data, target._data
+    if target._dtype is not _dtype.int64:
+        raise RuntimeError(
+            f"expected target dtype to be Long or Byte, but got {target._dtype._legacy_name[:-6]}: "
+            "class labels must be int64 (torch.long) indices, not "
+            f"{target._dtype.name}; build them with torch.tensor(labels, dtype=torch.int64) or "
+            "convert with target.long()")
+    if x.ndim == 1:
+        if t.ndim != 0:
+            raise RuntimeError(f"0D target tensor expected for 1D input, but got target of size "
+                               f"{list(t.shape)}")
+        x, t = x[None], t[None]
+    elif x.ndim == 2 and t.ndim != 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    elif x.ndim > 2 and t.shape != x.shape[:1] + x.shape[2:]:
+        raise RuntimeError(f"size mismatch (got input: {list(x.shape)}, target: {list(t.shape)})")
+    classes = x.shape[1]
+    if weight is not None and weight._data.size != classes:
+        raise RuntimeError(f"weight tensor should be defined either for all {classes} classes or "
+                           f"no classes but got weight tensor of shape: {list(weight.shape)}")
+    ignored = t == ignore_index
+    bad = ~ignored & ((t < 0) | (t >= classes))
+    if bad.any():
+        raise IndexError(f"Target {t[bad].flat[0]} is out of bounds.")
+    safe = np.where(ignored, 0, t)
+    picked = np.take_along_axis(x, np.expand_dims(safe, 1), axis=1)[:, 0]
+    class_weight = (np.ones(classes, dtype=x.dtype) if weight is None
+                    else weight._data.astype(x.dtype, copy=False))
+    picked_weight = np.where(ignored, x.dtype.type(0), class_weight[safe])
+    losses = -picked_weight * picked
+    total_weight = picked_weight.sum(dtype=x.dtype)
+    if reduction == "mean":
+        with np.errstate(invalid="ignore", divide="ignore"):  # all ignored: 0/0 = nan, as PyTorch
+            data = losses.sum(dtype=x.dtype) / total_weight
+    elif reduction == "sum":
+        data = losses.sum(dtype=x.dtype)
+    else:
+        data = losses.reshape(target._data.shape)
+    out = wrap(np.asarray(data, dtype=x.dtype), input)
+    if needs_grad(input):
+        node_class = NllLoss2DBackward0 if input._data.ndim > 2 else NllLossBackward0
+        node = node_class((input,))
+        node.reduction, node.self_sizes = reduction, x.shape
+        node.safe_target, node.picked_weight, node.total_weight = safe, picked_weight, total_weight
+        out.grad_fn = node
+    return out
+
+
+class MseLossBackward0(Node):
+    """d mse = 2 (input - target) grad / count, for input and (negated) for target."""
+
+    def backward(self, grad):
+        input, target = self.saved_tensors
+        wants_input, wants_target = _wants(self)
+        scale = 2.0 / self.count if self.reduction == "mean" else 2.0
+        grad_input = (input - target) * (grad * scale)
+        return (grad_input if wants_input else None, -grad_input if wants_target else None)
+
+
+def mse_loss(input, target, reduction):
+    """Mean (or sum, or none) of squared differences of two same-shaped tensors."""
+    _floating("mse_loss", input, target)
+    diff = input._data - target._data
+    out = wrap(np.asarray(_reduce(diff * diff, reduction)), input)
+    if needs_grad(input, target):
+        node = MseLossBackward0((input, target), saved=(input, target))
+        node.reduction, node.count = reduction, diff.size
+        out.grad_fn = node
+    return out
+
+
+class BinaryCrossEntropyWithLogitsBackward0(Node):
+    """d/dx = (lw * sigmoid(x) - pw * t) * w;  d/dt = -(x + (pw - 1) log sigmoid(x)) * w."""
+
+    def backward(self, grad):
+        input, target, weight, pos_weight = self.saved_tensors
+        wants_input, wants_target = _wants(self)
+        scale = grad / self.count if self.reduction == "mean" else grad
+        if weight is not None:
+            scale = scale * weight
+        grad_input = grad_target = None
+        if wants_input:
+            if pos_weight is None:
+                grad_input = (input.sigmoid() - target) * scale
+            else:
+                log_weight = (pos_weight - 1) * target + 1
+                grad_input = (log_weight * input.sigmoid() - pos_weight * target) * scale
+        if wants_target:
+            grad_target = -input
+            if pos_weight is not None:
+                grad_target = grad_target - (pos_weight - 1) * _log_sigmoid_tensor(input)
+            grad_target = grad_target * scale
+        return grad_input, grad_target
+
+
+def _log_sigmoid(x):
+    # log(sigmoid(x)) = -(max(-x, 0) + log1p(exp(-|x|))): never overflows, never log(0).
+    return -(np.maximum(-x, 0) + np.log1p(np.exp(-np.abs(x))))
+
+
+def _log_sigmoid_tensor(input):
+    """log sigmoid(x) = -(max(-x, 0) + log(1 + exp(-|x|))) from nnref ops, so it stays differentiable."""
+    return -(clamp(-input, min=0) + ((-input.abs()).exp() + 1).log())
+
+
+def binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction):
+    """``-[pw t log sigmoid(x) + (1 - t) log(1 - sigmoid(x))]``, computed without overflow."""
+    _floating("binary_cross_entropy_with_logits", input, target)
+    x, t = input._data, target._data
+    log_sig = _log_sigmoid(x)
+    if pos_weight is None:
+        losses = (1 - t) * x - log_sig
+    else:
+        losses = (1 - t) * x - ((pos_weight._data - 1) * t + 1) * log_sig
+    if weight is not None:
+        losses = losses * weight._data
+    out = wrap(np.asarray(_reduce(losses.astype(x.dtype, copy=False), reduction)), input)
+    if needs_grad(input, target):
+        node = BinaryCrossEntropyWithLogitsBackward0((input, target),
+                                                     saved=(input, target, weight, pos_weight))
+        node.reduction, node.count = reduction, losses.size
+        out.grad_fn = node
+    return out
+

@@ -1,0 +1,57 @@
+"""``nn.LayerNorm`` (``torch/nn/modules/normalization.py``)."""
+import numbers
+
+from ..._creation import empty
+from .. import functional as F, init
+from ..parameter import Parameter
+from .module import Module
+
+__all__ = ["LayerNorm"]
+
+
+class LayerNorm(Module):
+    """Normalise each sample over its last ``len(normalized_shape)`` dims, then scale and shift.
+
+    Unlike batch norm, the statistics come from the sample itself, so training
+    and evaluation behave the same and there are no running buffers.
+    """
+
+    __constants__ = ["normalized_shape", "eps", "elementwise_affine"]
+
+    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True,
+                 device=None, dtype=None):
+        factory_kwargs = {"device": device, "dtype": dtype}
+        super().__init__()
+        if isinstance(normalized_shape, numbers.Integral):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if self.elementwise_affine:
+            self.weight = Parameter(empty(self.normalized_shape, **factory_kwargs))
+            if bias:
+                self.bias = Parameter(empty(self.normalized_shape, **factory_kwargs))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def forward(self, input):
+        k = len(self.normalized_shape)
+        if input.dim() < k or tuple(input.shape[input.dim() - k:]) != self.normalized_shape:
+            expected = ", ".join(["*"] + [str(s) for s in self.normalized_shape])
+            raise RuntimeError(f"{self._get_name()}({self.extra_repr()}) expected input with shape "
+                               f"[{expected}], but got input of size{list(input.shape)}")
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return ("{normalized_shape}, eps={eps}, elementwise_affine={elementwise_affine}".format(
+            **self.__dict__) + f", bias={self.bias is not None}")
