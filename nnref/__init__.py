@@ -40,3 +40,4 @@ def is_tensor(obj):
 
 def numel(input):
     return input.numel()
+from .serialization import load, save

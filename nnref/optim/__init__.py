@@ -1,0 +1,13 @@
+"""``nnref.optim``: optimizers and learning-rate schedulers (``torch/optim/__init__.py``).
+
+The optimizers update ``param.data`` in place with numpy, following PyTorch's
+single-tensor formulas step for step, so the same gradients give the same
+parameters (to float rounding).
+"""
+from . import lr_scheduler
+from .adam import Adam
+from .adamw import AdamW
+from .optimizer import Optimizer
+from .sgd import SGD
+
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "lr_scheduler"]
