@@ -21,60 +21,76 @@ def _as_tuple(x):
 
 
 def _numerical_jacobian(fn, inputs, index, eps):
-    from ..autograd.grad_mode import no_grad
-    target = inputs[index]
-    flat = target._data.reshape(-1)  # a view: writing it nudges the input in place
-    columns = []
-    with no_grad():
-        for k in range(flat.size):
-            original = flat[k]
-            flat[k] = original + eps
-            plus = [o._data.astype(np.float64).ravel() for o in _as_tuple(fn(*inputs))]
-            flat[k] = original - eps
-            minus = [o._data.astype(np.float64).ravel() for o in _as_tuple(fn(*inputs))]
-            flat[k] = original
-            columns.append(np.concatenate([(p - m) / (2 * eps) for p, m in zip(plus, minus)]))
-    return np.stack(columns, axis=1) if columns else np.zeros((0, 0))
+    """Column k: (f(x + eps e_k) - f(x - eps e_k)) / 2 eps, one matrix per output.
+
+    Runs ``fn`` with grad mode as it is (like PyTorch), so ``fn`` may itself
+    call ``autograd.grad``; that is what checking second derivatives needs.
+    """
+    target = inputs[index]._data  # nudged in place, behind autograd's back (as PyTorch's .data)
+    jacobians = [np.zeros((_values(o).size, target.size)) for o in _as_tuple(fn(*inputs))]
+    for column, position in enumerate(np.ndindex(target.shape)):
+        original = target[position]
+        target[position] = original + eps
+        plus = [_values(o) for o in _as_tuple(fn(*inputs))]
+        target[position] = original - eps
+        minus = [_values(o) for o in _as_tuple(fn(*inputs))]
+        target[position] = original
+        for jacobian, p, m in zip(jacobians, plus, minus):
+            jacobian[:, column] = (p - m) / (2 * eps)
+    return jacobians
+
+
+def _values(output):
+    return output._data.astype(np.float64).ravel()
 
 
 def _analytical_jacobian(fn, inputs, index):
+    """Row k of output o: the gradient of its k-th element, from one backward pass each."""
     from . import grad
     from .._creation import zeros_like
-    outputs = _as_tuple(fn(*inputs))
-    rows = []
-    for out_nr, out in enumerate(outputs):
+    jacobians = []
+    for out in _as_tuple(fn(*inputs)):
+        rows = []
         for k in range(out._data.size):
-            seed = zeros_like(out)
-            seed._data.reshape(-1)[k] = 1
-            if not out.requires_grad:
-                rows.append(np.zeros(inputs[index]._data.size))
-                continue
-            (g,) = grad(out, inputs[index], seed, retain_graph=True, allow_unused=True)
-            rows.append(np.zeros(inputs[index]._data.size) if g is None
-                        else g._data.astype(np.float64).ravel())
-    return np.stack(rows) if rows else np.zeros((0, inputs[index]._data.size))
+            g = None
+            if out.requires_grad:
+                seed = zeros_like(out)
+                seed._data.reshape(-1)[k] = 1
+                (g,) = grad(out, inputs[index], seed, retain_graph=True, allow_unused=True)
+            rows.append(np.zeros(inputs[index]._data.size) if g is None else _values(g))
+        jacobians.append(np.stack(rows) if rows else np.zeros((0, inputs[index]._data.size)))
+    return jacobians
 
 
 def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True):
-    """True when autograd's Jacobian matches finite differences for every input that requires grad."""
+    """True when autograd's Jacobian matches finite differences for every input that requires grad.
+
+    Mirrors ``torch.autograd.gradcheck``'s default (slow) mode: the full
+    Jacobian of every output with respect to every differentiable input,
+    compared with ``allclose(analytical, numerical, rtol, atol)``.
+    """
     from .._tensor import Tensor
     inputs = _as_tuple(inputs)
-    for i, t in enumerate(inputs):
-        if isinstance(t, Tensor) and t.requires_grad and t._dtype.name != "float64":
+    differentiable = [i for i, t in enumerate(inputs) if isinstance(t, Tensor) and t.requires_grad]
+    if not differentiable:
+        raise ValueError("gradcheck expects at least one input tensor to require gradient, but "
+                         "none of the them have requires_grad=True.")
+    for i in differentiable:
+        if inputs[i]._dtype.name != "float64":
             warnings.warn(f"Input #{i} requires gradient and is not a double precision floating "
                           "point. This check will likely fail if all the inputs are not of double "
                           "precision floating point.", UserWarning, stacklevel=2)
-    for i, t in enumerate(inputs):
-        if not (isinstance(t, Tensor) and t.requires_grad):
-            continue
+    for i in differentiable:
         numerical = _numerical_jacobian(func, inputs, i, eps)
         analytical = _analytical_jacobian(func, inputs, i)
-        if not np.allclose(analytical, numerical, atol=atol, rtol=rtol):
+        for o, (a, n) in enumerate(zip(analytical, numerical)):
+            if np.allclose(a, n, atol=atol, rtol=rtol):
+                continue
             if not raise_exception:
                 return False
-            worst = np.unravel_index(np.argmax(np.abs(analytical - numerical)), numerical.shape)
+            worst = np.unravel_index(np.argmax(np.abs(a - n)), n.shape)
             raise GradcheckError(
-                f"Jacobian mismatch for output 0 with respect to input {i},\n"
-                f"numerical:{numerical}\nanalytical:{analytical}\n"
+                f"Jacobian mismatch for output {o} with respect to input {i},\n"
+                f"numerical:{n}\nanalytical:{a}\n"
                 f"largest difference at (output element, input element) {tuple(map(int, worst))}")
     return True
