@@ -1,11 +1,12 @@
 """``nnref.nn``: modules, parameters and the functional API (``torch/nn/__init__.py``).
 
 ``from nnref import nn`` gives the same names as ``from torch import nn``:
-``nn.Module``, ``nn.Parameter``, the layers and containers, ``nn.functional``.
+``nn.Module``, ``nn.Parameter``, the layers and containers, ``nn.functional``
+and ``nn.init``.
 """
-from . import functional, modules, parameter
+from . import functional, init, modules, parameter
 from .modules import *  # noqa: F403 - the layers are nn's public API
 from .modules import __all__ as _modules_all
 from .parameter import Parameter
 
-__all__ = ["Parameter", "functional", "modules", "parameter", *_modules_all]
+__all__ = ["Parameter", "functional", "init", "modules", "parameter", *_modules_all]

@@ -194,7 +194,7 @@ class ModuleList(Module):
         return combined
 
     def __repr__(self):
-        """Like ``Module.__repr__``, but runs of identical modules print once: ``(0-2): 3 x Linear(...)``."""
+        """Like ``Module.__repr__``, but a run of identical modules prints once: ``(0-2): 3 x ...``."""
         list_of_reprs = [repr(item) for item in self]
         if len(list_of_reprs) == 0:
             return self._get_name() + "()"
@@ -320,7 +320,7 @@ class ModuleDict(Module):
 
 
 def _tensor_entry_repr(p, type_text):
-    """``Parameter containing: [nnref.float32 of size 2x3]``: one line of a parameter container's repr."""
+    """One line of a parameter container's repr: ``Parameter containing: [... of size 2x3]``."""
     size_str = "x".join(str(size) for size in p.size())
     device_str = f" ({p.device})" if p.device.type == "cuda" else ""
     kind = "Parameter" if isinstance(p, Parameter) else "Tensor"

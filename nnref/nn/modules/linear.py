@@ -3,8 +3,7 @@ import math
 
 from ..._creation import empty
 from ..._tensor import Tensor
-from ...autograd.grad_mode import no_grad
-from .. import functional as F
+from .. import functional as F, init
 from ..parameter import Parameter
 from .module import Module
 
@@ -46,18 +45,17 @@ class Linear(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
-        """Draw weight and bias from U(-1/sqrt(fan_in), 1/sqrt(fan_in)).
+        """Draw weight and bias from U(-1/sqrt(in_features), 1/sqrt(in_features)).
 
-        PyTorch writes this as ``init.kaiming_uniform_(weight, a=sqrt(5))``: that
-        gain is sqrt(2 / (1 + 5)), and sqrt(3) * gain / sqrt(fan_in) is exactly
-        1 / sqrt(fan_in); the bias then uses the same bound.
+        ``kaiming_uniform_`` with ``a=sqrt(5)`` has gain sqrt(2 / (1 + 5)), so its
+        bound sqrt(3) * gain / sqrt(fan_in) is exactly 1 / sqrt(fan_in); the
+        bias uses the same bound.
         """
-        fan_in = self.weight.shape[1]
-        bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-        with no_grad():
-            self.weight.uniform_(-bound, bound)
-            if self.bias is not None:
-                self.bias.uniform_(-bound, bound)
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input):
         if not isinstance(input, Tensor):
@@ -72,4 +70,5 @@ class Linear(Module):
         return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self):
-        return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
+        return (f"in_features={self.in_features}, out_features={self.out_features}, "
+                f"bias={self.bias is not None}")

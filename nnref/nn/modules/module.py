@@ -118,14 +118,14 @@ _DEFERRED_COPIES = "nnref_deferred_copies"
 
 
 def register_module_forward_pre_hook(hook):
-    """Run ``hook(module, args)`` before the ``forward`` of every module (before its own pre-hooks)."""
+    """Run ``hook(module, args)`` before every module's ``forward`` (before its own pre-hooks)."""
     handle = RemovableHandle(_global_forward_pre_hooks)
     _global_forward_pre_hooks[handle.id] = hook
     return handle
 
 
 def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
-    """Run ``hook(module, args, output)`` after the ``forward`` of every module (before its own hooks)."""
+    """Run ``hook(module, args, output)`` after every module's ``forward`` (before its own hooks)."""
     handle = RemovableHandle(_global_forward_hooks, extra_dict=[
         _global_forward_hooks_always_called, _global_forward_hooks_with_kwargs])
     _global_forward_hooks[handle.id] = hook
@@ -156,7 +156,7 @@ def register_module_full_backward_pre_hook(hook):
 
 
 def register_module_full_backward_hook(hook):
-    """Run ``hook(module, grad_input, grad_output)`` for every module (before its own full hooks)."""
+    """Run ``hook(module, grad_input, grad_output)`` for every module (before its own hooks)."""
     global _global_is_full_backward_hook
     if _global_is_full_backward_hook is False:
         raise RuntimeError("Cannot use both regular backward hooks and full backward hooks as a "
@@ -172,11 +172,12 @@ def _forward_unimplemented(self, *input):
 
     Call the module (``model(x)``), not ``model.forward(x)``: only the call runs the hooks.
     """
-    raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
+    raise NotImplementedError(
+        f'Module [{type(self).__name__}] is missing the required "forward" function')
 
 
 def _parse_to(*args, **kwargs):
-    """Sort ``Module.to``'s arguments into ``(device, dtype, non_blocking)`` (``torch._C._nn._parse_to``).
+    """Sort ``Module.to``'s arguments into ``(device, dtype, non_blocking)`` (``_C._nn._parse_to``).
 
     Accepted forms: ``to(device, dtype)``, ``to(dtype)``, ``to(tensor)``, each with an optional
     ``non_blocking`` after them, and the keywords ``device=``, ``dtype=``, ``non_blocking=``.
@@ -202,7 +203,8 @@ def _parse_to(*args, **kwargs):
     if rest:
         raise TypeError("to() received an invalid combination of arguments - got ("
                         + ", ".join(type(a).__name__ for a in args) + "), but expected one of: "
-                        "(device, dtype, non_blocking), (dtype, non_blocking), (tensor, non_blocking)")
+                        "(device, dtype, non_blocking), (dtype, non_blocking), "
+                        "(tensor, non_blocking)")
     if isinstance(device, str):
         device = _device_class(device)  # checks the spelling now, as PyTorch does
     return device, dtype, non_blocking
@@ -438,7 +440,9 @@ class Module:
         return self._apply(lambda t: t.bfloat16() if t.is_floating_point() else t)
 
     def to(self, *args, **kwargs):
-        """Move and/or cast parameters and buffers: ``to(device)``, ``to(dtype)``, ``to(device, dtype)``, ``to(tensor)``.
+        """Move and/or cast parameters and buffers.
+
+        Four forms: ``to(device)``, ``to(dtype)``, ``to(device, dtype)``, ``to(tensor)``.
 
         Only floating point tensors change dtype (integer buffers such as
         ``num_batches_tracked`` keep theirs); every tensor moves to ``device``.
@@ -483,7 +487,7 @@ class Module:
         return handle
 
     def register_full_backward_hook(self, hook, prepend=False):
-        """Run ``hook(module, grad_input, grad_output)`` with the gradients of the module's own inputs and outputs.
+        """Run ``hook(module, grad_input, grad_output)``: the gradients of the module's inputs and outputs.
 
         A returned tuple replaces ``grad_input``.  If no input requires grad, the
         hook fires with the output gradients and ``grad_input`` all ``None``.
@@ -517,13 +521,13 @@ class Module:
         return [*_global_backward_pre_hooks.values(), *self._backward_pre_hooks.values()]
 
     def _maybe_warn_non_full_backward_hook(self, inputs, result, grad_fn):
-        """Warn, as PyTorch does, when a legacy backward hook cannot see the module's real gradients."""
+        """Warn, as PyTorch does, when a legacy backward hook cannot see the module's gradients."""
         if not isinstance(result, Tensor):
             if not (isinstance(result, tuple) and all(isinstance(r, Tensor) for r in result)):
-                warnings.warn("Using non-full backward hooks on a Module that does not return a single "
-                              "Tensor or a tuple of Tensors is deprecated and will be removed in future "
-                              "versions. This hook will be missing some of the grad_output. Please use "
-                              "register_full_backward_hook to get the documented behavior.",
+                warnings.warn("Using non-full backward hooks on a Module that does not return a "
+                              "single Tensor or a tuple of Tensors is deprecated and will be removed "
+                              "in future versions. This hook will be missing some of the grad_output. "
+                              "Please use register_full_backward_hook to get the documented behavior.",
                               FutureWarning, stacklevel=3)
                 return
         else:
@@ -531,11 +535,11 @@ class Module:
 
         if not isinstance(inputs, Tensor):
             if not (isinstance(inputs, tuple) and all(isinstance(i, Tensor) for i in inputs)):
-                warnings.warn("Using non-full backward hooks on a Module that does not take as input a "
-                              "single Tensor or a tuple of Tensors is deprecated and will be removed in "
-                              "future versions. This hook will be missing some of the grad_input. Please "
-                              "use register_full_backward_hook to get the documented behavior.",
-                              FutureWarning, stacklevel=3)
+                warnings.warn("Using non-full backward hooks on a Module that does not take as "
+                              "input a single Tensor or a tuple of Tensors is deprecated and will be "
+                              "removed in future versions. This hook will be missing some of the "
+                              "grad_input. Please use register_full_backward_hook to get the "
+                              "documented behavior.", FutureWarning, stacklevel=3)
                 return
         else:
             inputs = (inputs,)
@@ -620,15 +624,17 @@ class Module:
             if self._backward_hooks or _global_backward_hooks:
                 full_backward_hooks, non_full_backward_hooks = self._get_backward_hooks()
 
-            for hook_id, hook in (*_global_forward_pre_hooks.items(), *self._forward_pre_hooks.items()):
+            for hook_id, hook in (*_global_forward_pre_hooks.items(),
+                                  *self._forward_pre_hooks.items()):
                 if hook_id in self._forward_pre_hooks_with_kwargs:
                     args_kwargs_result = hook(self, args, kwargs)
                     if args_kwargs_result is not None:
                         if isinstance(args_kwargs_result, tuple) and len(args_kwargs_result) == 2:
                             args, kwargs = args_kwargs_result
                         else:
-                            raise RuntimeError("forward pre-hook must return None or a tuple of "
-                                               f"(new_args, new_kwargs), but got {args_kwargs_result}.")
+                            raise RuntimeError(
+                                "forward pre-hook must return None or a tuple of (new_args, "
+                                f"new_kwargs), but got {args_kwargs_result}.")
                 else:
                     args_result = hook(self, args)
                     if args_result is not None:
@@ -647,7 +653,8 @@ class Module:
                 if (hook_id in self._forward_hooks_always_called
                         or hook_id in _global_forward_hooks_always_called):
                     called_always_called_hooks.add(hook_id)
-                if hook_id in self._forward_hooks_with_kwargs or hook_id in _global_forward_hooks_with_kwargs:
+                if (hook_id in self._forward_hooks_with_kwargs
+                        or hook_id in _global_forward_hooks_with_kwargs):
                     hook_result = hook(self, args, kwargs, result)
                 else:
                     hook_result = hook(self, args, result)
@@ -656,8 +663,9 @@ class Module:
 
             if bw_hook:
                 if not isinstance(result, (Tensor, tuple)):
-                    warnings.warn("For backward hooks to be called, module output should be a Tensor "
-                                  f"or a tuple of Tensors but received {type(result)}", stacklevel=2)
+                    warnings.warn("For backward hooks to be called, module output should be a "
+                                  f"Tensor or a tuple of Tensors but received {type(result)}",
+                                  stacklevel=2)
                 result = bw_hook.setup_output_hook(result)
 
             if non_full_backward_hooks:
@@ -683,7 +691,8 @@ class Module:
                         or hook_id in _global_forward_hooks_always_called):
                     continue
                 try:
-                    if hook_id in self._forward_hooks_with_kwargs or hook_id in _global_forward_hooks_with_kwargs:
+                    if (hook_id in self._forward_hooks_with_kwargs
+                            or hook_id in _global_forward_hooks_with_kwargs):
                         hook_result = hook(self, args, kwargs, result)
                     else:
                         hook_result = hook(self, args, result)
@@ -727,7 +736,8 @@ class Module:
         if isinstance(value, Parameter):
             if params is None:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
-            remove_from(self.__dict__, self._buffers, self._modules, self._non_persistent_buffers_set)
+            remove_from(self.__dict__, self._buffers, self._modules,
+                        self._non_persistent_buffers_set)
             self.register_parameter(name, value)
         elif params is not None and name in params:
             if value is not None:
@@ -770,7 +780,11 @@ class Module:
 
     # -- state_dict ------------------------------------------------------------------------------
     def _register_state_dict_hook(self, hook):
-        """Run ``hook(module, state_dict, prefix, local_metadata)`` after ``state_dict``; at the root a returned dict replaces it."""
+        """Run ``hook(module, state_dict, prefix, local_metadata)`` after ``state_dict``.
+
+        The older, private form of :meth:`register_state_dict_post_hook`: at
+        the root module, a dict the hook returns replaces the result.
+        """
         if getattr(hook, "_from_public_api", False):
             raise RuntimeError("Cannot register the same function as the state dict post hook that "
                                "was previously registered via register_state_dict_post_hook")
@@ -779,7 +793,10 @@ class Module:
         return handle
 
     def register_state_dict_post_hook(self, hook):
-        """Run ``hook(module, state_dict, prefix, local_metadata)`` after ``state_dict``; it edits in place."""
+        """Run ``hook(module, state_dict, prefix, local_metadata)`` after ``state_dict``.
+
+        The hook may edit the dict in place but must return None.
+        """
         hook._from_public_api = True
         handle = RemovableHandle(self._state_dict_hooks)
         self._state_dict_hooks[handle.id] = hook
@@ -792,7 +809,7 @@ class Module:
         return handle
 
     def _save_to_state_dict(self, destination, prefix, keep_vars):
-        """Put this module's own parameters and persistent buffers (not its children's) in ``destination``."""
+        """Put this module's parameters and persistent buffers (not its children's) in ``destination``."""
         for name, param in self._parameters.items():
             if param is not None:
                 destination[prefix + name] = param if keep_vars else param.detach()
@@ -846,13 +863,20 @@ class Module:
         return destination
 
     def _register_load_state_dict_pre_hook(self, hook, with_module=False):
-        """Run ``hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)`` before loading this module (the module first if ``with_module``)."""
+        """Run a hook before this module's entries are loaded.
+
+        The hook is called as ``hook(state_dict, prefix, local_metadata, strict,
+        missing_keys, unexpected_keys, error_msgs)``, with the module in front if
+        ``with_module``.
+        """
         handle = RemovableHandle(self._load_state_dict_pre_hooks)
-        self._load_state_dict_pre_hooks[handle.id] = _WrappedHook(hook, self if with_module else None)
+        self._load_state_dict_pre_hooks[handle.id] = _WrappedHook(hook,
+                                                                  self if with_module else None)
         return handle
 
     def register_load_state_dict_pre_hook(self, hook):
-        """Run ``hook(module, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)`` before loading this module."""
+        """Run ``hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs)`` before this module's entries are loaded."""
         return self._register_load_state_dict_pre_hook(hook, with_module=True)
 
     def register_load_state_dict_post_hook(self, hook):
@@ -875,7 +899,8 @@ class Module:
         Subclasses override this to upgrade old checkpoints (``local_metadata["version"]``).
         """
         for hook in self._load_state_dict_pre_hooks.values():
-            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
+            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                 error_msgs)
 
         persistent_buffers = {k: v for k, v in self._buffers.items()
                               if k not in self._non_persistent_buffers_set}
@@ -895,18 +920,21 @@ class Module:
             if key in state_dict:
                 input_param = state_dict[key]
                 if not isinstance(input_param, Tensor):
-                    error_msgs.append(f'While copying the parameter named "{key}", expected torch.Tensor '
-                                      f"or Tensor-like object from checkpoint but received {type(input_param)}")
+                    error_msgs.append(f'While copying the parameter named "{key}", expected '
+                                      "torch.Tensor or Tensor-like object from checkpoint but "
+                                      f"received {type(input_param)}")
                     continue
                 # Checkpoints from PyTorch 0.3 stored scalars as 1-element vectors.
-                if len(param.shape) == 0 and len(input_param.shape) == 1 and input_param.shape[0] == 1:
+                if (len(param.shape) == 0 and len(input_param.shape) == 1
+                        and input_param.shape[0] == 1):
                     input_param = input_param[0]
                 if input_param.shape != param.shape:
                     error_msgs.append(f"size mismatch for {key}: copying a param with shape "
-                                      f"{input_param.shape} from checkpoint, the shape in current model "
-                                      f"is {param.shape}.")
+                                      f"{input_param.shape} from checkpoint, the shape in current "
+                                      f"model is {param.shape}.")
                     continue
-                copy_or_defer(_copy_into_module, self, name, param, input_param, assign_to_params_buffers)
+                copy_or_defer(_copy_into_module, self, name, param, input_param,
+                              assign_to_params_buffers)
             elif strict:
                 missing_keys.append(key)
 
@@ -998,7 +1026,7 @@ class Module:
             copy()
         return _IncompatibleKeys(missing_keys, unexpected_keys)
 
-    # -- walking the tree ---------------------------------------------------------------------------
+    # -- walking the tree --------------------------------------------------------------------
     def _named_members(self, get_members_fn, prefix="", recurse=True, remove_duplicate=True):
         """Yield ``(dotted_name, member)`` for the members ``get_members_fn`` picks from each module.
 
@@ -1057,7 +1085,7 @@ class Module:
             yield module
 
     def named_modules(self, memo=None, prefix="", remove_duplicate=True):
-        """``(dotted_name, module)`` for the whole tree, pre-order; ``self`` is named ``prefix`` (``""``)."""
+        """``(dotted_name, module)`` for the whole tree, pre-order; ``self`` is named ``prefix``."""
         if memo is None:
             memo = set()
         if self not in memo:
@@ -1110,7 +1138,7 @@ class Module:
                         p.grad.requires_grad_(False)
                     p.grad.zero_()
 
-    # -- printing ------------------------------------------------------------------------------------
+    # -- printing ------------------------------------------------------------------------------
     def _get_name(self):
         return self.__class__.__name__
 
@@ -1153,7 +1181,7 @@ class Module:
         return sorted(keys)
 
     def _replicate_for_data_parallel(self):
-        """A shallow copy for one device of DataParallel: shares children and buffers, owns no parameters."""
+        """A shallow copy for one device of DataParallel: shares children and buffers, no parameters."""
         replica = self.__new__(type(self))
         replica.__dict__ = self.__dict__.copy()
         replica._parameters = {}
@@ -1164,7 +1192,7 @@ class Module:
 
 
 def _copy_into_module(module, name, param, input_param, assign):
-    """Put a checkpoint value into ``module.<name>``: copied in place, or assigned with ``assign``."""
+    """Put a checkpoint value into ``module.<name>``: copied in place, or assigned if ``assign``."""
     with no_grad():
         if assign:
             if isinstance(param, Parameter):
