@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import nnref
-from module_helpers import copy_state, normalise, raised, run_both, values
+from module_helpers import copy_state, normalise, printed, raised, run_both, values
 
 torch = pytest.importorskip("torch")
 nn_ref = nnref.nn
@@ -509,4 +509,75 @@ def test_extra_state_round_trips_through_state_dict():
         return keys, dst.note, repr(missing), repr(unexpected)
 
     ours, theirs = run_both(run, torch)
+    assert ours == theirs
+
+
+# -- the notes' examples, printed --------------------------------------------------------------------
+def test_notes_neural_network_named_parameters_print_like_pytorch():
+    def build(torch, nn):
+        class NeuralNetwork(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.flatten = nn.Flatten()
+                self.linear_relu_stack = nn.Sequential(
+                    nn.Linear(28 * 28, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(),
+                    nn.Linear(512, 10))
+
+            def forward(self, x):
+                return self.linear_relu_stack(self.flatten(x))
+
+        return NeuralNetwork()
+
+    def show(model):
+        print(f"Model structure: {model}\n\n")
+        for name, param in model.named_parameters():
+            print(f"Layer: {name} | Size: {param.size()} | Values : {param[:2]} \n")
+
+    theirs, ours = build(torch, torch.nn), build(nnref, nn_ref)
+    copy_state(theirs, ours)
+    assert printed(show, ours) == printed(show, theirs)
+
+
+def test_notes_tiny_model_prints_like_pytorch():
+    def build(torch, nn):
+        class TinyModel(torch.nn.Module):
+            def __init__(self):
+                super(TinyModel, self).__init__()
+                self.linear1 = torch.nn.Linear(100, 200)
+                self.activation = torch.nn.ReLU()
+                self.linear2 = torch.nn.Linear(200, 10)
+                self.softmax = torch.nn.Softmax()
+
+        return TinyModel()
+
+    def show(tinymodel):
+        print('The model:')
+        print(tinymodel)
+        print('\n\nJust one layer:')
+        print(tinymodel.linear2)
+        print('\n\nModel params:')
+        for param in tinymodel.parameters():
+            print(param)
+        print('\n\nLayer params:')
+        for param in tinymodel.linear2.parameters():
+            print(param)
+
+    theirs, ours = build(torch, torch.nn), build(nnref, nn_ref)
+    copy_state(theirs, ours)
+    assert printed(show, ours) == printed(show, theirs)
+
+
+def test_notes_apply_init_weights_prints_like_pytorch():
+    def run(torch, nn):
+        @torch.no_grad()
+        def init_weights(m):
+            print(m)
+            if type(m) == nn.Linear:
+                m.weight.fill_(1.0)
+                print(m.weight, "\n")
+
+        net = nn.Sequential(nn.Linear(2, 2), nn.Linear(2, 2))
+        print(net.apply(init_weights))
+
+    ours, theirs = run_both(lambda torch, nn: printed(run, torch, nn), torch)
     assert ours == theirs
