@@ -24,7 +24,7 @@ from ..autograd.grad_mode import _GradState, no_grad
 from ..autograd.graph import Node
 
 __all__ = ["convolution", "max_pool2d_with_indices", "native_batch_norm", "native_layer_norm",
-           "embedding", "embedding_renorm_", "nll_loss_nd", "mse_loss",
+           "embedding", "embedding_renorm_", "nll_loss_nd", "div_scalar", "mse_loss",
            "binary_cross_entropy_with_logits"]
 
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
@@ -505,6 +505,8 @@ class NllLossBackward0(_NumpyBackward):
 
     def backward(self, grad):
         g = grad._data
+        if self.total_weight == 0 and self.reduction == "mean":  # every target ignored
+            return (wrap(np.zeros(self._input_metadata[0][0], dtype=g.dtype), grad),)
         if self.reduction == "none":
             scale = g * self.picked_weight
         elif self.reduction == "mean":
@@ -569,6 +571,23 @@ def nll_loss_nd(input, target, weight, reduction, ignore_index):
         node.reduction, node.self_sizes = reduction, x.shape
         node.safe_target, node.picked_weight, node.total_weight = safe, picked_weight, total_weight
         out.grad_fn = node
+    return out
+
+
+class DivBackward1(Node):
+    """d(x / number) = grad / number: PyTorch's node when C++ code divides by a scalar."""
+
+    def backward(self, grad):
+        return (grad / self.other,)
+
+
+def div_scalar(input, other):
+    """``input / other`` for a Python number, recorded as ATen's ``div(Tensor, Scalar)``."""
+    out = wrap((input._data / input._dtype.numpy.type(other)).astype(input._data.dtype, copy=False),
+               input)
+    if needs_grad(input):
+        out.grad_fn = DivBackward1((input,))
+        out.grad_fn.other = other
     return out
 
 

@@ -191,7 +191,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     unbiased batch variance, while the output is normalised with the biased one.
     """
     if input.dim() < 2:
-        raise ValueError(f"batch_norm expects an input with at least 2 dimensions (N, C, ...), got "
+        raise RuntimeError(f"batch_norm expects an input with at least 2 dimensions (N, C, ...), got "
                          f"input of size {list(input.shape)}")
     if training:
         _verify_batch_size(input.shape)
@@ -277,7 +277,10 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_batch(input, target)
-    if input.dim() in (3,) or input.dim() > 4:
+    if input.dim() > 2 and tuple(target.shape[1:]) != tuple(input.shape[2:]):
+        raise RuntimeError(f"Expected target size {[input.shape[0], *input.shape[2:]]}, got "
+                           f"{list(target.shape)}")
+    if input.dim() == 3 or input.dim() > 4:
         # PyTorch's nll_loss_nd: fold the spatial dims into one so the 2-D kernel applies.
         n, c = input.shape[0], input.shape[1]
         out = _native.nll_loss_nd(input.contiguous().view(n, c, 1, -1),
@@ -338,7 +341,7 @@ def _cross_entropy_probabilities(input, target, weight, reduction, label_smoothi
         log_probs = log_probs * weight.view(shape)
     weighted = log_probs * target
     if reduction == "mean":
-        return -weighted.sum() / (input.numel() // classes)
+        return _native.div_scalar(-weighted.sum(), input.numel() // classes)
     if reduction == "sum":
         return -weighted.sum()
     return -weighted.sum(class_dim)
