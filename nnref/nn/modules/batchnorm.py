@@ -4,6 +4,7 @@ from ..._creation import empty, ones, tensor, zeros
 from ...autograd.grad_mode import no_grad
 from .. import functional as F, init
 from ..parameter import Parameter
+from ._shape_errors import naming_layer
 from .module import Module
 
 __all__ = ["BatchNorm1d", "BatchNorm2d"]
@@ -89,9 +90,10 @@ class _BatchNorm(_NormBase):
         bn_training = self.training or (self.running_mean is None and self.running_var is None)
         # Running statistics are updated only in training, and only when tracked.
         use_buffers = not self.training or self.track_running_stats
-        return F.batch_norm(input, self.running_mean if use_buffers else None,
-                            self.running_var if use_buffers else None, self.weight, self.bias,
-                            bn_training, exponential_average_factor, self.eps)
+        with naming_layer(self, input):
+            return F.batch_norm(input, self.running_mean if use_buffers else None,
+                                self.running_var if use_buffers else None, self.weight, self.bias,
+                                bn_training, exponential_average_factor, self.eps)
 
 
 class BatchNorm1d(_BatchNorm):

@@ -5,6 +5,7 @@ from ..._creation import empty
 from ...autograd.grad_mode import no_grad
 from .. import functional as F, init
 from ..parameter import Parameter
+from ._shape_errors import naming_layer
 from .module import Module
 
 __all__ = ["Conv2d"]
@@ -112,4 +113,5 @@ class Conv2d(_ConvNd):
                 f"{self._get_name()}({self.extra_repr()}) expected input of shape "
                 f"(N, {self.in_channels}, H, W) or ({self.in_channels}, H, W), but got input of "
                 f"size: {list(input.shape)}")
-        return self._conv_forward(input, self.weight, self.bias)
+        with naming_layer(self, input):
+            return self._conv_forward(input, self.weight, self.bias)

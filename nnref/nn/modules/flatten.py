@@ -1,5 +1,6 @@
 """``nn.Flatten`` (``torch/nn/modules/flatten.py``)."""
 from ..._ops.shape import flatten
+from ._shape_errors import naming_layer
 from .module import Module
 
 __all__ = ["Flatten"]
@@ -16,7 +17,8 @@ class Flatten(Module):
         self.end_dim = end_dim
 
     def forward(self, input):
-        return flatten(input, self.start_dim, self.end_dim)
+        with naming_layer(self, input):
+            return flatten(input, self.start_dim, self.end_dim)
 
     def extra_repr(self):
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"

@@ -1,5 +1,6 @@
 """``nn.MaxPool2d`` (``torch/nn/modules/pooling.py``)."""
 from .. import functional as F
+from ._shape_errors import naming_layer
 from .module import Module
 
 __all__ = ["MaxPool2d"]
@@ -35,5 +36,6 @@ class MaxPool2d(_MaxPoolNd):
             raise RuntimeError(f"{self._get_name()}({self.extra_repr()}) expected a non-empty 3D "
                                f"(C, H, W) or 4D (N, C, H, W) input, but got input of size: "
                                f"{list(input.shape)}")
-        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
-                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+        with naming_layer(self, input):
+            return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                                ceil_mode=self.ceil_mode, return_indices=self.return_indices)
