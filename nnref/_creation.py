@@ -30,21 +30,53 @@ def _finish(data, dtype, device, requires_grad):
     return t
 
 
+_PYTHON_SCALARS = {builtins.bool: _dtype.bool, builtins.int: _dtype.int64, builtins.float: None}
+
+
 def _inferred_dtype(data):
-    """The dtype ``tensor(data)`` gets when none is given."""
+    """The dtype ``tensor(data)`` gets when none is given (``infer_scalar_type`` in tensor_new.cpp).
+
+    Python bools stay bool, ints become int64, floats the default dtype; numpy
+    arrays and scalars and tensors keep their own dtype; a list takes the
+    promotion of everything inside it (so ``[np.float64(1), 2]`` is float64).
+    """
     if isinstance(data, Tensor):
         return data._dtype
-    if isinstance(data, np.ndarray) or isinstance(data, np.generic):
+    if isinstance(data, (np.ndarray, np.generic)):
         return _dtype.from_numpy_dtype(data.dtype)
-    kind = np.asarray(data).dtype.kind
-    if kind == "b":
+    if isinstance(data, (list, tuple)):
+        if not data:
+            return _dtype.get_default_dtype()
+        result = None
+        kinds = set(map(type, data))  # one pass in C; only unusual items are visited one by one
+        for kind in kinds & _PYTHON_SCALARS.keys():
+            result = _promote(result, _PYTHON_SCALARS[kind] or _dtype.get_default_dtype())
+        if kinds - _PYTHON_SCALARS.keys():
+            for item in data:
+                if type(item) not in _PYTHON_SCALARS:
+                    result = _promote(result, _inferred_dtype(item))
+        return result
+    if isinstance(data, builtins.bool):
         return _dtype.bool
-    if kind in "iu":
+    if isinstance(data, numbers.Integral):
         return _dtype.int64
-    if kind == "f":
+    if isinstance(data, numbers.Real):
         return _dtype.get_default_dtype()
     raise TypeError(f"Could not infer dtype of {type(data).__name__}: expected numbers, nested "
                     "lists of numbers, numpy arrays or tensors")
+
+
+def _promote(a, b):
+    return b if a is None else _dtype.promote_types(a, b)
+
+
+def _to_nested_lists(data):
+    """Replace tensors inside a (nested) list by their values, so numpy can read it."""
+    if isinstance(data, Tensor):
+        return _host(data._data)
+    if isinstance(data, (list, tuple)) and not all(type(x) in _PYTHON_SCALARS for x in data):
+        return [_to_nested_lists(x) for x in data]
+    return data
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False):
@@ -54,12 +86,9 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
                       "sourceTensor.clone().detach() or sourceTensor.clone().detach()."
                       "requires_grad_(True), rather than torch.tensor(sourceTensor).",
                       UserWarning, stacklevel=2)
-        data = _host(data._data)
-    elif isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in data):
-        data = [x.tolist() if isinstance(x, Tensor) else x for x in data]
     dtype = dtype or _inferred_dtype(data)
     try:
-        array = np.array(data, dtype=dtype.numpy)
+        array = np.array(_to_nested_lists(data), dtype=dtype.numpy)
     except ValueError as exc:
         raise ValueError(f"could not build a tensor from this data ({exc}); nested lists must be "
                          "rectangular, e.g. [[1, 2], [3, 4]]") from None
@@ -179,7 +208,7 @@ def _legacy_type(name, dt):
     def __new__(cls, *args, device=None):
         if len(args) == 1 and not isinstance(args[0], numbers.Integral):
             return _finish(_as_array(args[0], dt), dt, device, False)
-        return zeros(*args, dtype=dt, device=device)
+        return zeros(*(args or (0,)), dtype=dt, device=device)  # no arguments: empty, size (0,)
     return _LegacyTensorType(name, (), {"__new__": __new__, "dtype": dt,
                                         "__doc__": f"Legacy constructor that always makes {dt} tensors."})
 

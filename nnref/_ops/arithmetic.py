@@ -65,12 +65,23 @@ class SubBackward0(Node):
         return grad, -grad if self.alpha == 1 else grad * -self.alpha
 
 
-def sub(input, other, *, alpha=1):
-    """``input - alpha * other``."""
-    dtype = result_type(input, other)
-    if dtype is _dtype.bool:
+def _check_no_bool_subtraction(input, other):
+    """PyTorch refuses ``-`` whenever an operand is a bool tensor (or a Python bool)."""
+    bools = [isinstance(x, bool) or (isinstance(x, Tensor) and x._dtype is _dtype.bool)
+             for x in (input, other)]
+    if all(bools):
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
                            "Use the `^` or `logical_xor()` operator instead.")
+    if any(bools):
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
+
+
+def sub(input, other, *, alpha=1):
+    """``input - alpha * other``."""
+    _check_no_bool_subtraction(input, other)
+    dtype = result_type(input, other)
     out = wrap(_binary(np.subtract, input, other, dtype, alpha), _like(input, other))
     a, b = _tensor_or_none(input), _tensor_or_none(other)
     if needs_grad(a, b):
@@ -89,6 +100,7 @@ class RsubBackward1(Node):
 
 def rsub(input, other, *, alpha=1):
     """``other - alpha * input`` where ``other`` is a number (what ``1 - t`` calls)."""
+    _check_no_bool_subtraction(input, other)
     dtype = result_type(input, other)
     out = wrap(_binary(np.subtract, other, input, dtype, alpha), input)
     if needs_grad(input):
@@ -213,6 +225,11 @@ class PowBackward2(Node):
 def pow(input, exponent):
     """``input ** exponent``; either side may be a number."""
     dtype = result_type(input, exponent)
+    if dtype is _dtype.bool:
+        # PyTorch answers t ** 0 and t ** 1 without computing (ones, a copy), even for bools.
+        if isinstance(input, Tensor) and not isinstance(exponent, Tensor) and exponent in (0, 1):
+            return wrap(np.ones_like(input._data) if exponent == 0 else input._data.copy(), input)
+        raise NotImplementedError('"pow" not implemented for \'Bool\'; convert first, e.g. t.int()')
     if isinstance(exponent, Tensor) and isinstance(input, Tensor):
         out = wrap(_binary(np.power, input, exponent, dtype), input)
         if needs_grad(input, exponent):

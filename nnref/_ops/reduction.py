@@ -99,6 +99,9 @@ def var(input, dim=None, unbiased=True, keepdim=False, *, correction=None):
     """Variance; Bessel-corrected (``correction=1``) unless told otherwise."""
     if isinstance(dim, bool):  # var(False): PyTorch's older (input, unbiased) signature
         dim, unbiased = None, dim
+    if not input._dtype.is_floating_point:
+        raise RuntimeError("std and var only support floating point and complex dtypes; convert "
+                           "first, e.g. t.float().var()")
     if correction is None:
         correction = 0 if unbiased is False else 1
     dims = _dims(dim, input._data.ndim)

@@ -3,7 +3,17 @@ import numpy as np
 
 from .._tensor import _wrap_dim
 from ..autograd.graph import Node
-from ._common import float_data, needs_grad, wrap
+from ._common import needs_grad, wrap
+
+
+def _floating_data(input, dtype, name):
+    """The values to work on: converted to ``dtype`` if given, else they must be floating point."""
+    if dtype is not None:
+        input = input.to(dtype)
+    if not input._dtype.is_floating_point:
+        raise NotImplementedError(f'"{name}" not implemented for \'{input._dtype._legacy_name[:-6]}\'; '
+                                  "convert first, e.g. t.float(), or pass dtype=")
+    return input._data
 
 
 class SoftmaxBackward0(Node):
@@ -16,7 +26,7 @@ class SoftmaxBackward0(Node):
 
 def softmax(input, dim, dtype=None):
     """``exp(x) / sum(exp(x))`` along ``dim``."""
-    data = float_data(input if dtype is None else input.to(dtype))
+    data = _floating_data(input, dtype, "softmax")
     dim = _wrap_dim(dim, data.ndim)
     shifted = np.exp(data - np.max(data, axis=dim, keepdims=True))
     out = wrap(shifted / np.sum(shifted, axis=dim, keepdims=True), input)
@@ -37,7 +47,7 @@ class LogSoftmaxBackward0(Node):
 
 def log_softmax(input, dim, dtype=None):
     """``x - logsumexp(x)`` along ``dim``: the log-probabilities cross-entropy uses."""
-    data = float_data(input if dtype is None else input.to(dtype))
+    data = _floating_data(input, dtype, "log_softmax")
     dim = _wrap_dim(dim, data.ndim)
     shifted = data - np.max(data, axis=dim, keepdims=True)
     out = wrap(shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True)), input)

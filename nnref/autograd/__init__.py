@@ -3,6 +3,8 @@
 ``backward`` accumulates gradients into leaves' ``.grad``; ``grad`` returns
 them instead.  Both hand the real work to :func:`engine.run_backward`.
 """
+import warnings
+
 from . import graph
 from .engine import run_backward
 from .function import Function, FunctionCtx
@@ -52,6 +54,13 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     roots = _root_gradients(outputs, grad_tensors)
     if retain_graph is None:
         retain_graph = create_graph
+    if create_graph:
+        warnings.warn(
+            "Using backward() with create_graph=True will create a reference cycle between the "
+            "parameter and its gradient which can cause a memory leak. We recommend using "
+            "autograd.grad when creating the graph to avoid this. If you have to use this function, "
+            "make sure to reset the .grad fields of your parameters to None after use to break the "
+            "cycle and avoid the leak.", UserWarning, stacklevel=2)
     inputs = _as_list(inputs)
     if inputs is not None and not inputs:
         raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
