@@ -88,7 +88,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
                       UserWarning, stacklevel=2)
     dtype = dtype or _inferred_dtype(data)
     try:
-        array = np.array(_to_nested_lists(data), dtype=dtype.numpy)
+        with np.errstate(over="ignore", invalid="ignore"):  # out of range: inf, silently (PyTorch)
+            array = np.array(_to_nested_lists(data), dtype=dtype.numpy)
     except ValueError as exc:
         raise ValueError(f"could not build a tensor from this data ({exc}); nested lists must be "
                          "rectangular, e.g. [[1, 2], [3, 4]]") from None

@@ -22,7 +22,8 @@ def _move(data, dev):
 
 def to_copy(input, dtype, dev):
     """A copy of ``input`` in ``dtype`` on ``dev``; gradients flow back in the original dtype."""
-    data = _move(input._data, dev).astype(dtype.numpy, copy=True)
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow gives inf silently, as in PyTorch
+        data = _move(input._data, dev).astype(dtype.numpy, copy=True)
     out = Tensor._make(data, dev)
     if needs_grad(input):
         if not dtype.is_floating_point:
