@@ -219,7 +219,6 @@ class Module:
     see the whole tree.
     """
 
-    dump_patches = False
     # Saved in state_dict metadata, so _load_from_state_dict can upgrade old checkpoints.
     _version = 1
     call_super_init = False
