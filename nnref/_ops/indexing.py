@@ -179,8 +179,8 @@ def getitem(input, index):
             remaining.append(array)
             dim += array.ndim if array.dtype == np.bool_ else 1
         else:
-            raise TypeError(f"invalid index of type {type(item).__name__}: use ints, slices, None, "
-                            "..., integer/bool tensors or lists")
+            raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte "
+                             f"Variables are valid indices (got {type(item).__name__})")
     if any(isinstance(r, np.ndarray) for r in remaining):
         return index_tensor(out, tuple(remaining))
     return alias(out) if out is input else out

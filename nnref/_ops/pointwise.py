@@ -209,7 +209,12 @@ def where(condition, input, other):
     try:
         data = np.where(condition._data, a, b)
     except ValueError:
-        raise broadcast_error(condition._data, np.broadcast_arrays(a, b)[0]) from None
+        try:
+            np.broadcast_shapes(np.shape(a), np.shape(b))
+        except ValueError:
+            raise broadcast_error(a, b) from None
+        raise broadcast_error(condition._data, np.empty(np.broadcast_shapes(np.shape(a), np.shape(b)))
+                              ) from None
     like = input if isinstance(input, Tensor) else other if isinstance(other, Tensor) else condition
     out = wrap(data, like)
     a_t = input if isinstance(input, Tensor) else None

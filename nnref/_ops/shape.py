@@ -316,7 +316,7 @@ def cat(tensors, dim=0):
     """Join tensors along an existing dimension."""
     tensors = list(tensors)
     if not tensors:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     dtype = result_type(*tensors)
     for other in tensors[1:]:
         check_same_device(tensors[0], other)

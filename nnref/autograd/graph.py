@@ -29,21 +29,26 @@ FREED_MESSAGE = (
 class SavedTensor:
     """A tensor kept for backward, with the version it had when saved (``SavedVariable``)."""
 
-    __slots__ = ("tensor", "version", "is_output")
+    __slots__ = ("tensor", "version", "is_output", "grad_fn", "output_nr")
 
     def __init__(self, tensor, is_output):
         # An output is saved without its grad_fn, so node -> tensor -> node is no reference cycle.
         self.tensor = tensor._alias_without_history() if is_output else tensor
         self.version = tensor._version_counter[0]
         self.is_output = is_output
+        # Which op made the tensor, for the error message below (an in-place op may replace
+        # tensor.grad_fn later, and PyTorch names the original).
+        self.grad_fn = None if is_output else tensor.grad_fn
+        self.output_nr = tensor._output_nr
 
     def unpack(self, node):
         tensor = self.tensor
         if tensor._version_counter[0] != self.version:
+            made_by = node if self.is_output else self.grad_fn
+            which = "" if made_by is None else f", which is output {self.output_nr} of {made_by.name()},"
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an "
-                f"inplace operation: [{tensor.type()} {list(tensor.shape)}], which is "
-                f"{'output' if self.is_output else 'an input'} of {node.name()}, is at version "
+                f"inplace operation: [{tensor.type()} {list(tensor.shape)}]{which} is at version "
                 f"{tensor._version_counter[0]}; expected version {self.version} instead. Hint: "
                 "replace the in-place operation (the one ending in '_', or '+=') with its "
                 "out-of-place form, or clone() the tensor before modifying it.")
