@@ -5,6 +5,7 @@
 #   ./dev.sh test    run every test (what CI runs, via .ci/run)
 #   ./dev.sh setup   only prepare .venv and the system tools
 #   ./dev.sh clean   remove build outputs and caches (keeps .venv)
+#   ./dev.sh bench   run the benchmark (--quick for a short run) into bench/results/
 #   ./dev.sh help    this text
 #
 # Every command creates .venv/ on first use and reuses it afterwards; pip is
@@ -231,6 +232,11 @@ step_all_tests() {
         -p no:cacheprovider --junitxml=_build/test-results.xml
 }
 
+step_bench() {
+    # Same interpreter as the tests; bench.run pins the BLAS thread count itself.
+    "$VPY" -m bench.run "$@"
+}
+
 print_test_totals() {
     # The last line of the run: totals over everything pytest ran.
     "$VPY" - <<'PY'
@@ -289,6 +295,11 @@ cmd_clean() {
     info "removed _build/, caches and __pycache__/ (kept .venv/)"
 }
 
+cmd_bench() {
+    setup
+    run_required_step "benchmark (python -m bench.run $*)" step_bench "$@"
+}
+
 cmd_execute() {
     setup
     "$VPY" tools/execute_notebooks.py "$@"
@@ -310,6 +321,12 @@ Commands:
   execute [NOTEBOOK ...]
           Re-run chapters in place (all of book/ by default) so their stored
           outputs are fresh; nbval then checks them in 'test'.
+  bench [--quick] [--threads N] [--out DIR] [--profile]
+          Run the benchmark: nnref vs hand-written numpy vs PyTorch (MLP step,
+          per-op overhead, long chains, peak memory, a scalar engine). Writes
+          results.json, results.md and chart.png to bench/results/ (or DIR);
+          --quick is the short run CI does, --profile shows where nnref spends
+          an MLP step.
   clean   Remove _build/ and test caches (keeps .venv/).
   help    Show this text.
 
@@ -328,7 +345,7 @@ main() {
         test)  cmd_test "$@" ;;
         clean) cmd_clean "$@" ;;
         execute) cmd_execute "$@" ;;
-        # bench)   cmd_bench "$@" ;;    (coming: benchmarks)
+        bench) cmd_bench "$@" ;;
         # student) cmd_student "$@" ;;  (coming: student workflow)
         help|-h|--help) usage ;;
         *) usage >&2; die "unknown command: $cmd" ;;

@@ -1,0 +1,339 @@
+"""Turn the measurements into ratios, a table (text and Markdown), ``results.json`` and a bar chart."""
+import json
+import math
+import os
+
+OUTPUT_FILES = ("results.json", "results.md", "chart.png")
+CONTENDER_LABELS = {"nnref": "nnref", "numpy": "numpy (hand-written)", "torch": "PyTorch",
+                    "scalar": "scalar engine"}
+COLORS = {"nnref": "#d62728", "numpy": "#1f77b4", "torch": "#ff7f0e", "scalar": "#7f7f7f"}
+
+# Targets: (ratio key, limit).  A row meets its target when every ratio it names is <= its limit.
+TARGETS = {
+    "mlp_step_b1": [("nnref/torch", 2.5)],
+    "mlp_step_b64": [("nnref/numpy", 1.15), ("nnref/torch", 1.0)],
+    "mlp_step_b512": [("nnref/numpy", 1.15), ("nnref/torch", 1.0)],
+    "per_op_overhead": [("nnref/torch", 3.0)],
+    "peak_memory_b512": [("nnref/numpy", 1.3)],
+}
+LINEAR_EXPONENT = (0.8, 1.2)  # peak ~ length**k with k in this range counts as linear
+
+
+def _ratio(a, b):
+    return a / b if a is not None and b not in (None, 0) else None
+
+
+def compute(results):
+    """Add ``results["ratios"]`` and ``results["table"]`` (one dict per row)."""
+    m = results["measures"]
+    rows = []
+
+    def row(key, measure, unit, values, extra=None):
+        ratios = {"nnref/numpy": _ratio(values.get("nnref"), values.get("numpy")),
+                  "nnref/torch": _ratio(values.get("nnref"), values.get("torch"))}
+        targets = TARGETS.get(key)
+        if targets:
+            target = ", ".join(f"{r.replace('torch', 'PyTorch')} <= {lim:g}" for r, lim in targets)
+            if any(ratios[r] is None for r, _ in targets):
+                met = None
+            else:
+                met = all(ratios[r] <= lim for r, lim in targets)
+        else:
+            target, met = None, None
+        entry = {"key": key, "measure": measure, "unit": unit, "values": values, "ratios": ratios,
+                 "target": target, "met": met}
+        entry.update(extra or {})
+        rows.append(entry)
+        return entry
+
+    for batch, res in m["mlp_step"].items():
+        row(f"mlp_step_b{batch}", f"MLP SGD step, batch {batch}", "ms",
+            {n: r["median"] * 1e3 for n, r in res.items()})
+    per_op = m["per_op_overhead"]
+    row("per_op_overhead", f"Per-op overhead, fwd+bwd ({per_op['ops']} ops on {per_op['elements']} elements)",
+        "us/op", dict(per_op["us_per_op"]))
+
+    chain = m["chain"]
+    longest = str(max(chain["lengths"]))
+    chain_row = row(f"chain_backward_{longest}", f"Backward through a chain of {int(longest):,} ops", "ms",
+                    {n: t["backward"]["median"] * 1e3 for n, t in chain["time"][longest].items()})
+    chain_row["target"] = "completes"
+    chain_row["met"] = all(n in chain["time"][longest] for n in ("nnref",))
+    mem = chain.get("memory", {})
+    if mem:
+        lo, hi = LINEAR_EXPONENT
+        linear = row("chain_memory", "Chain peak memory per op (slope over "
+                     + "/".join(str(k) for k in chain["lengths"]) + " ops)", "bytes/op",
+                     {n: v["bytes_per_op"] for n, v in mem.items()},
+                     {"growth_exponent": {n: v["growth_exponent"] for n, v in mem.items()}})
+        exponent = mem["nnref"]["growth_exponent"]
+        linear["target"] = f"linear in length (peak ~ n^k, k = {exponent:.2f})"
+        linear["met"] = lo <= exponent <= hi
+
+    peak = m["peak_memory"]
+    row(f"peak_memory_b{peak['batch']}", f"Peak memory (RSS delta) of the MLP step, batch {peak['batch']}",
+        "MiB", {n: v["peak_delta_bytes"] / 2**20 for n, v in peak["mlp"].items()})
+
+    scalar = m["scalar_engine"]
+    values = {n: r["median"] * 1e3 for n, r in scalar["step"].items()}
+    sizes = "-".join(str(s) for s in scalar["sizes"])
+    srow = row("scalar_engine", f"Scalar (micrograd-style) engine vs tensors: MLP {sizes}, batch "
+               f"{scalar['batch']}", "ms", values)
+    srow["target"] = ("info: tensor autograd " + ", ".join(
+        f"{CONTENDER_LABELS[n]} {v:,.0f}x" for n, v in scalar["speedup"].items()) + " faster")
+
+    results["table"] = rows
+    results["ratios"] = {r["key"]: {k: v for k, v in r["ratios"].items() if v is not None} for r in rows}
+    results["ratios"]["scalar_engine"]["scalar/nnref"] = scalar["speedup"]["nnref"]
+    results["targets_met"] = {r["key"]: r["met"] for r in rows if r["met"] is not None}
+    return results
+
+
+# ------------------------------------------------------------------ text ---
+def _num(v, unit=""):
+    if v is None:
+        return "-"
+    if unit == "bytes/op" or abs(v) >= 1000:
+        return f"{v:,.0f}"
+    if abs(v) >= 100:
+        return f"{v:.0f}"
+    if abs(v) >= 10:
+        return f"{v:.1f}"
+    if abs(v) >= 1:
+        return f"{v:.2f}"
+    return f"{v:.3f}"
+
+
+def _ratio_str(v):
+    return "-" if v is None else f"{v:.2f}"
+
+
+def _met_str(met):
+    return {True: "yes", False: "no", None: "-"}[met]
+
+
+HEADER = ["Measure", "Unit", "nnref", "numpy", "PyTorch", "scalar", "nnref/numpy", "nnref/PyTorch",
+          "Target", "Met?"]
+
+
+def _cells(r):
+    v = r["values"]
+    return [r["measure"], r["unit"], _num(v.get("nnref"), r["unit"]), _num(v.get("numpy"), r["unit"]),
+            _num(v.get("torch"), r["unit"]), _num(v.get("scalar"), r["unit"]),
+            _ratio_str(r["ratios"]["nnref/numpy"]), _ratio_str(r["ratios"]["nnref/torch"]),
+            r["target"] or "-", _met_str(r["met"])]
+
+
+def text_table(results):
+    rows = [HEADER] + [_cells(r) for r in results["table"]]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(HEADER))]
+    lines = []
+    for k, row in enumerate(rows):
+        lines.append("  ".join(c.ljust(w) if i in (0, 1, 8) else c.rjust(w)
+                               for i, (c, w) in enumerate(zip(row, widths))).rstrip())
+        if k == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    meta = results["meta"]
+    lines.append("")
+    lines.append(f"{meta['mode']} run, {meta['threads']} thread(s), {meta['cpu']}, numpy {meta['numpy']}"
+                 f", torch {meta['torch'] or 'not installed'}, {meta['date']}")
+    return "\n".join(lines)
+
+
+def markdown(results):
+    meta = results["meta"]
+    cfg = results["config"]
+    out = ["# nnref benchmark results", ""]
+    out.append(f"{meta['mode'].capitalize()} run on {meta['date']}: {meta['cpu']} "
+               f"({meta['cpu_count']} cores), **{meta['threads']} thread(s) for every contender**, "
+               f"Python {meta['python']}, numpy {meta['numpy']}"
+               + (f" ({meta['numpy_blas'].get('name')} {meta['numpy_blas'].get('version')})"
+                  if isinstance(meta.get("numpy_blas"), dict) else "")
+               + f", PyTorch {meta['torch'] or 'not installed'}, nnref {meta['nnref']}"
+               + (f" (commit {meta['git_commit']})" if meta.get("git_commit") else "") + ".")
+    out.append("")
+    out.append(f"Times are medians of {cfg['repeats']} interleaved samples (chains: {cfg['chain_repeats']}, "
+               f"scalar engine: {cfg['scalar_repeats']}), each sample at least {cfg['min_time'] * 1e3:.0f} ms "
+               f"long, after warm-up. Memory is the peak RSS above the baseline taken after the model "
+               f"and data are built, in a fresh process per contender (median of "
+               f"{cfg['memory_repeats']}). Before timing, all MLP implementations agreed on two "
+               f"consecutive losses within {results['correctness']['mlp']['rtol']:g} (relative)."
+               + (f" Load average at the start: {meta['load_average_start'][0]:.2f}."
+                  if meta.get("load_average_start") else ""))
+    out.append("")
+    out.append("| " + " | ".join(HEADER) + " |")
+    out.append("|" + "|".join(["---", "---"] + ["---:"] * 6 + ["---", ":---:"]) + "|")
+    for r in results["table"]:
+        out.append("| " + " | ".join(c.replace("|", "\\|") for c in _cells(r)) + " |")
+    out.append("")
+
+    mlp = results["measures"]["mlp_step"]
+    out += ["## MLP step: median and interquartile range", "",
+            "| Batch | Contender | Median | IQR | Steps per sample |", "|---:|---|---:|---:|---:|"]
+    for batch, res in mlp.items():
+        for n, r in res.items():
+            out.append(f"| {batch} | {CONTENDER_LABELS[n]} | {r['median'] * 1e3:.3f} ms | "
+                       f"{r['iqr'] * 1e3:.3f} ms | {r['calls_per_sample']} |")
+    out.append("")
+
+    chain = results["measures"]["chain"]
+    out += ["## Chain of elementwise ops", "",
+            "Each op is `* 1.01`, `+ 0.01` or `tanh` (cycling) on a 256-element float32 tensor.", "",
+            "| Length | Contender | Build (forward) | Backward | Peak memory | Bytes per op |",
+            "|---:|---|---:|---:|---:|---:|"]
+    for length in chain["lengths"]:
+        for n, t in chain["time"][str(length)].items():
+            mem = chain.get("memory", {}).get(n, {}).get("points", {}).get(str(length))
+            peak = f"{mem['peak_delta_bytes'] / 2**20:.2f} MiB" if mem else "-"
+            per_op = f"{mem['peak_delta_bytes'] / length:,.0f}" if mem else "-"
+            out.append(f"| {length:,} | {CONTENDER_LABELS[n]} | {t['build']['median'] * 1e3:.1f} ms | "
+                       f"{t['backward']['median'] * 1e3:.1f} ms | {peak} | {per_op} |")
+    out.append("")
+    for n, mem in chain.get("memory", {}).items():
+        out.append(f"- {CONTENDER_LABELS[n]}: {mem['bytes_per_op']:,.0f} bytes per op (slope), "
+                   f"growth exponent {mem['growth_exponent']:.2f} (1 = linear).")
+    out.append("")
+
+    peak = results["measures"]["peak_memory"]
+    numpy_ws = peak["mlp"].get("numpy", {}).get("workspace_bytes")
+    if numpy_ws:
+        out.append(f"The hand-written numpy step's own buffers (activations, masks, gradients) take "
+                   f"{numpy_ws / 2**20:.1f} MiB at batch {peak['batch']}.")
+        out.append("")
+
+    scalar = results["measures"]["scalar_engine"]
+    out.append(f"Scalar engine: a micrograd-style `Value` per number ({'bench/scalar_engine.py'}); "
+               f"one SGD step of the same MLP ({'-'.join(map(str, scalar['sizes']))}, batch "
+               f"{scalar['batch']}) takes {scalar['step']['scalar']['median'] * 1e3:.1f} ms; nnref's "
+               f"tensor autograd is {scalar['speedup']['nnref']:,.0f}x faster.")
+    out.append("")
+    out.append("![benchmark chart](chart.png)")
+    out.append("")
+    out.append("Regenerate with `./dev.sh bench` (or `python -m bench.run`); see `bench/run.py`.")
+    return "\n".join(out) + "\n"
+
+
+# ----------------------------------------------------------------- chart ---
+def chart(results, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    m = results["measures"]
+    fig, axes = plt.subplots(2, 3, figsize=(16, 9))
+    width = 0.26
+
+    def grouped(ax, groups, series, values, errors=None, log=True, ylabel=""):
+        x = np.arange(len(groups))
+        k = len(series)
+        for i, name in enumerate(series):
+            vals = [values[g].get(name, np.nan) for g in groups]
+            err = None
+            if errors is not None:
+                err = np.array([errors[g].get(name, (0, 0)) for g in groups]).T
+            bars = ax.bar(x + (i - (k - 1) / 2) * width, vals, width, yerr=err, capsize=2,
+                          label=CONTENDER_LABELS[name], color=COLORS[name])
+            ax.bar_label(bars, labels=[_num(v) if not np.isnan(v) else "" for v in vals],
+                         fontsize=7, padding=1)
+        ax.set_xticks(x, groups)
+        if log:
+            ax.set_yscale("log")
+        ax.set_ylabel(ylabel)
+        ax.legend(fontsize=8)
+        ax.margins(y=0.15)
+
+    # 1. MLP step time
+    mlp = m["mlp_step"]
+    names = list(next(iter(mlp.values())))
+    groups = [f"batch {b}" for b in mlp]
+    vals = {f"batch {b}": {n: r["median"] * 1e3 for n, r in res.items()} for b, res in mlp.items()}
+    errs = {f"batch {b}": {n: ((r["median"] - r["q1"]) * 1e3, (r["q3"] - r["median"]) * 1e3)
+                           for n, r in res.items()} for b, res in mlp.items()}
+    grouped(axes[0, 0], groups, names, vals, errs, ylabel="ms per step (log)")
+    axes[0, 0].set_title("MLP SGD step (784-512-512-10)")
+
+    # 2. per-op overhead
+    per_op = m["per_op_overhead"]["us_per_op"]
+    grouped(axes[0, 1], ["fwd+bwd per op"], list(per_op), {"fwd+bwd per op": per_op}, log=False,
+            ylabel="microseconds per op")
+    axes[0, 1].set_title("Per-op overhead (20 ops on 4 elements)")
+
+    # 3. chain memory
+    chain = m["chain"]
+    mem = chain.get("memory", {})
+    if mem:
+        groups = [f"{k:,} ops" for k in chain["lengths"]]
+        vals = {f"{k:,} ops": {n: v["points"][str(k)]["peak_delta_bytes"] / 2**20 for n, v in mem.items()}
+                for k in chain["lengths"]}
+        grouped(axes[0, 2], groups, list(mem), vals, log=False, ylabel="peak memory, MiB")
+        axes[0, 2].set_title("Chain of ops: peak memory vs length\n("
+                             + ", ".join(f"{CONTENDER_LABELS[n]} {v['bytes_per_op']:,.0f} bytes/op"
+                                         for n, v in mem.items()) + ")", fontsize=10)
+
+    # 4. peak memory, MLP step
+    peak = m["peak_memory"]
+    key = f"batch {peak['batch']}"
+    grouped(axes[1, 0], [key], list(peak["mlp"]),
+            {key: {n: v["peak_delta_bytes"] / 2**20 for n, v in peak["mlp"].items()}}, log=False,
+            ylabel="peak RSS above baseline, MiB")
+    axes[1, 0].set_title("Peak memory of the MLP step")
+
+    # 5. scalar engine
+    scalar = m["scalar_engine"]
+    step = {n: r["median"] * 1e3 for n, r in scalar["step"].items()}
+    grouped(axes[1, 1], ["one SGD step"], list(step), {"one SGD step": step},
+            ylabel="ms per step (log)")
+    axes[1, 1].set_title(f"Scalar engine vs tensor autograd\n(MLP {'-'.join(map(str, scalar['sizes']))}, "
+                         f"batch {scalar['batch']}: nnref {scalar['speedup']['nnref']:,.0f}x faster)",
+                         fontsize=10)
+
+    # 6. ratio / target
+    ax = axes[1, 2]
+    labels, fractions, colors = [], [], []
+    for r in results["table"]:
+        for ratio_key, limit in TARGETS.get(r["key"], []):
+            value = r["ratios"][ratio_key]
+            if value is None:
+                continue
+            labels.append(f"{r['key'].replace('_', ' ')}\n{ratio_key.replace('torch', 'PyTorch')} "
+                          f"{value:.2f} (target {limit:g})")
+            fractions.append(value / limit)
+            colors.append("#2ca02c" if value <= limit else "#d62728")
+    y = np.arange(len(labels))
+    ax.barh(y, fractions, color=colors)
+    ax.axvline(1.0, color="black", linewidth=1)
+    ax.set_yticks(y, labels, fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlabel("measured ratio / target (<= 1 meets the target)")
+    ax.set_title("Ratios against targets")
+
+    meta = results["meta"]
+    fig.suptitle(f"nnref benchmark ({meta['mode']} run, {meta['threads']} thread(s), {meta['cpu']}, "
+                 f"numpy {meta['numpy']}, PyTorch {meta['torch'] or '-'}, {meta['date'][:10]})", fontsize=11)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _jsonable(obj):
+    if isinstance(obj, float) and (math.isnan(obj) or math.isinf(obj)):
+        return None
+    if isinstance(obj, dict):
+        return {k: _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(v) for v in obj]
+    if hasattr(obj, "item"):  # numpy scalars
+        return obj.item()
+    return obj
+
+
+def finish(results, out_dir):
+    compute(results)
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, "results.json"), "w") as f:
+        json.dump(_jsonable(results), f, indent=1)
+        f.write("\n")
+    with open(os.path.join(out_dir, "results.md"), "w") as f:
+        f.write(markdown(results))
+    chart(results, os.path.join(out_dir, "chart.png"))
