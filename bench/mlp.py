@@ -88,8 +88,9 @@ class NumpyMLP:
     """The same step by hand: preallocated buffers, in-place updates ("the limit").
 
     Forward ``z = h @ W.T + b`` and ReLU in place; softmax cross-entropy with
-    the log-sum-exp shift; backward ``dW = dz.T @ h``, ``db = dz.sum(0)``,
-    ``dh = (dz @ W) * (h > 0)``; then ``W -= lr * dW`` in place.  The gradient
+    the log-sum-exp shift; backward ``dh = (dz @ W) * (h > 0)``,
+    ``dW = dz.T @ h``, ``db = dz.sum(0)`` with the learning rate folded into
+    ``dz``, so ``W -= lr * dW`` is a single in-place subtraction.  The gradient
     buffers are overwritten every step, so ``zero_grad`` costs nothing.
     """
 
@@ -152,26 +153,26 @@ class NumpyMLP:
         dz[self.rows, self.y] -= 1
         dz *= np.float32(1.0 / batch)
 
-        # backward
+        # backward and SGD, layer by layer from the top.  dh needs W before its
+        # update, so it comes first; then dz is scaled by lr in place, so the
+        # matmul writes lr * dL/dW straight into dw and the update is one
+        # subtraction (no separate "dw *= lr" pass over every weight).
         for i in range(last, -1, -1):
-            w = params[i][0]
+            w, b = params[i]
             dw, db = grads[i]
             h_in = self.x if i == 0 else out[i - 1]
-            np.matmul(dz.T, h_in, out=dw)
-            np.sum(dz, axis=0, out=db)
             if i > 0:  # no gradient for the input
                 dh = dout[i - 1]
                 np.matmul(dz, w, out=dh)
-                np.greater(h_in, 0, out=masks[i - 1])
+            dz *= self.lr
+            np.matmul(dz.T, h_in, out=dw)
+            np.sum(dz, axis=0, out=db)
+            w -= dw
+            b -= db
+            if i > 0:
+                np.greater(h_in, 0, out=masks[i - 1])  # ReLU's derivative, from its output
                 np.multiply(dh, masks[i - 1], out=dh)
                 dz = dh
-
-        # SGD, in place
-        for (w, b), (dw, db) in zip(params, grads):
-            dw *= self.lr
-            w -= dw
-            db *= self.lr
-            b -= db
         return loss
 
     def loss(self):

@@ -5,7 +5,10 @@ training step, one forward+backward).  After warm-up, each is calibrated once
 to a fixed number of calls per *sample* (so a sample lasts at least
 ``min_time`` seconds); then samples are taken round-robin, so slow drifts of
 the machine (frequency scaling, a noisy neighbour) hit every contender alike.
+The garbage collector stays on (training loops run with it on), but is run
+before each sample so no contender pays for another's garbage.
 """
+import gc
 import statistics
 import time
 
@@ -58,6 +61,7 @@ def interleaved(contenders, repeats, min_time, warmup_time=0.05):
     samples = {name: [] for name in contenders}
     for _ in range(repeats):
         for name, fn in contenders.items():
+            gc.collect()  # start every sample with no garbage left by the previous contender
             samples[name].append(_run(fn, calls[name]) / calls[name])
     out = {}
     for name in contenders:
