@@ -64,11 +64,10 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     inputs = _as_list(inputs)
     if inputs is not None and not inputs:
         raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
-    captured = run_backward(outputs, roots, retain_graph, create_graph, inputs=inputs,
-                            accumulate_grad=True)
-    for tensor, g in zip(inputs or (), captured):
-        if g is not None and tensor.grad_fn is not None:  # non-leaf inputs get .grad too
-            tensor._grad = g if tensor._grad is None else tensor._grad + g
+    for tensor in inputs or ():
+        if tensor.grad_fn is not None:
+            tensor.retain_grad()  # a non-leaf input gets its .grad the way retain_grad gives it
+    run_backward(outputs, roots, retain_graph, create_graph, inputs=inputs, accumulate_grad=True)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,

@@ -35,12 +35,21 @@ class _GradModeContext:
         return wrapper
 
 
-class no_grad(_GradModeContext):
+class _NoParamDecorator(_GradModeContext):
+    """Also usable as a bare decorator, ``@no_grad`` without parentheses (as in PyTorch 2.x)."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_NoParamDecorator):
     """Operations inside produce results with ``requires_grad=False`` and no ``grad_fn``."""
     _target = False
 
 
-class enable_grad(_GradModeContext):
+class enable_grad(_NoParamDecorator):
     """Turn recording back on inside a ``no_grad`` block."""
     _target = True
 
