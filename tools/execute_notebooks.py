@@ -15,6 +15,19 @@ from nbclient import NotebookClient
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def merge_streams(outputs):
+    """Join consecutive pieces of one stream: the kernel flushes stdout on a timer, so a single
+    print() can arrive split in two, which the page would show as two separate blocks."""
+    merged = []
+    for output in outputs:
+        if (output.output_type == "stream" and merged and merged[-1].output_type == "stream"
+                and merged[-1].name == output.name):
+            merged[-1].text += output.text
+        else:
+            merged.append(output)
+    return merged
+
+
 def execute(path):
     notebook = nbformat.read(path, as_version=4)
     start = time.perf_counter()
@@ -22,6 +35,8 @@ def execute(path):
                    resources={"metadata": {"path": str(path.parent)}}).execute()
     for cell in notebook.cells:
         cell.metadata.pop("execution", None)  # timestamps would make every run a diff
+        if cell.cell_type == "code":
+            cell.outputs = merge_streams(cell.outputs)
     nbformat.write(notebook, path)
     return time.perf_counter() - start
 

@@ -54,11 +54,20 @@ def normalise(text):
 def printed(cell):
     """What a code cell showed as text: streams, results and error names, in order."""
     parts = []
+    previous_stream = None
     for output in cell.get("outputs", []):
         kind = output["output_type"]
         if kind == "stream":
-            parts.append(output["text"])
-        elif kind in ("execute_result", "display_data"):
+            # The kernel flushes stdout on a timer, so one print() can arrive in several
+            # stream outputs; join consecutive pieces of the same stream as they were written.
+            if previous_stream == output["name"]:
+                parts[-1] += output["text"]
+            else:
+                parts.append(output["text"])
+            previous_stream = output["name"]
+            continue
+        previous_stream = None
+        if kind in ("execute_result", "display_data"):
             if "text/plain" in output.get("data", {}) and "image/svg+xml" not in output["data"] \
                     and "image/png" not in output["data"]:
                 parts.append(output["data"]["text/plain"])
