@@ -24,6 +24,9 @@ class FunctionCtx:
 class BackwardCFunction(FunctionCtx, Node):
     """The node of a custom Function: ``ctx`` during forward, ``grad_fn`` afterwards."""
 
+    # Python's own repr, as PyTorch's: <nnref.autograd.function.MyFnBackward object at 0x...>
+    __repr__ = object.__repr__
+
     def backward(self, *grad_outputs):
         grads = self._forward_cls.backward(self, *grad_outputs)
         grads = grads if isinstance(grads, tuple) else (grads,)
