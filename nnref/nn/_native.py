@@ -81,16 +81,19 @@ def _windows(padded, kernel, stride, dilation):
 
 
 def _im2col(padded, kernel, stride, dilation, groups):
-    """Patches as a ``(groups, N*OH*OW, C/groups*KH*KW)`` matrix: the one copy im2col makes."""
+    """Patches as ``(N, groups, C/groups*KH*KW, OH*OW)`` columns: the one copy im2col makes.
+
+    This layout (Caffe's) lets ``weight @ columns`` produce ``(N, O, OH*OW)``,
+    already the contiguous NCHW output, and its inner copy loop reads input rows.
+    """
     patches = _windows(padded, kernel, stride, dilation)
     n, c, oh, ow, kh, kw = patches.shape
-    cg = c // groups
-    grouped = patches.reshape(n, groups, cg, oh, ow, kh, kw).transpose(1, 0, 3, 4, 2, 5, 6)
-    return grouped.reshape(groups, n * oh * ow, cg * kh * kw), (oh, ow)
+    columns = patches.transpose(0, 1, 4, 5, 2, 3).reshape(n, groups, c // groups * kh * kw, oh * ow)
+    return columns, (oh, ow)
 
 
 class ConvolutionBackward0(_NumpyBackward):
-    """d conv = (col2im(grad @ W), grad^T @ columns, sum(grad)) for (input, weight, bias)."""
+    """d conv = (col2im(W^T @ grad), sum_n grad @ columns^T, sum(grad)) for (input, weight, bias)."""
 
     def backward(self, grad):
         input, weight = self.saved_tensors
@@ -98,9 +101,7 @@ class ConvolutionBackward0(_NumpyBackward):
         g = grad._data
         n, out_channels, oh, ow = g.shape
         groups = self.groups
-        # (N, O, OH, OW) -> (G, N*OH*OW, O/G): the layout the forward product produced.
-        g_rows = g.reshape(n, groups, out_channels // groups, oh * ow).transpose(1, 0, 3, 2)
-        g_rows = g_rows.reshape(groups, n * oh * ow, out_channels // groups)
+        g_groups = g.reshape(n, groups, out_channels // groups, oh * ow)
         w = weight._data
         w_mat = w.reshape(groups, out_channels // groups, -1)
         grad_input = grad_weight = grad_bias = None
@@ -109,12 +110,13 @@ class ConvolutionBackward0(_NumpyBackward):
             if columns is None:  # retain_graph=True after the columns were released: rebuild them
                 columns, _ = _im2col(self._pad(input._data), w.shape[2:], self.stride,
                                      self.dilation, groups)
-            grad_weight = wrap(np.matmul(g_rows.transpose(0, 2, 1), columns).reshape(w.shape), grad)
+            per_sample = np.matmul(g_groups, columns.transpose(0, 1, 3, 2))
+            grad_weight = wrap(per_sample.sum(axis=0).reshape(w.shape), grad)
         if wants_bias:
             grad_bias = wrap(g.sum(axis=(0, 2, 3)), grad)
         if wants_input:
-            grad_input = wrap(self._col2im(np.matmul(g_rows, w_mat), input._data.shape,
-                                           w.shape, (oh, ow)), grad)
+            d_columns = np.matmul(w_mat.transpose(0, 2, 1), g_groups)
+            grad_input = wrap(self._col2im(d_columns, input._data.shape, w.shape, (oh, ow)), grad)
         return grad_input, grad_weight, grad_bias
 
     def _pad(self, x):
@@ -126,21 +128,19 @@ class ConvolutionBackward0(_NumpyBackward):
     def _col2im(self, d_columns, input_shape, weight_shape, out_size):
         """Scatter-add patch gradients back onto the (padded) input, one kernel offset at a time."""
         n, c, h, w = input_shape
-        _, cg, kh, kw = weight_shape
+        kh, kw = weight_shape[2:]
         oh, ow = out_size
         (top, bottom), (left, right) = self.padding
         (sh, sw), (dh, dw) = self.stride, self.dilation
-        groups = self.groups
-        patches = d_columns.reshape(groups, n, oh, ow, cg, kh, kw).transpose(1, 0, 4, 5, 6, 2, 3)
-        padded = np.zeros((n, groups, cg, h + top + bottom, w + left + right), dtype=d_columns.dtype)
+        patches = d_columns.reshape(n, c, kh, kw, oh, ow)
+        padded = np.zeros((n, c, h + top + bottom, w + left + right), dtype=d_columns.dtype)
         # KH*KW strided adds: each kernel offset touches a regular grid of input positions.
         for i in range(kh):
             rows = slice(i * dh, i * dh + sh * (oh - 1) + 1, sh)
             for j in range(kw):
                 cols = slice(j * dw, j * dw + sw * (ow - 1) + 1, sw)
-                padded[:, :, :, rows, cols] += patches[:, :, :, i, j]
-        return np.ascontiguousarray(
-            padded[:, :, :, top:top + h, left:left + w].reshape(n, c, h, w))
+                padded[:, :, rows, cols] += patches[:, :, i, j]
+        return np.ascontiguousarray(padded[:, :, top:top + h, left:left + w])
 
     def release_variables(self):
         super().release_variables()
@@ -212,13 +212,11 @@ def convolution(input, weight, bias, stride, padding, dilation, groups):
     node = ConvolutionBackward0.__new__(ConvolutionBackward0)
     node.stride, node.dilation, node.groups, node.padding = tuple(stride), tuple(dilation), groups, pads
     columns, (oh, ow) = _im2col(node._pad(x), (kh, kw), stride, dilation, groups)
-    out = np.matmul(columns, w.reshape(groups, out_channels // groups, -1).transpose(0, 2, 1))
+    # (G, O/G, K) @ (N, G, K, OH*OW) -> (N, G, O/G, OH*OW): one (batched) product.
+    out = np.matmul(w.reshape(groups, out_channels // groups, -1), columns)
     if bias is not None:
-        out += bias._data.reshape(groups, 1, out_channels // groups)
-    # (G, N*OH*OW, O/G) -> contiguous (N, O, OH, OW), the layout PyTorch returns.
-    n = x.shape[0]
-    out = out.reshape(groups, n, oh, ow, out_channels // groups).transpose(1, 0, 4, 2, 3)
-    result = wrap(np.ascontiguousarray(out).reshape(n, out_channels, oh, ow), input)
+        out += bias._data.reshape(1, groups, out_channels // groups, 1)
+    result = wrap(out.reshape(x.shape[0], out_channels, oh, ow), input)
     if needs_grad(input, weight, bias):
         Node.__init__(node, (input, weight, bias), saved=(input, weight))
         # The weight gradient needs the patch matrix; keeping it saves redoing im2col in backward.
@@ -312,13 +310,13 @@ class NativeBatchNormBackward0(_NumpyBackward):
     """Gradients for (input, weight, bias) of batch norm, with batch or running statistics."""
 
     def backward(self, grad):
-        (input,) = self.saved_tensors
+        input, weight = self.saved_tensors
         wants_input, wants_weight, wants_bias = _wants(self)
         g, axes, shape = grad._data, self.axes, self.param_shape
         x_hat = (input._data - self.mean) * self.invstd
         grad_input = grad_weight = grad_bias = None
         if wants_input:
-            scaled = g if self.weight is None else g * self.weight.reshape(shape)
+            scaled = g if weight is None else g * weight._data.reshape(shape)
             if self.training:
                 grad_input = _normalized_grad(scaled, x_hat, self.invstd, axes)
             else:  # the statistics are constants, so the map is affine in x
@@ -366,10 +364,9 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
         y = y + bias._data.reshape(shape)
     out = wrap(y.astype(x.dtype, copy=False), input)
     if needs_grad(input, weight, bias):
-        node = NativeBatchNormBackward0((input, weight, bias), saved=(input,))
+        node = NativeBatchNormBackward0((input, weight, bias), saved=(input, weight))
         node.axes, node.param_shape, node.training = axes, shape, training
         node.mean, node.invstd = mean, invstd
-        node.weight = None if weight is None else weight._data.copy()
         out.grad_fn = node
     return out
 
@@ -384,14 +381,14 @@ def _running_update(buffer, batch_value, momentum):
 
 class NativeLayerNormBackward0(_NumpyBackward):
     def backward(self, grad):
-        (input,) = self.saved_tensors
+        input, weight = self.saved_tensors
         wants_input, wants_weight, wants_bias = _wants(self)
         g, axes = grad._data, self.axes
         x_hat = (input._data - self.mean) * self.invstd
         leading = tuple(range(g.ndim - len(axes)))
         grad_input = grad_weight = grad_bias = None
         if wants_input:
-            scaled = g if self.weight is None else g * self.weight
+            scaled = g if weight is None else g * weight._data
             grad_input = wrap(_normalized_grad(scaled, x_hat, self.invstd, axes).astype(
                 g.dtype, copy=False), grad)
         if wants_weight:
@@ -427,9 +424,8 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
         y = y + bias._data
     out = wrap(y.astype(x.dtype, copy=False), input)
     if needs_grad(input, weight, bias):
-        node = NativeLayerNormBackward0((input, weight, bias), saved=(input,))
+        node = NativeLayerNormBackward0((input, weight, bias), saved=(input, weight))
         node.axes, node.mean, node.invstd = axes, mean, invstd
-        node.weight = None if weight is None else weight._data.copy()
         out.grad_fn = node
     return out
 
