@@ -23,7 +23,7 @@ from .._ops.pointwise import clamp
 from ..autograd.grad_mode import _GradState, no_grad
 from ..autograd.graph import Node
 
-__all__ = ["convolution", "max_pool2d_with_indices", "native_batch_norm", "native_layer_norm",
+__all__ = ["convolution", "pad_2d", "max_pool2d_with_indices", "native_batch_norm", "native_layer_norm",
            "embedding", "embedding_renorm_", "nll_loss_nd", "div_scalar", "mse_loss",
            "binary_cross_entropy_with_logits"]
 
@@ -145,6 +145,60 @@ class ConvolutionBackward0(_NumpyBackward):
     def release_variables(self):
         super().release_variables()
         self._columns = None
+
+
+class _IndexPadBackward(_NumpyBackward):
+    """Sum the gradient of every padded position back onto the input position it copies."""
+
+    def backward(self, grad):
+        rows, cols = self.row_map, self.col_map  # one-hot (padded, original) matrices
+        return (wrap(np.ascontiguousarray(rows.T @ (grad._data @ cols)), grad),)
+
+
+class ReflectionPad2DBackward0(_IndexPadBackward):
+    pass
+
+
+class ReplicationPad2DBackward0(_IndexPadBackward):
+    pass
+
+
+class CopySlices(_IndexPadBackward):
+    """PyTorch builds circular padding from slice copies; its graph's top node has this name."""
+
+    def name(self):
+        return "torch::autograd::CopySlices"
+
+
+_PAD_MODES = {"reflect": ("reflect", ReflectionPad2DBackward0),
+              "replicate": ("edge", ReplicationPad2DBackward0),
+              "circular": ("wrap", CopySlices)}
+
+
+def pad_2d(input, pads, mode):
+    """Pad the last two dims of ``(N, C, H, W)`` or ``(C, H, W)`` by ``((top, bottom), (left, right))``
+    with the input's own values: mirrored (``'reflect'``), repeated edge (``'replicate'``) or
+    wrapped (``'circular'``), the non-zero padding modes of ``Conv2d``."""
+    numpy_mode, node_class = _PAD_MODES[mode]
+    x = input._data
+    maps = []
+    for dim, (before, after) in zip((x.ndim - 2, x.ndim - 1), pads):
+        size = x.shape[dim]
+        if mode == "reflect" and max(before, after) >= size:
+            raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding "
+                               f"input dimension, but got: padding ({before}, {after}) at dimension "
+                               f"{dim} of input {list(x.shape)}")
+        if mode == "circular" and max(before, after) > size:
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        index = np.pad(np.arange(size), (before, after), mode=numpy_mode)
+        maps.append((index, (index[:, None] == np.arange(size)).astype(x.dtype)))
+    (row_index, row_map), (col_index, col_map) = maps
+    out = wrap(x[..., row_index[:, None], col_index], input)
+    if needs_grad(input):
+        node = node_class((input,))
+        node.row_map, node.col_map = row_map, col_map
+        out.grad_fn = node
+    return out
 
 
 def _conv_padding(padding, kernel, dilation, stride):

@@ -17,6 +17,12 @@ LAYERS = {
                      (2, 3, 11, 12)),
     "conv grouped same": (lambda nn: nn.Conv2d(4, 6, 3, groups=2, padding="same"), (2, 4, 7, 7)),
     "conv unbatched": (lambda nn: nn.Conv2d(3, 2, 2), (3, 5, 5)),
+    "conv reflect": (lambda nn: nn.Conv2d(2, 3, 3, padding=(1, 2), padding_mode="reflect"),
+                     (2, 2, 5, 6)),
+    "conv replicate same": (lambda nn: nn.Conv2d(2, 3, (4, 3), padding="same",
+                                                 padding_mode="replicate"), (2, 2, 5, 6)),
+    "conv circular unbatched": (lambda nn: nn.Conv2d(2, 3, 3, stride=2, padding=2,
+                                                     padding_mode="circular"), (2, 5, 6)),
     "max pool": (lambda nn: nn.MaxPool2d(2), (2, 3, 8, 8)),
     "max pool ceil": (lambda nn: nn.MaxPool2d(3, 2, 1, ceil_mode=True), (2, 3, 9, 9)),
     "relu": (lambda nn: nn.ReLU(), (4, 5)),
@@ -150,6 +156,24 @@ def test_dropout_train_and_eval(rng):
 
 
 # -- layer-specific behaviour ------------------------------------------------------------------
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+def test_padding_modes_record_pytorchs_pad_node(rng, mode):
+    ours, theirs = nn.Conv2d(1, 1, 3, padding=1, padding_mode=mode), torch.nn.Conv2d(
+        1, 1, 3, padding=1, padding_mode=mode)
+    x, x_t = pair(torch, rng.standard_normal((1, 1, 4, 4)).astype(np.float32), requires_grad=True)
+    pad_node = ours(x).grad_fn.next_functions[0][0]
+    assert pad_node.name() == theirs(x_t).grad_fn.next_functions[0][0].name()
+
+
+@pytest.mark.parametrize("mode", ["reflect", "circular"])
+def test_padding_larger_than_input_is_an_error(mode):
+    def build(nn):
+        return nn.Conv2d(1, 1, 3, padding=3, padding_mode=mode)
+    assert raised(lambda: build(torch.nn)(torch.randn(1, 1, 2, 2))) is RuntimeError
+    with pytest.raises(RuntimeError, match=r"Conv2d\(1, 1.*got an input of size \[1, 1, 2, 2\]"):
+        build(nn)(nnref.randn(1, 1, 2, 2))
+
+
 def test_embedding_layer(rng):
     ours, theirs = nn.Embedding(10, 4, padding_idx=3), torch.nn.Embedding(10, 4, padding_idx=3)
     assert repr(ours) == repr(theirs)

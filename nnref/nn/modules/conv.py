@@ -3,7 +3,7 @@ import math
 
 from ..._creation import empty
 from ...autograd.grad_mode import no_grad
-from .. import functional as F, init
+from .. import _native, functional as F, init
 from ..parameter import Parameter
 from ._shape_errors import naming_layer
 from .module import Module
@@ -91,7 +91,8 @@ class Conv2d(_ConvNd):
     ``(C_out, C_in / groups, KH, KW)``, output ``(N, C_out, H_out, W_out)``.
 
     ``H_out = floor((H + 2 * padding - dilation * (KH - 1) - 1) / stride) + 1``.
-    Only ``padding_mode='zeros'`` is implemented.
+    ``padding_mode`` ``'reflect'``, ``'replicate'`` or ``'circular'`` pads with the input's own
+    values instead of zeros.
     """
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
@@ -102,9 +103,19 @@ class Conv2d(_ConvNd):
 
     def _conv_forward(self, input, weight, bias):
         if self.padding_mode != "zeros":
-            raise NotImplementedError(f"nnref's Conv2d implements padding_mode='zeros' only, not "
-                                      f"'{self.padding_mode}'")
+            # Pad with the input's own values first, then convolve without padding.
+            padded = _native.pad_2d(input, self._padding_pairs(), self.padding_mode)
+            return F.conv2d(padded, weight, bias, self.stride, 0, self.dilation, self.groups)
         return F.conv2d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+
+    def _padding_pairs(self):
+        """``((top, bottom), (left, right))``; ``'same'`` puts an odd extra pixel at the end."""
+        if self.padding == "valid":
+            return (0, 0), (0, 0)
+        if self.padding == "same":
+            totals = [d * (k - 1) for d, k in zip(self.dilation, self.kernel_size)]
+            return tuple((t // 2, t - t // 2) for t in totals)
+        return tuple((p, p) for p in self.padding)
 
     def forward(self, input):
         # Checked here so that the error names the layer and the shape it wants.
