@@ -67,8 +67,15 @@ class ZeroBackward0(_OverwrittenBackward):
     pass
 
 
-class FillBackward0(_OverwrittenBackward):
-    pass
+class FillBackward2(_OverwrittenBackward):
+    """``fill_(number)``."""
+
+
+class FillBackward3(Node):
+    """``fill_(value)`` with a 0-d tensor: every element was ``value``, so it gets the summed grad."""
+
+    def backward(self, grad):
+        return grad * 0, grad.sum()
 
 
 class UniformBackward0(_OverwrittenBackward):
@@ -79,11 +86,13 @@ class NormalBackward0(_OverwrittenBackward):
     pass
 
 
-def _overwrite(tensor, data, node_class):
-    recording = needs_grad(tensor)
+def _overwrite(tensor, data, node_class, value=None):
+    """Write ``data`` over ``tensor``; if recorded, the node links the old tensor (and ``value``)."""
+    recording = needs_grad(tensor, value)
     if recording:
         _check_recordable(tensor)
-        node = node_class((_snapshot(tensor),))
+        # The node needs only the old tensor's place in the graph, not its values.
+        node = node_class((tensor,) if value is None else (tensor, value))
     tensor._data[...] = data
     tensor._bump_version()
     if recording:
@@ -96,8 +105,13 @@ def zero_(tensor):
 
 
 def fill_(tensor, value):
-    value = value.item() if isinstance(value, Tensor) else value
-    return _overwrite(tensor, value, FillBackward0)
+    """Set every element to ``value`` (a number, or a 0-d tensor that then gets gradients)."""
+    if not isinstance(value, Tensor):
+        return _overwrite(tensor, value, FillBackward2)
+    if value._data.ndim:
+        raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
+                           f"{value._data.ndim} dimensions.")
+    return _overwrite(tensor, value._data, FillBackward3, value)
 
 
 def uniform_(tensor, a=0.0, b=1.0):
@@ -134,7 +148,7 @@ def copy_(tensor, src, non_blocking=False):
     recording = needs_grad(tensor, src)
     if recording:
         _check_recordable(tensor)
-        node = CopyBackwards((_snapshot(tensor), src))
+        node = CopyBackwards((tensor, src))  # links the old tensor's place in the graph
         node.src_dtype = src._dtype
     np.copyto(tensor._data, broadcast, casting="unsafe")
     tensor._bump_version()

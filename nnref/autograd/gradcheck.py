@@ -74,7 +74,7 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     differentiable = [i for i, t in enumerate(inputs) if isinstance(t, Tensor) and t.requires_grad]
     if not differentiable:
         raise ValueError("gradcheck expects at least one input tensor to require gradient, but "
-                         "none of the them have requires_grad=True.")
+                         "none of them have requires_grad=True.")
     for i in differentiable:
         if inputs[i]._dtype.name != "float64":
             warnings.warn(f"Input #{i} requires gradient and is not a double precision floating "
