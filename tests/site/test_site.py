@@ -5,6 +5,7 @@ the sidebar, computation graphs arrive as SVG, no page shows a Python
 traceback, and the screenshots are real pictures.  Uses the site built by
 ``./dev.sh test`` (``_build/html``) or builds one itself.
 """
+import functools
 import os
 import re
 import shutil
@@ -58,6 +59,7 @@ def _browse(url, *extra):
     return result
 
 
+@functools.lru_cache(maxsize=None)
 def _dom(path):
     result = _browse(path.as_uri(), "--dump-dom")
     assert result.returncode == 0, result.stderr[-2000:]
@@ -128,13 +130,21 @@ def test_no_page_shows_a_traceback(site):
 
 
 def test_graphs_render_as_svg(site):
+    """Every chapter that draws a graph shows it as an SVG picture of Graphviz nodes."""
     chapters = [f for f in _toc_files() if (ROOT / f).with_suffix(".ipynb").exists()]
     with_graphs = [f for f in chapters if "image/svg+xml" in (ROOT / f).with_suffix(".ipynb").read_text()]
     if not with_graphs:
         pytest.skip("no chapter with a graph yet")
     for file in with_graphs:
-        dom = _dom(site / (file + ".html"))
-        assert re.search(r"<svg[^>]*>.*?class=\"node\"", dom, re.S), f"{file}: no rendered graph SVG"
+        page = site / (file + ".html")
+        dom = _dom(page)
+        # Jupyter Book writes SVG outputs to files and shows them with <img src="....svg">.
+        sources = re.findall(r'<img[^>]+src="([^"]+\.svg)"', dom)
+        inline = re.findall(r"<svg[^>]*>.*?</svg>", dom, re.S)
+        drawn = [(page.parent / src).read_text() for src in sources if (page.parent / src).exists()]
+        graphs = [svg for svg in drawn + inline if 'class="node"' in svg]
+        assert graphs, f"{file}: no Graphviz SVG shown (img sources: {sources[:5]})"
+        assert len(drawn) == len(sources), f"{file}: an SVG the page shows is missing from the site"
 
 
 def test_screenshots_of_home_and_two_chapters(site, tmp_path):
