@@ -53,6 +53,19 @@ class _NumpyBackward(Node):
         return super().apply(*grad_outputs)
 
 
+_HALF_TYPES = (_dtype.float16.numpy, _dtype.bfloat16.numpy)
+
+
+def _opmath(array):
+    """float16/bfloat16 data in float32, the precision PyTorch's CPU kernels compute them in."""
+    return array.astype(np.float32) if array.dtype in _HALF_TYPES else array
+
+
+def _as(array, like):
+    """``array`` in the dtype of the array ``like`` (the result of an ``_opmath`` computation)."""
+    return array.astype(like.dtype, copy=False)
+
+
 def _reduce(data, reduction):
     if reduction == "mean":
         return data.mean(dtype=data.dtype) if data.size else np.array(np.nan, dtype=data.dtype)
@@ -98,25 +111,26 @@ class ConvolutionBackward0(_NumpyBackward):
     def backward(self, grad):
         input, weight = self.saved_tensors
         wants_input, wants_weight, wants_bias = _wants(self)
-        g = grad._data
+        g = _opmath(grad._data)
         n, out_channels, oh, ow = g.shape
         groups = self.groups
         g_groups = g.reshape(n, groups, out_channels // groups, oh * ow)
-        w = weight._data
+        w = _opmath(weight._data)
         w_mat = w.reshape(groups, out_channels // groups, -1)
         grad_input = grad_weight = grad_bias = None
         if wants_weight:
             columns = self._columns
             if columns is None:  # retain_graph=True after the columns were released: rebuild them
-                columns, _ = _im2col(self._pad(input._data), w.shape[2:], self.stride,
+                columns, _ = _im2col(self._pad(_opmath(input._data)), w.shape[2:], self.stride,
                                      self.dilation, groups)
             per_sample = np.matmul(g_groups, columns.transpose(0, 1, 3, 2))
-            grad_weight = wrap(per_sample.sum(axis=0).reshape(w.shape), grad)
+            grad_weight = wrap(_as(per_sample.sum(axis=0).reshape(w.shape), grad._data), grad)
         if wants_bias:
-            grad_bias = wrap(g.sum(axis=(0, 2, 3)), grad)
+            grad_bias = wrap(_as(g.sum(axis=(0, 2, 3)), grad._data), grad)
         if wants_input:
             d_columns = np.matmul(w_mat.transpose(0, 2, 1), g_groups)
-            grad_input = wrap(self._col2im(d_columns, input._data.shape, w.shape, (oh, ow)), grad)
+            grad_input = wrap(_as(self._col2im(d_columns, input._data.shape, w.shape, (oh, ow)),
+                                  grad._data), grad)
         return grad_input, grad_weight, grad_bias
 
     def _pad(self, x):
@@ -152,7 +166,8 @@ class _IndexPadBackward(_NumpyBackward):
 
     def backward(self, grad):
         rows, cols = self.row_map, self.col_map  # one-hot (padded, original) matrices
-        return (wrap(np.ascontiguousarray(rows.T @ (grad._data @ cols)), grad),)
+        summed = rows.T @ (_opmath(grad._data) @ cols)
+        return (wrap(np.ascontiguousarray(_as(summed, grad._data)), grad),)
 
 
 class ReflectionPad2DBackward0(_IndexPadBackward):
@@ -191,7 +206,7 @@ def pad_2d(input, pads, mode):
         if mode == "circular" and max(before, after) > size:
             raise RuntimeError("Padding value causes wrapping around more than once.")
         index = np.pad(np.arange(size), (before, after), mode=numpy_mode)
-        maps.append((index, (index[:, None] == np.arange(size)).astype(x.dtype)))
+        maps.append((index, (index[:, None] == np.arange(size)).astype(_opmath(x[:0]).dtype)))
     (row_index, row_map), (col_index, col_map) = maps
     out = wrap(x[..., row_index[:, None], col_index], input)
     if needs_grad(input):
@@ -265,12 +280,12 @@ def convolution(input, weight, bias, stride, padding, dilation, groups):
 
     node = ConvolutionBackward0.__new__(ConvolutionBackward0)
     node.stride, node.dilation, node.groups, node.padding = tuple(stride), tuple(dilation), groups, pads
-    columns, (oh, ow) = _im2col(node._pad(x), (kh, kw), stride, dilation, groups)
+    columns, (oh, ow) = _im2col(node._pad(_opmath(x)), (kh, kw), stride, dilation, groups)
     # (G, O/G, K) @ (N, G, K, OH*OW) -> (N, G, O/G, OH*OW): one (batched) product.
-    out = np.matmul(w.reshape(groups, out_channels // groups, -1), columns)
+    out = np.matmul(_opmath(w).reshape(groups, out_channels // groups, -1), columns)
     if bias is not None:
-        out += bias._data.reshape(1, groups, out_channels // groups, 1)
-    result = wrap(out.reshape(x.shape[0], out_channels, oh, ow), input)
+        out += _opmath(bias._data).reshape(1, groups, out_channels // groups, 1)
+    result = wrap(_as(out, x).reshape(x.shape[0], out_channels, oh, ow), input)
     if needs_grad(input, weight, bias):
         Node.__init__(node, (input, weight, bias), saved=(input, weight))
         # The weight gradient needs the patch matrix; keeping it saves redoing im2col in backward.
@@ -366,32 +381,32 @@ class NativeBatchNormBackward0(_NumpyBackward):
     def backward(self, grad):
         input, weight = self.saved_tensors
         wants_input, wants_weight, wants_bias = _wants(self)
-        g, axes, shape = grad._data, self.axes, self.param_shape
-        x_hat = (input._data - self.mean) * self.invstd
+        g, axes, shape = _opmath(grad._data), self.axes, self.param_shape
+        x_hat = (_opmath(input._data) - self.mean) * self.invstd
         grad_input = grad_weight = grad_bias = None
         if wants_input:
-            scaled = g if weight is None else g * weight._data.reshape(shape)
+            scaled = g if weight is None else g * _opmath(weight._data).reshape(shape)
             if self.training:
                 grad_input = _normalized_grad(scaled, x_hat, self.invstd, axes)
             else:  # the statistics are constants, so the map is affine in x
                 grad_input = scaled * self.invstd
-            grad_input = wrap(grad_input.astype(g.dtype, copy=False), grad)
+            grad_input = wrap(_as(grad_input, grad._data), grad)
         if wants_weight:
-            grad_weight = wrap((g * x_hat).sum(axis=axes).astype(g.dtype, copy=False), grad)
+            grad_weight = wrap(_as((g * x_hat).sum(axis=axes), grad._data), grad)
         if wants_bias:
-            grad_bias = wrap(g.sum(axis=axes), grad)
+            grad_bias = wrap(_as(g.sum(axis=axes), grad._data), grad)
         return grad_input, grad_weight, grad_bias
 
 
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
     """Normalise each channel (dim 1) over all other dims; update running stats when training."""
-    x = input._data
-    channels = x.shape[1]
+    channels = input._data.shape[1]
     for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean),
                     ("running_var", running_var)):
         if t is not None and t._data.size != channels:
             raise RuntimeError(f"{name} should contain {channels} elements not {t._data.size}")
     _floating("batch_norm", input)
+    x = _opmath(input._data)
     axes = (0,) + tuple(range(2, x.ndim))
     shape = (1, channels) + (1,) * (x.ndim - 2)
     if training:
@@ -408,15 +423,15 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     else:
         if running_mean is None or running_var is None:
             raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
-        mean = running_mean._data.reshape(shape).astype(x.dtype, copy=False)
-        var = running_var._data.reshape(shape).astype(x.dtype, copy=False)
-    invstd = (1 / np.sqrt(var + eps)).astype(x.dtype, copy=False)
+        mean = _as(_opmath(running_mean._data).reshape(shape), x)
+        var = _as(_opmath(running_var._data).reshape(shape), x)
+    invstd = _as(1 / np.sqrt(var + eps), x)
     y = (x - mean) * invstd
     if weight is not None:
-        y = y * weight._data.reshape(shape)
+        y = y * _opmath(weight._data).reshape(shape)
     if bias is not None:
-        y = y + bias._data.reshape(shape)
-    out = wrap(y.astype(x.dtype, copy=False), input)
+        y = y + _opmath(bias._data).reshape(shape)
+    out = wrap(_as(y, input._data), input)
     if needs_grad(input, weight, bias):
         node = NativeBatchNormBackward0((input, weight, bias), saved=(input, weight))
         node.axes, node.param_shape, node.training = axes, shape, training
@@ -429,7 +444,7 @@ def _running_update(buffer, batch_value, momentum):
     """``buffer = (1 - momentum) * buffer + momentum * batch_value``, in place."""
     data = buffer._data
     data *= 1 - momentum
-    data += (momentum * batch_value.reshape(data.shape)).astype(data.dtype, copy=False)
+    data += _as(momentum * batch_value.reshape(data.shape), data)
     buffer._bump_version()
 
 
@@ -437,46 +452,47 @@ class NativeLayerNormBackward0(_NumpyBackward):
     def backward(self, grad):
         input, weight = self.saved_tensors
         wants_input, wants_weight, wants_bias = _wants(self)
-        g, axes = grad._data, self.axes
-        x_hat = (input._data - self.mean) * self.invstd
+        g, axes = _opmath(grad._data), self.axes
+        x_hat = (_opmath(input._data) - self.mean) * self.invstd
         leading = tuple(range(g.ndim - len(axes)))
         grad_input = grad_weight = grad_bias = None
         if wants_input:
-            scaled = g if weight is None else g * weight._data
-            grad_input = wrap(_normalized_grad(scaled, x_hat, self.invstd, axes).astype(
-                g.dtype, copy=False), grad)
+            scaled = g if weight is None else g * _opmath(weight._data)
+            grad_input = wrap(_as(_normalized_grad(scaled, x_hat, self.invstd, axes), grad._data),
+                              grad)
         if wants_weight:
-            grad_weight = wrap((g * x_hat).sum(axis=leading).astype(g.dtype, copy=False), grad)
+            grad_weight = wrap(_as((g * x_hat).sum(axis=leading), grad._data), grad)
         if wants_bias:
-            grad_bias = wrap(g.sum(axis=leading), grad)
+            grad_bias = wrap(_as(g.sum(axis=leading), grad._data), grad)
         return grad_input, grad_weight, grad_bias
 
 
 def native_layer_norm(input, normalized_shape, weight, bias, eps):
     """Normalise over the trailing ``normalized_shape`` dims of each sample."""
-    x = input._data
+    shape = input._data.shape
     normalized_shape = tuple(normalized_shape)
     k = len(normalized_shape)
-    if k == 0 or x.shape[x.ndim - k:] != normalized_shape or x.ndim < k:
+    if k == 0 or len(shape) < k or shape[len(shape) - k:] != normalized_shape:
         expected = ", ".join(["*"] + [str(s) for s in normalized_shape])
         raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with "
-                           f"shape [{expected}], but got input of size{list(x.shape)}")
+                           f"shape [{expected}], but got input of size{list(shape)}")
     for name, t in (("weight", weight), ("bias", bias)):
         if t is not None and t._data.shape != normalized_shape:
             raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got "
                                f"{name} of shape {list(t.shape)} and normalized_shape = "
                                f"{list(normalized_shape)}")
     _floating("layer_norm", input)
+    x = _opmath(input._data)
     axes = tuple(range(x.ndim - k, x.ndim))
     mean = x.mean(axis=axes, keepdims=True)
     var = ((x - mean) ** 2).mean(axis=axes, keepdims=True)
-    invstd = (1 / np.sqrt(var + eps)).astype(x.dtype, copy=False)
+    invstd = _as(1 / np.sqrt(var + eps), x)
     y = (x - mean) * invstd
     if weight is not None:
-        y = y * weight._data
+        y = y * _opmath(weight._data)
     if bias is not None:
-        y = y + bias._data
-    out = wrap(y.astype(x.dtype, copy=False), input)
+        y = y + _opmath(bias._data)
+    out = wrap(_as(y, input._data), input)
     if needs_grad(input, weight, bias):
         node = NativeLayerNormBackward0((input, weight, bias), saved=(input, weight))
         node.axes, node.mean, node.invstd = axes, mean, invstd
@@ -500,7 +516,7 @@ class EmbeddingBackward0(_NumpyBackward):
 
     def backward(self, grad):
         indices = self.indices.ravel()
-        g = grad._data.reshape(indices.size, -1)
+        g = _opmath(grad._data).reshape(indices.size, -1)
         if self.scale_grad_by_freq:
             counts = np.bincount(indices, minlength=self.num_weights)
             g = g / counts[indices, None].astype(g.dtype)
@@ -508,7 +524,7 @@ class EmbeddingBackward0(_NumpyBackward):
             g = np.where((indices == self.padding_idx)[:, None], g.dtype.type(0), g)
         grad_weight = np.zeros((self.num_weights, g.shape[1]), dtype=g.dtype)
         np.add.at(grad_weight, indices, g)
-        return (wrap(grad_weight, grad),)
+        return (wrap(_as(grad_weight, grad._data), grad),)
 
 
 def embedding(weight, indices, padding_idx, scale_grad_by_freq):
@@ -554,9 +570,9 @@ class NllLossBackward0(_NumpyBackward):
     """``-weight[target]`` times the incoming gradient at each target's log-probability."""
 
     def backward(self, grad):
-        g = grad._data
+        g = _opmath(grad._data)
         if self.total_weight == 0 and self.reduction == "mean":  # every target ignored
-            return (wrap(np.zeros(self._input_metadata[0][0], dtype=g.dtype), grad),)
+            return (wrap(np.zeros(self._input_metadata[0][0], dtype=grad._data.dtype), grad),)
         if self.reduction == "none":
             scale = g * self.picked_weight
         elif self.reduction == "mean":
@@ -565,9 +581,9 @@ class NllLossBackward0(_NumpyBackward):
             scale = self.picked_weight * g
         grad_input = np.zeros(self.self_sizes, dtype=g.dtype)
         np.put_along_axis(grad_input, np.expand_dims(self.safe_target, 1),
-                          np.expand_dims(-scale.astype(g.dtype, copy=False), 1), axis=1)
+                          np.expand_dims(-_as(scale, g), 1), axis=1)
         # A 1-D input was computed as a batch of one.
-        return (wrap(grad_input.reshape(self._input_metadata[0][0]), grad),)
+        return (wrap(_as(grad_input, grad._data).reshape(self._input_metadata[0][0]), grad),)
 
 
 class NllLoss2DBackward0(NllLossBackward0):
@@ -576,7 +592,7 @@ class NllLoss2DBackward0(NllLossBackward0):
 
 def nll_loss_nd(input, target, weight, reduction, ignore_index):
     """Negative log-likelihood of class-index targets for ``(C)``, ``(N, C)`` or ``(N, C, d1, ...)``."""
-    x, t = input._data, target._data
+    x, t = _opmath(input._data), target._data
     if target._dtype is not _dtype.int64:
         raise RuntimeError(
             f"expected target dtype to be Long or Byte, but got {target._dtype._legacy_name[:-6]}: "
@@ -614,7 +630,7 @@ def nll_loss_nd(input, target, weight, reduction, ignore_index):
         data = losses.sum(dtype=x.dtype)
     else:
         data = losses.reshape(target._data.shape)
-    out = wrap(np.asarray(data, dtype=x.dtype), input)
+    out = wrap(_as(np.asarray(data), input._data), input)
     if needs_grad(input):
         node_class = NllLoss2DBackward0 if input._data.ndim > 2 else NllLossBackward0
         node = node_class((input,))
@@ -655,8 +671,8 @@ class MseLossBackward0(Node):
 def mse_loss(input, target, reduction):
     """Mean (or sum, or none) of squared differences of two same-shaped tensors."""
     _floating("mse_loss", input, target)
-    diff = input._data - target._data
-    out = wrap(np.asarray(_reduce(diff * diff, reduction)), input)
+    diff = _opmath(input._data) - _opmath(target._data)
+    out = wrap(_as(np.asarray(_reduce(diff * diff, reduction)), input._data), input)
     if needs_grad(input, target):
         node = MseLossBackward0((input, target), saved=(input, target))
         node.reduction, node.count = reduction, diff.size
@@ -701,15 +717,15 @@ def _log_sigmoid_tensor(input):
 def binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction):
     """``-[pw t log sigmoid(x) + (1 - t) log(1 - sigmoid(x))]``, computed without overflow."""
     _floating("binary_cross_entropy_with_logits", input, target)
-    x, t = input._data, target._data
+    x, t = _opmath(input._data), _opmath(target._data)
     log_sig = _log_sigmoid(x)
     if pos_weight is None:
         losses = (1 - t) * x - log_sig
     else:
-        losses = (1 - t) * x - ((pos_weight._data - 1) * t + 1) * log_sig
+        losses = (1 - t) * x - ((_opmath(pos_weight._data) - 1) * t + 1) * log_sig
     if weight is not None:
-        losses = losses * weight._data
-    out = wrap(np.asarray(_reduce(losses.astype(x.dtype, copy=False), reduction)), input)
+        losses = losses * _opmath(weight._data)
+    out = wrap(_as(np.asarray(_reduce(_as(losses, x), reduction)), input._data), input)
     if needs_grad(input, target):
         node = BinaryCrossEntropyWithLogitsBackward0((input, target),
                                                      saved=(input, target, weight, pos_weight))

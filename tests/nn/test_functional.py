@@ -248,3 +248,32 @@ def test_conv2d_double_backward_refuses_instead_of_returning_zeros(rng):
     out = F.conv2d(x, w).pow(2).sum()
     with pytest.raises(RuntimeError, match="cannot be differentiated again"):
         nnref.autograd.grad(out, x, create_graph=True)
+
+
+HALF_CASES = {
+    "conv2d": lambda T, F, x: F.conv2d(x, T.ones(2, 3, 3, 3, dtype=x.dtype), padding=1),
+    "max_pool2d": lambda T, F, x: F.max_pool2d(x, 2),
+    "batch_norm": lambda T, F, x: F.batch_norm(x, None, None, training=True),
+    "layer_norm": lambda T, F, x: F.layer_norm(x, (6,)),
+    "cross_entropy": lambda T, F, x: F.cross_entropy(x.reshape(2, -1), T.tensor([0, 1])),
+    "mse_loss": lambda T, F, x: F.mse_loss(x, x.detach() * 0),
+    "bce_with_logits": lambda T, F, x: F.binary_cross_entropy_with_logits(x, x.detach() * 0),
+    "embedding": lambda T, F, x: F.embedding(T.tensor([1, 0, 1]), x.reshape(12, -1)),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("name", HALF_CASES)
+def test_half_precision_keeps_the_dtype_and_computes_in_float32(rng, dtype, name):
+    """16-bit inputs give 16-bit outputs and gradients, within a rounding step of PyTorch's."""
+    x = rng.standard_normal((2, 3, 6, 6)).astype(np.float32)
+    results = []
+    for lib, functional in [(nnref, F), (torch, TF)]:
+        t = lib.tensor(x).to(getattr(lib, dtype)).requires_grad_()
+        out = HALF_CASES[name](lib, functional, t)
+        out.backward(lib.ones_like(out))
+        assert str(out.dtype).endswith(dtype) and str(t.grad.dtype).endswith(dtype)
+        results.append((out.detach().float().numpy(), t.grad.float().numpy()))
+    (out, grad), (out_t, grad_t) = results
+    np.testing.assert_allclose(out, out_t, rtol=2e-2, atol=2e-2)
+    np.testing.assert_allclose(grad, grad_t, rtol=2e-2, atol=5e-2)
