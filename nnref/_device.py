@@ -33,8 +33,7 @@ class device:
         self.type, self.index = kind, index
 
     def __eq__(self, other):
-        if isinstance(other, str):
-            other = device(other)
+        # Like torch.device, a device never equals a string: compare t.device.type == "cpu".
         return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
 
     def __hash__(self):

@@ -215,9 +215,10 @@ class Tensor:
         return tensor_repr(self)
 
     def __format__(self, spec):
-        if self._data.ndim == 0 and spec:
+        """A 0-d tensor formats like its number; others only without a spec (as ``torch.Tensor``)."""
+        if self._data.ndim == 0:
             return format(self.item(), spec)
-        return repr(self)
+        return object.__format__(self, spec)
 
     # -- type conversions -------------------------------------------------------------------------
     def type(self, dtype=None, non_blocking=False):

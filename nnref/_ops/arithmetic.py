@@ -291,7 +291,8 @@ def _logical(ufunc):
     def combine(input, other):
         dtype = result_type(input, other)
         if dtype.is_floating_point:
-            raise TypeError(f"{ufunc.__name__} is only supported for integer and bool tensors, got {dtype}")
+            raise NotImplementedError(f'"{ufunc.__name__}" not implemented for '
+                                      f"'{dtype._legacy_name[:-6]}': only integer and bool tensors")
         return wrap(_binary(ufunc, input, other, dtype), _like(input, other))
     return combine
 

@@ -16,8 +16,11 @@ from ._common import needs_grad, wrap
 
 
 def _dims(dim, ndim):
-    """Normalise ``dim`` (None, int, or sequence) to a sorted tuple of non-negative axes."""
-    if dim is None:
+    """Normalise ``dim`` (None, int, or sequence) to a sorted tuple of non-negative axes.
+
+    An empty sequence means every dimension, as ``dim=None`` does (PyTorch's rule).
+    """
+    if dim is None or (isinstance(dim, (list, tuple)) and not dim):
         return tuple(range(ndim))
     if isinstance(dim, (list, tuple)):
         return tuple(sorted(_wrap_dim(d, ndim) for d in dim))
