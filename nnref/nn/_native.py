@@ -27,7 +27,7 @@ __all__ = ["convolution", "pad_2d", "max_pool2d_with_indices", "native_batch_nor
            "embedding", "embedding_renorm_", "nll_loss_nd", "div_scalar", "mse_loss",
            "binary_cross_entropy_with_logits"]
 
-_REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
+_REDUCTIONS = ("none", "mean", "sum")
 
 
 def reduction_enum(reduction):
@@ -43,10 +43,11 @@ def _wants(node):
 
 
 class _NumpyBackward(Node):
-    """A node whose backward is plain numpy: refuses ``create_graph=True`` rather than lie."""
+    """A node whose backward is plain numpy: refuses to be differentiated again rather than lie."""
 
     def apply(self, *grad_outputs):
-        if _GradState.enabled:
+        # With create_graph=True a gradient that itself requires grad must stay differentiable.
+        if _GradState.enabled and any(g is not None and g.requires_grad for g in grad_outputs):
             raise RuntimeError(
                 f"nnref computes {self.name()} with numpy, so its gradient cannot be differentiated "
                 "again (create_graph=True); PyTorch supports this double backward, nnref does not.")

@@ -126,21 +126,16 @@ def _pair(value, name="argument"):
     return (int(value), int(value))
 
 
-def _batched(input, name, allowed=(3, 4)):
-    """Add a batch dimension to an unbatched ``(C, H, W)`` input; say whether one was added."""
-    if input.dim() not in allowed:
-        raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to {name}, but got input "
-                           f"of size: {list(input.shape)}")
-    return input.dim() == 3
-
-
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """2-D convolution (cross-correlation) of ``(N, C, H, W)`` or ``(C, H, W)`` by ``(O, C/groups, KH, KW)``.
 
     ``padding`` is an int, a pair, ``'valid'`` (none) or ``'same'`` (output as
     large as the input; stride 1 only).
     """
-    unbatched = _batched(input, "conv2d")
+    if input.dim() not in (3, 4):
+        raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input "
+                           f"of size: {list(input.shape)}")
+    unbatched = input.dim() == 3
     if unbatched:
         input = input.unsqueeze(0)
     padding = padding if isinstance(padding, str) else _pair(padding, "padding")
@@ -191,8 +186,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     unbiased batch variance, while the output is normalised with the biased one.
     """
     if input.dim() < 2:
-        raise RuntimeError(f"batch_norm expects an input with at least 2 dimensions (N, C, ...), got "
-                         f"input of size {list(input.shape)}")
+        raise RuntimeError(f"batch_norm expects an input with at least 2 dimensions (N, C, ...), "
+                           f"got input of size {list(input.shape)}")
     if training:
         _verify_batch_size(input.shape)
     return _native.native_batch_norm(input, weight, bias, running_mean, running_var, training,
