@@ -144,6 +144,20 @@ def test_batch_norm_load_state_dict_from_pytorch(rng):
     assert_close(ours(x), theirs(x_t))
 
 
+def test_batch_norm_loads_checkpoints_without_num_batches_tracked():
+    """Old (version 1) checkpoints lack the counter; both libraries accept them with strict=True."""
+    for lib in (nnref, torch):
+        bn = lib.nn.BatchNorm1d(3)
+        old = {k: v for k, v in bn.state_dict().items() if k != "num_batches_tracked"}
+        assert not bn.load_state_dict(old).missing_keys
+    # A current checkpoint (version 2 metadata) must have it.
+    for lib in (nnref, torch):
+        model = lib.nn.Sequential(lib.nn.BatchNorm1d(3))
+        state = model.state_dict()
+        del state["0.num_batches_tracked"]
+        assert model.load_state_dict(state, strict=False).missing_keys == ["0.num_batches_tracked"]
+
+
 def test_dropout_train_and_eval(rng):
     layer = nn.Dropout(0.25)
     x = nnref.tensor(rng.uniform(1, 2, (100, 100)).astype(np.float32))

@@ -67,6 +67,18 @@ class _NormBase(Module):
                 "track_running_stats={track_running_stats}".format(
                     **self.__dict__, use_bias=self.bias is not None))
 
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs):
+        # Checkpoints older than version 2 have no num_batches_tracked: treat it as zero batches.
+        version = local_metadata.get("version", None)
+        if (version is None or version < 2) and self.track_running_stats:
+            key = prefix + "num_batches_tracked"
+            if key not in state_dict:
+                state_dict[key] = (self.num_batches_tracked if self.num_batches_tracked is not None
+                                   else tensor(0, dtype=_dtype.int64))
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
+                                      unexpected_keys, error_msgs)
+
     def _shape_error(self, input, expected):
         return ValueError(f"{self._get_name()}({self.extra_repr()}) expected {expected} input "
                           f"(got {input.dim()}D input of size {list(input.shape)})")
