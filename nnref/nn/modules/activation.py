@@ -43,11 +43,6 @@ class Softmax(Module):
         super().__init__()
         self.dim = dim
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        if not hasattr(self, "dim"):
-            self.dim = None
-
     def forward(self, input):
         return F.softmax(input, self.dim, _stacklevel=5)
 
@@ -63,11 +58,6 @@ class LogSoftmax(Module):
     def __init__(self, dim=None):
         super().__init__()
         self.dim = dim
-
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        if not hasattr(self, "dim"):
-            self.dim = None
 
     def forward(self, input):
         return F.log_softmax(input, self.dim, _stacklevel=5)
