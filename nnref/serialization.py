@@ -43,8 +43,9 @@ crafted (compressed entries, sizes beyond the file's own size, shapes that do
 not match the byte count, unknown dtypes, nesting deeper than
 ``MAX_NESTING``) raises :class:`CheckpointError`, naming the file and the
 problem.  What nnref does not keep: storage sharing between *different*
-tensor objects (views are saved as separate copies), autograd history, and
-types outside the list above (saving one raises ``TypeError``).
+tensor objects (views are saved as separate copies), autograd history (a
+tensor that requires grad loads as a leaf that requires grad, as in
+PyTorch), and types outside the list above (saving one raises ``TypeError``).
 """
 from collections import OrderedDict
 import io
@@ -138,7 +139,7 @@ class _Encoder:
 def _tensor_entry(t):
     from .nn.parameter import Parameter
     return {"dtype": t._dtype.name, "shape": list(t._data.shape), "device": str(t._device),
-            "requires_grad": bool(t.requires_grad and t.is_leaf),
+            "requires_grad": bool(t.requires_grad),
             "parameter": isinstance(t, Parameter)}
 
 

@@ -81,8 +81,10 @@ def test_parameters_grad_flags_and_shared_tensors(tmp_path):
     frozen = nn.Parameter(nnref.randn(2), requires_grad=False)
     leaf = nnref.randn(2, requires_grad=True)
     shared = nnref.arange(6).reshape(2, 3)
+    loss = (leaf * 2).sum()
     loaded = round_trip({"p": p, "frozen": frozen, "leaf": leaf, "x": shared, "y": shared,
-                         "view": shared.t()}, tmp_path)
+                         "view": shared.t(), "loss": loss}, tmp_path)
+    assert loaded["loss"].is_leaf and loaded["loss"].requires_grad  # as torch.load gives it
     assert type(loaded["p"]) is nn.Parameter and loaded["p"].requires_grad
     assert type(loaded["frozen"]) is nn.Parameter and not loaded["frozen"].requires_grad
     assert type(loaded["leaf"]) is nnref.Tensor and loaded["leaf"].requires_grad
