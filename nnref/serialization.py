@@ -181,8 +181,8 @@ def save(obj, f):
     if hasattr(f, "write"):
         _write_archive(f, manifest, encoder.tensors)
         return
-    path = os.fspath(f)
-    directory = os.path.dirname(os.path.abspath(path))
+    path = os.path.realpath(os.fspath(f))  # through a symlink: replace its target, keep the link
+    directory = os.path.dirname(path)
     mode = os.stat(path).st_mode & 0o7777 if os.path.exists(path) else _default_file_mode()
     fd, temporary = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".",
                                      suffix=".tmp")

@@ -185,6 +185,15 @@ def test_crash_during_save_keeps_the_previous_checkpoint(tmp_path, monkeypatch):
     assert nnref.load(path)["epoch"] == 1
 
 
+def test_saving_through_a_symlink_replaces_its_target(tmp_path):
+    (tmp_path / "runs").mkdir()
+    nnref.save(1, tmp_path / "runs" / "epoch1.pt")
+    (tmp_path / "latest.pt").symlink_to(tmp_path / "runs" / "epoch1.pt")
+    nnref.save(2, tmp_path / "latest.pt")
+    assert (tmp_path / "latest.pt").is_symlink()
+    assert nnref.load(tmp_path / "runs" / "epoch1.pt") == 2
+
+
 def test_new_files_get_the_usual_permissions(tmp_path):
     umask = os.umask(0o022)
     try:
