@@ -15,7 +15,8 @@ __all__ = ["dtype", "float16", "bfloat16", "float32", "float64", "int32", "int64
 class dtype:
     """A tensor element type.  Prints as ``nnref.float32`` (PyTorch: ``torch.float32``)."""
 
-    __slots__ = ("name", "numpy", "is_floating_point", "itemsize", "_rank", "_legacy_name")
+    __slots__ = ("name", "numpy", "is_floating_point", "itemsize", "_rank", "_legacy_name",
+                 "_accumulate")
 
     def __init__(self, name, numpy_dtype, is_floating_point, rank, legacy_name):
         self.name = name
@@ -24,6 +25,9 @@ class dtype:
         self.itemsize = self.numpy.itemsize
         self._rank = rank
         self._legacy_name = legacy_name
+        # Sums and products of 16-bit floats accumulate in float32, as PyTorch's CPU kernels do
+        # (summing 20,000 bfloat16 values in bfloat16 would stall at 32).
+        self._accumulate = np.dtype(np.float32) if is_floating_point and self.itemsize == 2 else self.numpy
 
     def __repr__(self):
         return f"nnref.{self.name}"

@@ -76,6 +76,17 @@ def operand_data(x, dtype):
     return dtype.numpy.type(x)
 
 
+def from_accumulator(data, dtype):
+    """Round a result computed in ``dtype._accumulate`` (float32 for 16-bit floats) back to ``dtype``.
+
+    Values beyond the 16-bit range become inf silently, as in PyTorch.
+    """
+    if dtype._accumulate is dtype.numpy:
+        return data
+    with np.errstate(over="ignore"):
+        return data.astype(dtype.numpy)
+
+
 def float_data(t):
     """``t``'s array, promoted to the default float dtype if it holds integers (exp, log, ...)."""
     if t._dtype.is_floating_point:

@@ -8,7 +8,7 @@ folded ``MmBackward0``/``BmmBackward0`` between views for batches).
 import numpy as np
 
 from ..autograd.graph import Node
-from ._common import check_same_device, needs_grad, wrap
+from ._common import check_same_device, from_accumulator, needs_grad, wrap
 from .shape import squeeze_result
 
 
@@ -17,6 +17,15 @@ def _same_dtype(name, a, b):
     if a._dtype is not b._dtype:
         raise RuntimeError(f"{name}: expected both operands to have the same dtype, but got: "
                            f"{a._dtype.name} != {b._dtype.name}. Convert one, e.g. b.to(a.dtype)")
+
+
+def _product(function, a, b):
+    """``function(a, b)`` (a numpy product), accumulating 16-bit floats in float32 as PyTorch does."""
+    accumulate = a._dtype._accumulate
+    if accumulate is a._dtype.numpy:
+        return function(a._data, b._data)
+    return from_accumulator(function(a._data.astype(accumulate), b._data.astype(accumulate)),
+                            a._dtype)
 
 
 def _shape_text(t):
@@ -43,7 +52,7 @@ def mm(input, mat2):
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_shape_text(input)} and "
                            f"{_shape_text(mat2)}): the inner sizes {input._data.shape[1]} and "
                            f"{mat2._data.shape[0]} must match")
-    out = wrap(np.matmul(input._data, mat2._data), input)
+    out = wrap(_product(np.matmul, input, mat2), input)
     if needs_grad(input, mat2):
         out.grad_fn = MmBackward0((input, mat2), saved=(
             input if mat2.requires_grad else None, mat2 if input.requires_grad else None))
@@ -66,7 +75,7 @@ def mv(input, vec):
     if input._data.ndim != 2 or vec._data.ndim != 1 or input._data.shape[1] != vec._data.shape[0]:
         raise RuntimeError(f"size mismatch, got input ({input._data.shape[0] if input._data.ndim else ''}), "
                            f"mat ({_shape_text(input)}), vec ({_shape_text(vec)})")
-    out = wrap(np.matmul(input._data, vec._data), input)
+    out = wrap(_product(np.matmul, input, vec), input)
     if needs_grad(input, vec):
         out.grad_fn = MvBackward0((input, vec), saved=(input, vec))
     return out
@@ -91,7 +100,7 @@ def dot(input, other):
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{input._data.shape[0]}] and "
                            f"src [{other._data.shape[0]}] to have the same number of elements, but got "
                            f"{input._data.shape[0]} and {other._data.shape[0]} elements respectively")
-    out = wrap(np.dot(input._data, other._data), input)
+    out = wrap(_product(np.dot, input, other), input)
     if needs_grad(input, other):
         out.grad_fn = DotBackward0((input, other), saved=(input, other))
     return out
@@ -114,7 +123,7 @@ def bmm(input, mat2):
     if a[0] != b[0] or a[2] != b[1]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{a[0]}, {a[2]}] but got: [{b[0]}, {b[1]}].")
-    out = wrap(np.matmul(input._data, mat2._data), input)
+    out = wrap(_product(np.matmul, input, mat2), input)
     if needs_grad(input, mat2):
         out.grad_fn = BmmBackward0((input, mat2), saved=(input, mat2))
     return out
@@ -261,7 +270,7 @@ def addmm(input, mat1, mat2):
     if mat1._data.ndim != 2 or mat2._data.ndim != 2 or mat1._data.shape[1] != mat2._data.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_shape_text(mat1)} and "
                            f"{_shape_text(mat2)})")
-    product = np.matmul(mat1._data, mat2._data)
+    product = _product(np.matmul, mat1, mat2)
     try:
         product += input._data  # in place on our own fresh buffer: no extra allocation
     except ValueError:

@@ -12,7 +12,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import _wrap_dim
 from ..autograd.graph import Node
-from ._common import needs_grad, wrap
+from ._common import from_accumulator, needs_grad, wrap
 
 
 def _dims(dim, ndim):
@@ -52,7 +52,8 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     if dtype is None:
         dtype = input._dtype if input._dtype.is_floating_point else _dtype.int64
     dims = _dims(dim, input._data.ndim)
-    out = wrap(np.sum(input._data, axis=dims, keepdims=keepdim, dtype=dtype.numpy), input)
+    data = np.sum(input._data, axis=dims, keepdims=keepdim, dtype=dtype._accumulate)
+    out = wrap(from_accumulator(data, dtype), input)
     if needs_grad(input):
         node = (SumBackward0 if dim is None else SumBackward1)((input,))
         node.self_sizes, node.dims, node.keepdim = input._data.shape, dims, keepdim
@@ -78,7 +79,8 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
             "mean(): could not infer output dtype. Input dtype must be either a floating point or "
             f"complex dtype. Got: {input._dtype._legacy_name[:-6]}. Convert first, e.g. t.float().mean()")
     dims = _dims(dim, input._data.ndim)
-    out = wrap(np.mean(input._data, axis=dims, keepdims=keepdim, dtype=dtype.numpy), input)
+    data = np.mean(input._data, axis=dims, keepdims=keepdim, dtype=dtype._accumulate)
+    out = wrap(from_accumulator(data, dtype), input)
     if needs_grad(input):
         node = (MeanBackward0 if dim is None else MeanBackward1)((input,))
         node.self_sizes, node.dims, node.keepdim = input._data.shape, dims, keepdim
@@ -118,8 +120,9 @@ def var(input, dim=None, unbiased=True, keepdim=False, *, correction=None):
         with np.errstate(divide="ignore", invalid="ignore"):
             data = np.sum(centred * centred, axis=dims, keepdims=keepdim) / 0.0
     else:
-        data = np.var(input._data, axis=dims, keepdims=keepdim, ddof=correction)
-    out = wrap(data.astype(input._dtype.numpy, copy=False), input)
+        data = np.var(input._data, axis=dims, keepdims=keepdim, ddof=correction,
+                      dtype=input._dtype._accumulate)
+    out = wrap(from_accumulator(np.asarray(data, dtype=input._dtype._accumulate), input._dtype), input)
     if needs_grad(input):
         node = VarBackward0((input,), saved=(input,))
         node.self_sizes, node.dims, node.keepdim = input._data.shape, dims, keepdim

@@ -3,17 +3,20 @@ import numpy as np
 
 from .._tensor import _wrap_dim
 from ..autograd.graph import Node
-from ._common import needs_grad, wrap
+from ._common import from_accumulator, needs_grad, wrap
 
 
 def _floating_data(input, dtype, name):
-    """The values to work on: converted to ``dtype`` if given, else they must be floating point."""
+    """The values to work on, in the precision to compute in (16-bit floats in float32).
+
+    Converted to ``dtype`` if given; otherwise the input must be floating point.
+    """
     if dtype is not None:
         input = input.to(dtype)
     if not input._dtype.is_floating_point:
         raise NotImplementedError(f'"{name}" not implemented for \'{input._dtype._legacy_name[:-6]}\'; '
                                   "convert first, e.g. t.float(), or pass dtype=")
-    return input._data
+    return input._data.astype(input._dtype._accumulate, copy=False), input._dtype
 
 
 class SoftmaxBackward0(Node):
@@ -26,10 +29,11 @@ class SoftmaxBackward0(Node):
 
 def softmax(input, dim, dtype=None):
     """``exp(x) / sum(exp(x))`` along ``dim``."""
-    data = _floating_data(input, dtype, "softmax")
+    data, result_dtype = _floating_data(input, dtype, "softmax")
     dim = _wrap_dim(dim, data.ndim)
     shifted = np.exp(data - np.max(data, axis=dim, keepdims=True))
-    out = wrap(shifted / np.sum(shifted, axis=dim, keepdims=True), input)
+    result = shifted / np.sum(shifted, axis=dim, keepdims=True)
+    out = wrap(from_accumulator(result, result_dtype), input)
     if needs_grad(input):
         out.grad_fn = SoftmaxBackward0((input,))
         out.grad_fn.dim = dim
@@ -47,10 +51,11 @@ class LogSoftmaxBackward0(Node):
 
 def log_softmax(input, dim, dtype=None):
     """``x - logsumexp(x)`` along ``dim``: the log-probabilities cross-entropy uses."""
-    data = _floating_data(input, dtype, "log_softmax")
+    data, result_dtype = _floating_data(input, dtype, "log_softmax")
     dim = _wrap_dim(dim, data.ndim)
     shifted = data - np.max(data, axis=dim, keepdims=True)
-    out = wrap(shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True)), input)
+    result = shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
+    out = wrap(from_accumulator(result, result_dtype), input)
     if needs_grad(input):
         out.grad_fn = LogSoftmaxBackward0((input,))
         out.grad_fn.dim = dim

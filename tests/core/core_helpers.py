@@ -15,7 +15,10 @@ def numpy_of(t):
         return None
     if isinstance(t, nnref.Tensor):
         return t.detach()._data.copy()
-    return t.detach().cpu().numpy(force=True).copy()  # force: PyTorch may hand back a ZeroTensor
+    t = t.detach().cpu()
+    if str(t.dtype) == "torch.bfloat16":  # numpy has no bfloat16 of its own
+        t = t.float()
+    return t.numpy(force=True).copy()  # force: PyTorch may hand back a ZeroTensor
 
 
 def assert_close(actual, expected, rtol=1e-6, atol=1e-8, check_dtype=True):

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import nnref
-from core_helpers import assert_close, dtype_name, graph_signature
+from core_helpers import assert_close, dtype_name, graph_signature, numpy_of
 
 torch = pytest.importorskip("torch")
 
@@ -386,3 +386,39 @@ def test_random_expressions(program, seed):
         assert (g is None) == (tg is None)
         if g is not None:
             assert_close(g, tg, rtol=1e-9, atol=1e-12)
+
+
+# -- 16-bit floats ---------------------------------------------------------------------------------
+HALF_OPS = {
+    "matmul": lambda m, a, b: a @ b.t(), "mv": lambda m, a, b: m.mv(a, b[0]),
+    "dot": lambda m, a, b: m.dot(a[0], b[1]), "bmm": lambda m, a, b: m.bmm(a[None], b.t()[None]),
+    "addmm": lambda m, a, b: m.addmm(b[0, :8], a, b.t()), "sum": lambda m, a, b: a.sum() + b.sum(0),
+    "mean": lambda m, a, b: a.mean(1) + b.mean(), "var": lambda m, a, b: a.var(0),
+    "softmax": lambda m, a, b: m.softmax(a, -1), "log_softmax": lambda m, a, b: a.log_softmax(0),
+    "pointwise": lambda m, a, b: (a.exp() * b.tanh() - a.sigmoid()) / (b.abs() + 1),
+    "max": lambda m, a, b: a.amax(1)[:, None] + a.max(0).values,
+}
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("op", sorted(HALF_OPS))
+def test_16_bit_floats_accumulate_like_torch(op, dtype):
+    """Long sums in float16/bfloat16 must accumulate in float32, as PyTorch's CPU kernels do."""
+    rng = np.random.default_rng(0)
+    a_values = rng.uniform(0.05, 0.15, (8, 600))
+    b_values = rng.uniform(-0.5, 0.5, (8, 600))
+    results = []
+    for m in (nnref, torch):
+        a = m.tensor(a_values, dtype=getattr(m, dtype), requires_grad=True)
+        b = m.tensor(b_values, dtype=getattr(m, dtype), requires_grad=True)
+        out = HALF_OPS[op](m, a, b)
+        out.sum().backward()
+        results.append((out, a.grad, b.grad))
+    for ours, theirs in zip(*results):
+        if theirs is None:
+            assert ours is None
+            continue
+        # Backward formulas round their intermediates to 16 bits in nnref (PyTorch fuses them in
+        # float32), so 1 - 1.06 may be off by one bfloat16 step of the operands (2**-8).
+        scale = max(float(np.abs(numpy_of(theirs)).max()), 1e-3 if dtype == "float16" else 1.0)
+        assert_close(ours, theirs, rtol=2e-2, atol=1e-2 * scale)
