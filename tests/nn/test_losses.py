@@ -215,6 +215,12 @@ def test_errors_have_pytorchs_type(name):
     assert theirs is not None and ours is theirs, f"{name}: nnref raised {ours}, PyTorch {theirs}"
 
 
+def test_loss_module_errors_name_the_loss_and_both_sizes():
+    with pytest.raises(ValueError, match=r"^CrossEntropyLoss\(\) got inputs of sizes \[4, 3\] and "
+                                         r"\[3\]: Expected input batch_size \(4\)"):
+        nn.CrossEntropyLoss()(nnref.randn(4, 3), nnref.tensor([0, 1, 2]))
+
+
 def test_loss_modules_print_and_keep_weight_buffers():
     for ours, theirs in [(nn.MSELoss(), torch.nn.MSELoss()),
                          (nn.CrossEntropyLoss(weight=nnref.ones(3), label_smoothing=0.1),

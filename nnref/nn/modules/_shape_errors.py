@@ -5,8 +5,8 @@ __all__ = ["naming_layer"]
 
 
 @contextlib.contextmanager
-def naming_layer(module, input):
-    """Re-raise shape errors from inside ``forward`` with the layer and the input's size in front.
+def naming_layer(module, *inputs):
+    """Re-raise shape errors from inside ``forward`` with the layer and the inputs' sizes in front.
 
     The exception keeps its type (RuntimeError, ValueError, IndexError, as
     PyTorch raises them), so ``except`` clauses written for PyTorch still work.
@@ -14,5 +14,6 @@ def naming_layer(module, input):
     try:
         yield
     except (RuntimeError, ValueError, IndexError) as exc:
-        raise type(exc)(f"{module._get_name()}({module.extra_repr()}) got an input of size "
-                        f"{list(input.shape)}: {exc}") from None
+        sizes = " and ".join(str(list(t.shape)) for t in inputs)
+        got = f"an input of size {sizes}" if len(inputs) == 1 else f"inputs of sizes {sizes}"
+        raise type(exc)(f"{module._get_name()}({module.extra_repr()}) got {got}: {exc}") from None

@@ -4,6 +4,7 @@ Each holds its options (``reduction``, class ``weight`` as a buffer, ...) and
 calls the function of the same name in ``nn.functional``.
 """
 from .. import functional as F
+from ._shape_errors import naming_layer
 from .module import Module
 
 __all__ = ["MSELoss", "CrossEntropyLoss", "NLLLoss", "BCEWithLogitsLoss"]
@@ -35,7 +36,8 @@ class MSELoss(_Loss):
     __constants__ = ["reduction"]
 
     def forward(self, input, target):
-        return F.mse_loss(input, target, reduction=self.reduction)
+        with naming_layer(self, input, target):
+            return F.mse_loss(input, target, reduction=self.reduction)
 
 
 class NLLLoss(_WeightedLoss):
@@ -49,8 +51,9 @@ class NLLLoss(_WeightedLoss):
         self.ignore_index = ignore_index
 
     def forward(self, input, target):
-        return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
-                          reduction=self.reduction)
+        with naming_layer(self, input, target):
+            return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
+                              reduction=self.reduction)
 
 
 class CrossEntropyLoss(_WeightedLoss):
@@ -69,8 +72,10 @@ class CrossEntropyLoss(_WeightedLoss):
         self.label_smoothing = label_smoothing
 
     def forward(self, input, target):
-        return F.cross_entropy(input, target, weight=self.weight, ignore_index=self.ignore_index,
-                               reduction=self.reduction, label_smoothing=self.label_smoothing)
+        with naming_layer(self, input, target):
+            return F.cross_entropy(input, target, weight=self.weight,
+                                   ignore_index=self.ignore_index, reduction=self.reduction,
+                                   label_smoothing=self.label_smoothing)
 
 
 class BCEWithLogitsLoss(_Loss):
@@ -84,6 +89,7 @@ class BCEWithLogitsLoss(_Loss):
         self.register_buffer("pos_weight", pos_weight)
 
     def forward(self, input, target):
-        return F.binary_cross_entropy_with_logits(input, target, self.weight,
-                                                  pos_weight=self.pos_weight,
-                                                  reduction=self.reduction)
+        with naming_layer(self, input, target):
+            return F.binary_cross_entropy_with_logits(input, target, self.weight,
+                                                      pos_weight=self.pos_weight,
+                                                      reduction=self.reduction)
