@@ -21,7 +21,7 @@ from ._ops.pointwise import (abs, clamp, exp, log, masked_fill, maximum, minimum
                              sign, sqrt, tanh, where)
 from ._ops.reduction import amax, amin, argmax, argmin, max, mean, min, sum, var
 from ._ops.shape import (cat, clone, flatten, permute, reshape, squeeze, stack, t, transpose,
-                         unsqueeze)
+                         unbind, unsqueeze)
 from ._ops.softmax import log_softmax, softmax
 from ._random import initial_seed, manual_seed, seed
 from ._tensor import Size, Tensor

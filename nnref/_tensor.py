@@ -162,9 +162,11 @@ class Tensor:
         return self._data.shape[0]
 
     def __iter__(self):
+        """The slices along dim 0, made by one ``unbind`` (one ``UnbindBackward0``), as in PyTorch."""
         if self._data.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
-        return (self[i] for i in range(self._data.shape[0]))
+        from ._ops.shape import unbind
+        return iter(unbind(self, 0))
 
     def item(self):
         """The single value as a Python number."""

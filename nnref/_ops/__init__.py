@@ -87,7 +87,7 @@ _METHODS = {
     "view": shape.view, "reshape": shape.reshape, "flatten": shape.flatten,
     "squeeze": shape.squeeze, "unsqueeze": shape.unsqueeze, "transpose": shape.transpose,
     "permute": shape.permute, "t": shape.t, "expand": shape.expand, "expand_as": shape.expand_as,
-    "clone": shape.clone, "contiguous": shape.contiguous, "is_contiguous": shape.is_contiguous,
+    "unbind": shape.unbind, "clone": shape.clone, "contiguous": shape.contiguous, "is_contiguous": shape.is_contiguous,
     "view_as": lambda self, other: shape.view(self, other._data.shape),
     "reshape_as": lambda self, other: shape.reshape(self, other._data.shape),
     "T": property(shape.numpy_T), "mT": property(shape.matrix_T),

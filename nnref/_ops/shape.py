@@ -335,6 +335,32 @@ def cat(tensors, dim=0):
     return out
 
 
+class UnbindBackward0(Node):
+    """One node for all the slices: their gradients are stacked back along ``dim``."""
+
+    def backward(self, *grads):
+        return (stack(grads, self.dim),)
+
+    def _zeros_for_output(self, index):
+        """A slice that received no gradient contributes zeros (the engine asks for them)."""
+        from .._creation import zeros
+        return zeros(self.slice_shape, dtype=self.dtype, device=self.device)
+
+
+def unbind(input, dim=0):
+    """The slices along ``dim``, as a tuple of views (what iterating over a tensor gives)."""
+    dim = _wrap_dim(dim, input._data.ndim)
+    pieces = tuple(make_view(input, input._data[(slice(None),) * dim + (i,)])
+                   for i in range(input._data.shape[dim]))
+    if needs_grad(input) and pieces:
+        node = UnbindBackward0((input,))
+        node.dim, node.num_outputs = dim, len(pieces)
+        node.slice_shape, node.dtype, node.device = pieces[0]._data.shape, input._dtype, input._device
+        for i, piece in enumerate(pieces):
+            piece.grad_fn, piece._output_nr = node, i
+    return pieces
+
+
 class StackBackward0(Node):
     def backward(self, grad):
         from .indexing import select

@@ -447,3 +447,22 @@ def _(draw, rng):
         h = m.tanh(x @ w + b)
         return m.log_softmax(h * h.sigmoid(), dim=-1).sum(0) / (1 + h.abs().mean())
     return [normal(rng, (n, 3)), normal(rng, (3, 2)), normal(rng, (2,))], f
+
+
+@case("unbind")
+def _(draw, rng):
+    shape = draw(shapes(min_dims=1))
+    dim = draw(st.integers(-len(shape), len(shape) - 1))
+    return [normal(rng, shape)], lambda m, a: m.stack(a.unbind(dim)[::-1], dim) * 2
+
+
+@case("unbind_partly_used")
+def _(draw, rng):
+    shape = draw(shapes(min_dims=1))
+    return [normal(rng, shape)], lambda m, a: m.unbind(a, -1)[-1] * 3  # other slices get zeros
+
+
+@case("iteration")
+def _(draw, rng):
+    shape = draw(shapes(min_dims=1))
+    return [normal(rng, shape)], lambda m, a: m.stack([row * (i + 1) for i, row in enumerate(a)])
