@@ -32,6 +32,18 @@ def _check_recordable(tensor):
                            "the out-of-place form, e.g. y = x.add(1) instead of x[0].add_(1).")
 
 
+def _rebase_history(tensor, node):
+    """Make ``node`` (the in-place op's) the tensor's grad_fn, as PyTorch's ``rebase_history``.
+
+    A ``retain_grad()`` follows the tensor, so ``.grad`` stays the gradient of its newest value.
+    """
+    old, old_nr = tensor.grad_fn, tensor._output_nr
+    tensor.grad_fn, tensor._output_nr = node, 0
+    if tensor._retains_grad and old is not None:
+        del old._retains_grad_hooks[old_nr]
+        node._set_retains_grad_hook(0, tensor)
+
+
 def _write(tensor, result):
     if category(result._dtype) > category(tensor._dtype):
         raise RuntimeError(f"result type {result._dtype._legacy_name[:-6]} can't be cast to the "
@@ -49,7 +61,7 @@ def apply_inplace(tensor, op, *operands, **kwargs):
         _check_recordable(tensor)
         result = op(_snapshot(tensor), *operands, **kwargs)
         _write(tensor, result)
-        tensor.grad_fn, tensor._output_nr = result.grad_fn, 0
+        _rebase_history(tensor, result.grad_fn)
         return tensor
     with no_grad():
         _write(tensor, op(tensor, *operands, **kwargs))
@@ -96,7 +108,7 @@ def _overwrite(tensor, data, node_class, value=None):
     tensor._data[...] = data
     tensor._bump_version()
     if recording:
-        tensor.grad_fn, tensor._output_nr = node, 0
+        _rebase_history(tensor, node)
     return tensor
 
 
@@ -153,6 +165,6 @@ def copy_(tensor, src, non_blocking=False):
     np.copyto(tensor._data, broadcast, casting="unsafe")
     tensor._bump_version()
     if recording:
-        tensor.grad_fn, tensor._output_nr = node, 0
+        _rebase_history(tensor, node)
     return tensor
 

@@ -214,3 +214,25 @@ def test_in_place_on_view_of_tensor_requiring_grad_is_refused_with_advice():
     with pytest.raises(RuntimeError, match="out-of-place"):
         y[0].add_(1)
     assert np.array_equal(y._data, [2.0, 4.0])
+
+
+def test_hooks_and_retain_grad_across_an_in_place_op():
+    """retain_grad follows the tensor to its new value; earlier hooks stay with the old one."""
+    def run(m):
+        x = m.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 2
+        y.retain_grad()
+        y.mul_(3)
+        (y * 5).sum().backward()
+        retained = y.grad
+        x = m.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 2
+        log = []
+        y.register_hook(lambda g: log.append(("before", g.tolist())))
+        y.mul_(3)
+        y.register_hook(lambda g: log.append(("after", g.tolist())))
+        (y * 5).sum().backward()
+        return retained, log, x.grad
+    retained, log, grad = both(run)
+    assert retained.tolist() == [5.0, 5.0]
+    assert log == [("after", [5.0, 5.0]), ("before", [15.0, 15.0])]
