@@ -2,7 +2,6 @@
 import math
 
 from ..._creation import empty
-from ...autograd.grad_mode import no_grad
 from .. import _native, functional as F, init
 from ..parameter import Parameter
 from ._shape_errors import naming_layer
