@@ -137,7 +137,7 @@ def run_backward(roots, root_grads, keep_graph, create_graph, inputs=None, accum
     dependencies = _dependencies(graph_root)
     graph_root.num_outputs = len(graph_root.next_functions)
 
-    captures = {}  # (node, slot) -> position in the result, for autograd.grad and non-leaf inputs
+    captures = {}  # (node, slot) -> positions in the result (autograd.grad may name a tensor twice)
     accumulate_targets = set()
     needed = None
     if inputs is not None:
@@ -148,7 +148,7 @@ def run_backward(roots, root_grads, keep_graph, create_graph, inputs=None, accum
             if accumulate_grad and tensor.grad_fn is None:
                 accumulate_targets.add(node)  # backward(inputs=[leaf]) runs that leaf's AccumulateGrad
             else:
-                captures[(node, slot)] = position
+                captures.setdefault((node, slot), []).append(position)
         needed = _needed_nodes(graph_root, accumulate_targets | {node for node, _ in captures})
     captured = [None] * (len(inputs) if inputs is not None else 0)
 
@@ -165,8 +165,7 @@ def run_backward(roots, root_grads, keep_graph, create_graph, inputs=None, accum
             else:
                 grads = _call_tensor_pre_hooks(node, grads)
                 for slot in range(node.num_outputs) if captures else ():
-                    position = captures.get((node, slot))
-                    if position is not None:
+                    for position in captures.get((node, slot), ()):
                         captured[position] = grads[slot]
                 if needed is not None and node not in accumulate_targets and not any(
                         child in needed for child, _ in node.next_functions):

@@ -490,3 +490,24 @@ def test_float32_values_and_gradients_close_to_torch():
     (y, g), (ty, tg) = run(nnref), run(torch)
     assert_close(y, ty, rtol=1e-5, atol=1e-6)
     assert_close(g, tg, rtol=1e-4, atol=1e-6)
+
+
+def test_autograd_grad_with_the_same_input_twice():
+    def run(m):
+        x = m.ones(2, requires_grad=True)
+        return m.autograd.grad((x * 2).sum(), [x, x])
+    gx, gx_again = both(run)
+    assert gx.tolist() == gx_again.tolist() == [2.0, 2.0]
+
+
+def test_root_gradient_rules():
+    def run(m):
+        x = m.ones(2, requires_grad=True)
+        (x * 2).backward(m.ones(2, dtype=m.float64))  # converted to the output's dtype
+        dtype = str(x.grad.dtype).rsplit(".", 1)[-1]
+        (x * 2).sum().backward(m.tensor(2.0))
+        (g,) = m.autograd.grad((x * 2).sum(), x, grad_outputs=m.tensor(3.0))
+        (h,) = m.autograd.grad([(x * 2).sum(), (x * 3).sum()], x)
+        return dtype, x.grad, g, h
+    dtype, grad, g, h = both(run)
+    assert dtype == "float32" and grad.tolist() == [6.0, 6.0] and h.tolist() == [5.0, 5.0]
