@@ -422,3 +422,35 @@ def test_16_bit_floats_accumulate_like_torch(op, dtype):
         # float32), so 1 - 1.06 may be off by one bfloat16 step of the operands (2**-8).
         scale = max(float(np.abs(numpy_of(theirs)).max()), 1e-3 if dtype == "float16" else 1.0)
         assert_close(ours, theirs, rtol=2e-2, atol=1e-2 * scale)
+
+
+def test_hand_written_training_loop_matches_torch():
+    """Linear regression by hand, the way the course first writes it: same losses, same weights."""
+    rng = np.random.default_rng(1)
+    xs, ys = rng.standard_normal((32, 3)), rng.standard_normal((32, 1))
+    w0, b0 = rng.standard_normal((3, 1)), rng.standard_normal(1)
+
+    def train(m):
+        x, y = m.tensor(xs, dtype=m.float32), m.tensor(ys, dtype=m.float32)
+        w = m.tensor(w0, dtype=m.float32, requires_grad=True)
+        b = m.tensor(b0, dtype=m.float32, requires_grad=True)
+        losses = []
+        for step in range(30):
+            loss = ((x @ w + b - y) ** 2).mean()
+            loss.backward()
+            losses.append(loss.item())
+            if step % 2:
+                with m.no_grad():
+                    w -= 0.1 * w.grad
+                    b.sub_(b.grad, alpha=0.1)
+            else:
+                w.data -= 0.1 * w.grad.data
+                b.data = b.data - 0.1 * b.grad
+            w.grad.zero_()
+            b.grad = None
+        return losses, w, b, w.is_leaf, w.requires_grad, w._version
+    ours, theirs = train(nnref), train(torch)
+    np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-5)
+    assert_close(ours[1], theirs[1], rtol=1e-5)
+    assert_close(ours[2], theirs[2], rtol=1e-5)
+    assert ours[3:] == theirs[3:]
