@@ -16,6 +16,7 @@ import numpy as np
 from .. import _dtype
 from .._creation import tensor, zeros_like
 from .._tensor import Tensor
+from ..autograd.grad_mode import no_grad
 from .optimizer import Optimizer, _params_with_grad
 
 __all__ = ["Adam"]
@@ -62,16 +63,17 @@ class Adam(Optimizer):
     def step(self, closure=None):
         """Update every parameter that has a gradient; returns ``closure()``'s loss if given."""
         loss = self._evaluate(closure)
-        for group in self.param_groups:
-            for p in _params_with_grad(group):
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = tensor(0.0, dtype=_step_dtype())
-                    state["exp_avg"] = zeros_like(p)
-                    state["exp_avg_sq"] = zeros_like(p)
-                    if group["amsgrad"]:
-                        state["max_exp_avg_sq"] = zeros_like(p)
-                self._update(p, group, state)
+        with no_grad():  # as in PyTorch; the updates below write raw arrays and record nothing
+            for group in self.param_groups:
+                for p in _params_with_grad(group):
+                    state = self.state[p]
+                    if len(state) == 0:
+                        state["step"] = tensor(0.0, dtype=_step_dtype())
+                        state["exp_avg"] = zeros_like(p)
+                        state["exp_avg_sq"] = zeros_like(p)
+                        if group["amsgrad"]:
+                            state["max_exp_avg_sq"] = zeros_like(p)
+                    self._update(p, group, state)
         return loss
 
     def _update(self, p, group, state):

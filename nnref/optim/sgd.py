@@ -11,6 +11,7 @@ For each parameter with a gradient ``g`` (``_single_tensor_sgd``)::
 import numpy as np
 
 from .._tensor import Tensor
+from ..autograd.grad_mode import no_grad
 from .optimizer import Optimizer, _params_with_grad
 
 __all__ = ["SGD"]
@@ -47,9 +48,10 @@ class SGD(Optimizer):
     def step(self, closure=None):
         """Update every parameter that has a gradient; returns ``closure()``'s loss if given."""
         loss = self._evaluate(closure)
-        for group in self.param_groups:
-            for p in _params_with_grad(group):
-                self._update(p, group)
+        with no_grad():  # as in PyTorch; the updates below write raw arrays and record nothing
+            for group in self.param_groups:
+                for p in _params_with_grad(group):
+                    self._update(p, group)
         return loss
 
     def _update(self, p, group):
