@@ -23,6 +23,21 @@ def _ratio(a, b):
     return a / b if a is not None and b not in (None, 0) else None
 
 
+def _paired(res):
+    """Median over rounds of the per-round ratio (samples of one round ran back to back).
+
+    A cross-check on the ratio of medians that is robust to load changing
+    between rounds; kept in the JSON only.
+    """
+    import statistics
+    out = {}
+    for other in ("numpy", "torch"):
+        if "nnref" in res and other in res:
+            pairs = zip(res["nnref"]["samples"], res[other]["samples"])
+            out[f"nnref/{other}"] = statistics.median(a / b for a, b in pairs)
+    return out
+
+
 def compute(results):
     """Add ``results["ratios"]`` and ``results["table"]`` (one dict per row)."""
     m = results["measures"]
@@ -47,11 +62,13 @@ def compute(results):
         return entry
 
     for batch, res in m["mlp_step"].items():
-        row(f"mlp_step_b{batch}", f"MLP SGD step, batch {batch}", "ms",
-            {n: r["median"] * 1e3 for n, r in res.items()})
+        r = row(f"mlp_step_b{batch}", f"MLP SGD step, batch {batch}", "ms",
+                {n: r["median"] * 1e3 for n, r in res.items()})
+        r["paired_ratios"] = _paired(res)
     per_op = m["per_op_overhead"]
-    row("per_op_overhead", f"Per-op overhead, fwd+bwd ({per_op['ops']} ops on {per_op['elements']} elements)",
+    r = row("per_op_overhead", f"Per-op overhead, fwd+bwd ({per_op['ops']} ops on {per_op['elements']} elements)",
         "us/op", dict(per_op["us_per_op"]))
+    r["paired_ratios"] = _paired(per_op["per_graph"])
 
     chain = m["chain"]
     longest = str(max(chain["lengths"]))
@@ -175,6 +192,14 @@ def markdown(results):
             out.append(f"| {batch} | {CONTENDER_LABELS[n]} | {r['median'] * 1e3:.3f} ms | "
                        f"{r['iqr'] * 1e3:.3f} ms | {r['calls_per_sample']} |")
     out.append("")
+    paired = [(r["measure"], r["paired_ratios"]) for r in results["table"] if r.get("paired_ratios")]
+    if paired:
+        out.append("Cross-check, the median over rounds of each round's ratio (robust to the load "
+                   "changing between rounds): " + "; ".join(
+                       f"{measure}: " + ", ".join(f"{k.replace('torch', 'PyTorch')} {v:.2f}"
+                                                  for k, v in ratios.items())
+                       for measure, ratios in paired) + ".")
+        out.append("")
 
     chain = results["measures"]["chain"]
     out += ["## Chain of elementwise ops", "",

@@ -331,6 +331,7 @@ def metadata(fws, threads, mode):
         "thread_env": {v: os.environ.get(v) for v in THREAD_VARS},
         # Other work on the machine makes timings noisier (interleaving keeps the ratios fair).
         "load_average_start": _loadavg(),
+        "niceness": os.nice(0) if hasattr(os, "nice") else None,
     }
     try:
         blas = np.show_config(mode="dicts")["Build Dependencies"]["blas"]
