@@ -91,7 +91,7 @@ _METHODS = {
     "view_as": lambda self, other: shape.view(self, other._data.shape),
     "reshape_as": lambda self, other: shape.reshape(self, other._data.shape),
     "T": property(shape.numpy_T), "mT": property(shape.matrix_T),
-    "__getitem__": indexing.getitem, "select": indexing.select, "narrow": indexing.narrow,
+    "__getitem__": indexing.getitem, "__setitem__": indexing.setitem, "select": indexing.select, "narrow": indexing.narrow,
     # softmax
     "softmax": softmax.softmax, "log_softmax": softmax.log_softmax,
     # in place

@@ -13,6 +13,7 @@ import numpy as np
 from .._tensor import Tensor, _wrap_dim
 from ..autograd.graph import Node
 from ._common import needs_grad, wrap
+from .pointwise import masked_fill
 from .shape import alias, make_view, unsqueeze
 
 
@@ -36,7 +37,8 @@ def select(input, dim, index):
     if not -size <= index < size:
         raise IndexError(f"index {index} is out of bounds for dimension {dim} with size {size}")
     index %= size
-    out = make_view(input, input._data[(slice(None),) * dim + (index,)])
+    # The trailing ... keeps a 0-d result a view (numpy would hand back a copied scalar).
+    out = make_view(input, input._data[(slice(None),) * dim + (index, Ellipsis)])
     if needs_grad(input):
         node = SelectBackward0((input,))
         node.dim, node.index, node.self_sizes = dim, index, input._data.shape
@@ -99,8 +101,15 @@ class IndexBackward0(Node):
 
 
 class IndexPutBackward0(Node):
+    """``self[index] = values`` (``index_put``): ``values`` gets the gradient of the written
+    positions; ``self`` keeps the rest (it was overwritten there).  When the write accumulates
+    into zeros (the backward of indexing), ``self`` is no input at all: its edge is ``None``.
+    """
+
     def backward(self, grad):
-        return (index_tensor(grad, self.index),)
+        wants_self, wants_values = (node is not None for node, _ in self.next_functions)
+        return (masked_fill(grad, self.mask, 0.0) if wants_self else None,
+                index_tensor(grad, self.index) if wants_values else None)
 
 
 def _index_add_into_zeros(grad, shape, index):
@@ -108,7 +117,7 @@ def _index_add_into_zeros(grad, shape, index):
     np.add.at(data, index, grad._data)
     out = wrap(data, grad)
     if needs_grad(grad):
-        out.grad_fn = IndexPutBackward0((grad,))
+        out.grad_fn = IndexPutBackward0((None, grad))
         out.grad_fn.index = index
     return out
 
@@ -134,42 +143,36 @@ def scatter_into_zeros(grad, shape, dim, indices):
     return _index_add_into_zeros(grad, shape, tuple(grid))
 
 
-def getitem(input, index):
-    """``input[index]`` with PyTorch's split between views and gathers.
+def _index_plan(index, ndim):
+    """Split an index the way PyTorch's ``applySlicing`` does.
 
-    As in ``THPVariable_getitem``: a lone slice is always recorded
-    (``SliceBackward0``) and a lone ``...`` gives an alias; inside a tuple, a
-    slice that keeps the whole dimension is skipped, and an index that changes
-    nothing at all still returns a new alias (``AliasBackward0``), never
-    ``input`` itself.
+    Returns ``(steps, advanced)``: ``steps`` are ``("unsqueeze", dim)``,
+    ``("select", dim, i)`` and ``("slice", dim, slice)`` applied in order as
+    views; ``advanced`` is the tuple of integer/bool arrays (with ``:`` for
+    the dimensions in between) for one gather or scatter afterwards, or None.
     """
     if not isinstance(index, tuple):
-        if index is Ellipsis:
-            return alias(input)
-        if isinstance(index, slice):
-            return slice_dim(input, 0, index)
         index = (index,)
     specified = sum(1 for i in index if i is not None and i is not Ellipsis and not (
         isinstance(i, Tensor) and i._dtype.name == "bool" and i._data.ndim > 1))
     if any(i is Ellipsis for i in index):
         position = next(k for k, i in enumerate(index) if i is Ellipsis)
-        fill = (slice(None),) * (input._data.ndim - specified)
+        fill = (slice(None),) * (ndim - specified)
         index = index[:position] + fill + index[position + 1:]
-    if specified > input._data.ndim:
-        raise IndexError(f"too many indices for tensor of dimension {input._data.ndim}")
-    out, dim, remaining = input, 0, []
+    if specified > ndim:
+        raise IndexError(f"too many indices for tensor of dimension {ndim}")
+    steps, dim, remaining = [], 0, []
     for item in index:
         if item is None:
-            out = unsqueeze(out, dim)
+            steps.append(("unsqueeze", dim))
             remaining.append(slice(None))
             dim += 1
         elif isinstance(item, numbers.Integral) and not isinstance(item, bool) or (
                 isinstance(item, Tensor) and item._data.ndim == 0 and not item._dtype.is_floating_point
                 and item._dtype.name != "bool"):
-            out = select(out, dim, int(item))
+            steps.append(("select", dim, int(item)))
         elif isinstance(item, slice):
-            if not _keeps_whole_dim(item, out._data.shape[dim]):
-                out = slice_dim(out, dim, item)
+            steps.append(("slice", dim, item))
             remaining.append(slice(None))
             dim += 1
         elif isinstance(item, (Tensor, list, np.ndarray)):
@@ -181,8 +184,34 @@ def getitem(input, index):
         else:
             raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte "
                              f"Variables are valid indices (got {type(item).__name__})")
-    if any(isinstance(r, np.ndarray) for r in remaining):
-        return index_tensor(out, tuple(remaining))
+    advanced = tuple(remaining) if any(isinstance(r, np.ndarray) for r in remaining) else None
+    return steps, advanced
+
+
+def getitem(input, index):
+    """``input[index]`` with PyTorch's split between views and gathers.
+
+    As in ``THPVariable_getitem``: a lone slice is always recorded
+    (``SliceBackward0``) and a lone ``...`` gives an alias; inside a tuple, a
+    slice that keeps the whole dimension is skipped, and an index that changes
+    nothing at all still returns a new alias (``AliasBackward0``), never
+    ``input`` itself.
+    """
+    if index is Ellipsis:
+        return alias(input)
+    if isinstance(index, slice):
+        return slice_dim(input, 0, index)
+    steps, advanced = _index_plan(index, input._data.ndim)
+    out = input
+    for kind, dim, *arg in steps:
+        if kind == "unsqueeze":
+            out = unsqueeze(out, dim)
+        elif kind == "select":
+            out = select(out, dim, arg[0])
+        elif not _keeps_whole_dim(arg[0], out._data.shape[dim]):
+            out = slice_dim(out, dim, arg[0])
+    if advanced is not None:
+        return index_tensor(out, advanced)
     return alias(out) if out is input else out
 
 
@@ -190,3 +219,94 @@ def _keeps_whole_dim(item, size):
     """``start`` 0 (or None), step 1 (or None), ``stop`` past the end: PyTorch skips such a slice."""
     return (item.start in (None, 0) and item.step in (None, 1)
             and (item.stop is None or item.stop >= size))
+
+
+class CopySlices(Node):
+    """``base[index] = value`` through a view of ``base`` (PyTorch's ``CopySlices``).
+
+    ``value`` gets the gradient of the written region (read back with the same
+    index); ``base`` gets the rest, zero where it was overwritten.
+    """
+
+    def backward(self, grad):
+        wants_self, wants_value = (node is not None for node, _ in self.next_functions)
+        return (masked_fill(grad, self.mask, 0.0) if wants_self else None,
+                getitem(grad, self.index) if wants_value else None)
+
+
+def _region(data, steps):
+    """The numpy view of ``data`` that ``steps`` (from :func:`_index_plan`) select, and whether
+    any step actually made a view."""
+    viewed = False
+    for kind, dim, *arg in steps:
+        if kind == "unsqueeze":
+            data = np.expand_dims(data, dim)
+        elif kind == "select":
+            size = data.shape[dim]
+            if not -size <= arg[0] < size:
+                raise IndexError(f"index {arg[0]} is out of bounds for dimension {dim} with size {size}")
+            data = data[(slice(None),) * dim + (arg[0], Ellipsis)]  # a view, even when 0-d
+        elif not _keeps_whole_dim(arg[0], data.shape[dim]):
+            data = data[(slice(None),) * dim + (arg[0],)]
+        else:
+            continue
+        viewed = True
+    return data, viewed
+
+
+def _fit_value(value, region_shape):
+    """Shape ``value`` for the write as PyTorch's ``copy_to``/``index_put_`` do (so the graph matches).
+
+    Leading size-1 dimensions are viewed away; a copy into a region (``region_shape``
+    given) then expands the value to the region's shape, unless it already has it or is 0-d.
+    """
+    shape = value._data.shape
+    lead = next((i for i, size in enumerate(shape) if size != 1), len(shape))
+    if region_shape is None:  # index_put_ broadcasts by itself
+        return value.view(shape[lead:]) if lead else value
+    if shape == region_shape or not shape:
+        return value
+    return value.view(shape[lead:]).expand(region_shape)
+
+
+def setitem(tensor, index, value):
+    """``tensor[index] = value``, in place, recorded the way PyTorch records it.
+
+    Writing the whole tensor is a ``fill_``/``copy_``; otherwise a write through
+    ints and slices is ``CopySlices``, and a write with index arrays straight
+    into the tensor is ``index_put_`` (``IndexPutBackward0``).
+    """
+    from .inplace import _check_recordable, _rebase_history, copy_, fill_
+    if index is Ellipsis or isinstance(index, slice) and _keeps_whole_dim(index, tensor.shape[0]):
+        steps, advanced = [], None
+    else:
+        steps, advanced = _index_plan(index, tensor._data.ndim)
+    region, viewed = _region(tensor._data, steps)
+    if isinstance(value, Tensor):
+        value = _fit_value(value, region.shape if advanced is None else None)
+    if not viewed and advanced is None:  # the whole tensor
+        if isinstance(value, Tensor) and value._data.ndim:
+            return copy_(tensor, value)
+        # A number is wrapped as a 0-d tensor of the tensor's dtype, so this is FillBackward3.
+        return fill_(tensor, value if isinstance(value, Tensor) else
+                     wrap(np.asarray(value, dtype=tensor._dtype.numpy), tensor))
+    source = value._data if isinstance(value, Tensor) else value
+    recording = needs_grad(tensor, value if isinstance(value, Tensor) else None)
+    if recording:
+        _check_recordable(tensor)
+        mask = np.zeros(tensor._data.shape, dtype=bool)
+        mask_region, _ = _region(mask, steps)
+        mask_region[advanced if advanced is not None else ...] = True
+        node_class = CopySlices if viewed else IndexPutBackward0
+        node = node_class((tensor, value if isinstance(value, Tensor) else None))
+        node.mask = wrap(mask, tensor)
+        node.index = index if viewed else advanced
+    try:
+        region[advanced if advanced is not None else ...] = source
+    except ValueError:
+        target = np.shape(region[advanced]) if advanced is not None else region.shape
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(np.shape(source))} cannot "
+                           f"be broadcast to indexing result of shape {list(target)}") from None
+    tensor._bump_version()
+    if recording:
+        _rebase_history(tensor, node)

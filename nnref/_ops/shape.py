@@ -350,7 +350,7 @@ class UnbindBackward0(Node):
 def unbind(input, dim=0):
     """The slices along ``dim``, as a tuple of views (what iterating over a tensor gives)."""
     dim = _wrap_dim(dim, input._data.ndim)
-    pieces = tuple(make_view(input, input._data[(slice(None),) * dim + (i,)])
+    pieces = tuple(make_view(input, input._data[(slice(None),) * dim + (i, Ellipsis)])
                    for i in range(input._data.shape[dim]))
     if needs_grad(input) and pieces:
         node = UnbindBackward0((input,))

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import nnref
-from core_helpers import assert_close
+from core_helpers import assert_close, graph_signature
 
 try:
     import torch
@@ -236,3 +236,92 @@ def test_hooks_and_retain_grad_across_an_in_place_op():
     retained, log, grad = both(run)
     assert retained.tolist() == [5.0, 5.0]
     assert log == [("after", [5.0, 5.0]), ("before", [15.0, 15.0])]
+
+
+# -- t[index] = value -----------------------------------------------------------------------------
+SETITEM_INDICES = {
+    "int": 0, "two_ints": (0, 1), "column": (slice(None), 1), "row_mask": "row_mask",
+    "list": [0, 2], "int_and_list": (0, [1, 2]), "ellipsis_int": (Ellipsis, 0),
+    "full_slice_and_list": (slice(None), [0, 1]), "ellipsis": Ellipsis, "full_slice": slice(None),
+    "none": None, "slice_and_list": (slice(1, None), [0, 1]), "ellipsis_list": (Ellipsis, [0, 1]),
+    "list_and_full_slice": ([0, 1], slice(None)), "0d_tensor": "0d", "int_and_mask": "int_mask",
+    "full_mask": "full_mask", "two_full_slices": (slice(None), slice(None)),
+    "partial_slice": slice(1, None), "negative_and_step": (-1, slice(None, None, 2)),
+}
+
+
+def _setitem_index(m, index):
+    return {"row_mask": lambda: m.tensor([True, False, True]), "0d": lambda: m.tensor(1),
+            "int_mask": lambda: (0, m.tensor([True, False, True, True])),
+            "full_mask": lambda: m.arange(12).reshape(3, 4) > 6}[index]() if isinstance(index, str) \
+        else index
+
+
+@pytest.mark.parametrize("name", sorted(SETITEM_INDICES))
+@pytest.mark.parametrize("value", ["number", "row", "scalar_tensor"])
+def test_setitem_on_non_leaf_records_like_torch(name, value):
+    """CopySlices through views, IndexPutBackward0 with index arrays, fill_/copy_ for the whole."""
+    def run(m):
+        x = m.ones(3, 4, requires_grad=True)
+        v = {"number": 5.0, "row": m.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True),
+             "scalar_tensor": m.tensor(7.0, requires_grad=True)}[value]
+        y = x * 2
+        index = _setitem_index(m, SETITEM_INDICES[name])
+        try:
+            y[index] = v
+        except RuntimeError as exc:  # a row that does not fit the indexed region
+            return type(exc).__name__
+        graph = graph_signature(y.grad_fn, (x, v))
+        (y * m.arange(12.0).reshape(3, 4)).sum().backward()
+        return graph, y, y._version, x.grad, v.grad if isinstance(v, m.Tensor) else None
+    both(run)
+
+
+def test_setitem_without_autograd():
+    def run(m):
+        c = m.zeros(2, 3)
+        c[0] = m.tensor([1, 2, 3])
+        facts = [c.clone(), c._version]
+        c[c > 1] = 0
+        c[:, 0] = m.tensor([9.0, 8.0])
+        facts += [c.clone(), c._version]
+        i = m.zeros(3, dtype=m.int64)
+        i[0] = 2.7  # converted to the tensor's dtype
+        a = m.zeros(2, 3, 4)
+        a[0, :, [1, 2]] = m.tensor([1.0, 2.0])  # ints are applied first, as views
+        b = m.zeros(5)
+        b[[1, 3]] = m.tensor([1.0, 3.0])
+        t = m.zeros(4)
+        view = t[1:3]
+        view[0] = 9  # writes through the view into t
+        element = t[3]
+        element.add_(2)  # a 0-d element is a view too
+        with m.no_grad():
+            x = m.ones(2, requires_grad=True)
+            x[0] = 5
+        return facts + [i, a[0], b, t, t._version, x, x.grad_fn is None]
+    both(run)
+
+
+def test_setitem_errors():
+    for m in filter(None, (nnref, torch)):
+        with pytest.raises(RuntimeError, match="leaf Variable"):
+            m.ones(2, requires_grad=True)[0] = 1
+        with pytest.raises(RuntimeError):
+            m.zeros(2, 3)[0] = m.ones(4)
+        with pytest.raises(IndexError):
+            m.zeros(2)[5] = 1
+
+
+def test_setitem_gradients_by_finite_differences():
+    x0 = np.array([[0.5, -1.0, 2.0], [1.5, 0.3, -0.7]])
+    v0 = np.array([0.2, -0.4])
+
+    def f(m, x, v):
+        y = x * x
+        y[:, 1] = v * 3
+        y[[1, 0], [2, 2]] = v.exp()
+        return y
+    x = nnref.tensor(x0, requires_grad=True)
+    v = nnref.tensor(v0, requires_grad=True)
+    assert nnref.autograd.gradcheck(lambda a, b: f(nnref, a, b), (x, v))
