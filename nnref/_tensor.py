@@ -168,6 +168,13 @@ class Tensor:
         from ._ops.shape import unbind
         return iter(unbind(self, 0))
 
+    def __contains__(self, element):
+        """``x in t``: does any element of ``t`` equal ``x`` (broadcast, as in PyTorch)?"""
+        if not isinstance(element, (Tensor, numbers.Number)):
+            raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you passed "
+                               f"in a {type(element)}.")
+        return builtins.bool((self == element).any())
+
     def item(self):
         """The single value as a Python number."""
         if self._data.size != 1:

@@ -115,6 +115,9 @@ CASES = [
     lambda m: m34(m)[np.array([0, 2])],
     lambda m: m34(m)[-1, -1],
     lambda m: m34(m)[1:1].shape,
+    # membership
+    lambda m: (2 in m34(m), 50 in m34(m), m.tensor(3) in m34(m), m.tensor([0, 1, 2, 3]) in m34(m)),
+    lambda m: "a" in m34(m),
 ]
 
 
