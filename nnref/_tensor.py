@@ -9,6 +9,7 @@ views, checked by saved tensors).  The maths lives in ``nnref/_ops``; this file
 binds it to methods and keeps the bookkeeping.
 """
 import builtins
+import copy
 import numbers
 import warnings
 import weakref
@@ -367,6 +368,32 @@ class Tensor:
 
     def _bump_version(self):
         self._version_counter[0] += 1
+
+    def __deepcopy__(self, memo):
+        """An independent leaf: copied values, same ``requires_grad``, deep-copied ``.grad``.
+
+        Mirrors ``torch.Tensor.__deepcopy__`` (what ``copy.deepcopy(model.state_dict())``
+        relies on); like PyTorch, only leaves can be deep-copied.
+        """
+        if self.grad_fn is not None:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support "
+                               "the deepcopy protocol at the moment. Deep-copy t.detach() instead.")
+        if id(self) in memo:
+            return memo[id(self)]
+        new = type(self)._make(self._data.copy(), self._device)
+        new._requires_grad = self._requires_grad
+        memo[id(self)] = new
+        if self._grad is not None:
+            new._grad = copy.deepcopy(self._grad, memo)
+        new.__dict__.update(copy.deepcopy(self.__dict__, memo))
+        return new
+
+    def __copy__(self):
+        """A new tensor over the same memory, with the same ``requires_grad`` (as ``copy.copy``)."""
+        new = type(self)._make(self._data, self._device)
+        new._requires_grad = self.requires_grad
+        new.__dict__.update(self.__dict__)
+        return new
 
     def __setstate__(self, state):
         raise TypeError("nnref tensors are not pickled; use nnref.save / nnref.load")

@@ -157,3 +157,28 @@ def test_random_factories_have_torch_shapes_dtypes_and_ranges():
         assert i.dtype == m.int64 and i.min().item() >= 3 and i.max().item() <= 6
         n = m.randn(4000, dtype=m.float64)
         assert abs(n.mean().item()) < 0.1 and abs(n.var().item() - 1) < 0.1
+
+
+def test_copy_and_deepcopy_follow_torch():
+    import copy
+
+    def run(m):
+        t = m.tensor([1.0, 2.0], requires_grad=True)
+        t.grad = m.tensor([0.5, 0.5])
+        t.note = "kept"
+        d = copy.deepcopy(t)
+        facts = [d is t, d.tolist(), d.requires_grad, d.is_leaf, d.grad.tolist(), d.grad is t.grad,
+                 d.note]
+        with m.no_grad():
+            d.add_(1)
+        facts.append(t.tolist())  # the original is untouched
+        state = copy.deepcopy({"w": t, "same_w": t})
+        facts.append(state["w"] is state["same_w"])  # the memo keeps shared tensors shared
+        c = copy.copy(t)
+        with m.no_grad():
+            c.mul_(2)
+        facts += [c is t, c.requires_grad, t.tolist()]  # copy.copy shares memory
+        with pytest.raises(RuntimeError, match="graph leaves"):
+            copy.deepcopy(t * 2)
+        return facts
+    assert run(nnref) == run(torch)
