@@ -178,8 +178,6 @@ def run_backward(roots, root_grads, keep_graph, create_graph, inputs=None, accum
                 if buffer is None:
                     buffer = buffers[child] = [None] * child.num_outputs
                 if grad is not None:
-                    if node is not graph_root:
-                        grad = _reduce_to_input(grad, node._input_metadata[index], node, index)
                     buffer[slot] = grad if buffer[slot] is None else buffer[slot] + grad
                 dependencies[child] -= 1
                 if dependencies[child] == 0:
@@ -190,20 +188,39 @@ def run_backward(roots, root_grads, keep_graph, create_graph, inputs=None, accum
 
 
 def _run_node(node, grads, keep_graph):
-    """Pre-hooks, the node's backward, post-hooks; all-``None`` input gives all-``None`` output."""
+    """Pre-hooks, the node's backward, output validation, post-hooks (``call_function``).
+
+    As in PyTorch, post-hooks see the gradients *after* they were summed back
+    to each input's shape and dtype, and the incoming gradients as they came
+    (``None`` where an output received none).
+    """
     if node._pre_hooks:
         grads = _call_pre_hooks(node, grads)
     if all(g is None for g in grads):
         grad_inputs = (None,) * len(node.next_functions)
     else:
-        grads = _fill_missing(node, grads)
         grad_outputs = tuple(grads) if node._post_hooks else None
+        grads = _fill_missing(node, grads)
         grad_inputs = node.apply(*grads)
         del grads  # AccumulateGrad adopts a buffer only when nothing else refers to it
+        grad_inputs = _validate_outputs(node, grad_inputs)
         if node._post_hooks:
             grad_inputs = _call_post_hooks(node, grad_inputs, grad_outputs)
     if not keep_graph:
         node.release_variables()
+    return grad_inputs
+
+
+def _validate_outputs(node, grad_inputs):
+    """One gradient per input, each summed down to its input's shape and dtype (``validate_outputs``)."""
+    if len(grad_inputs) != len(node.next_functions):
+        raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
+                           f"(expected {len(node.next_functions)}, got {len(grad_inputs)})")
+    for index, (grad, metadata) in enumerate(zip(grad_inputs, node._input_metadata)):
+        if grad is not None and metadata is not None and (
+                grad._data.shape != metadata[0] or grad._dtype is not metadata[1]):
+            grad_inputs = list(grad_inputs)
+            grad_inputs[index] = _reduce_to_input(grad, metadata, node, index)
     return grad_inputs
 
 

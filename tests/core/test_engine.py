@@ -511,3 +511,37 @@ def test_root_gradient_rules():
         return dtype, x.grad, g, h
     dtype, grad, g, h = both(run)
     assert dtype == "float32" and grad.tolist() == [6.0, 6.0] and h.tolist() == [5.0, 5.0]
+
+
+def test_node_post_hook_sees_gradients_reduced_to_input_shapes():
+    """validate_outputs (sum to shape, cast to dtype) runs before a node's post-hooks."""
+    def run(m):
+        x = m.ones(3, 2, requires_grad=True)
+        b = m.ones(2, dtype=m.float64, requires_grad=True)
+        y = x + b
+        seen = []
+        y.grad_fn.register_hook(lambda gi, go: seen.append(
+            [(list(g.shape), str(g.dtype).rsplit(".", 1)[-1]) for g in gi]))
+        y.sum().backward()
+        return seen
+    assert both(run) == [[([3, 2], "float32"), ([2], "float64")]]
+
+
+def test_node_post_hook_gets_none_for_outputs_without_gradient():
+    def run(m):
+        x = m.tensor([[1.0, 5.0], [3.0, 2.0]], requires_grad=True)
+        parts = x.unbind(0)
+        seen = []
+        parts[0].grad_fn.register_hook(lambda gi, go: seen.append([g is None for g in go]))
+        (parts[1] * 2).sum().backward()
+        return seen, x.grad
+    seen, grad = both(run)
+    assert seen == [[True, False]] and grad.tolist() == [[0.0, 0.0], [2.0, 2.0]]
+
+
+def test_wrong_number_of_gradients_from_a_node_is_an_error():
+    x = nnref.ones(2, requires_grad=True)
+    y = x.exp()
+    y.grad_fn.backward = lambda grad: (grad, grad)  # one input, two gradients
+    with pytest.raises(RuntimeError, match="incorrect number of gradients"):
+        y.sum().backward()
