@@ -1,0 +1,139 @@
+"""The book's side of the solution markers (see nnref/course/markers.py and book/instructors.md).
+
+* Code the book shows from nnref's files (``literalinclude``) and notebook
+  code cells lose their ``### BEGIN/END SOLUTION`` and ``### BEGIN/END
+  HIDDEN TESTS`` lines; a notebook cell holding only hidden tests is not shown
+  at all.  Code blocks written in a page (the instructor guide's examples) are
+  left as they are.  ``viewcode`` pages of nnref's modules lose the lines too,
+  and so do the notebooks offered for download.
+* With sphinx-exercise's ``hide_solutions`` (the student site's config sets
+  it), a gated solution disappears together with everything up to its
+  ``solution-end``, code cells included; sphinx-exercise alone would leave
+  those on the page.  The notebooks offered for download are then the
+  student edition's.
+* ``{task-map}`` renders the course's task map from the markers.
+"""
+from pathlib import Path
+
+import nbformat
+from docutils import nodes
+from docutils.statemachine import StringList
+from sphinx.pycode import ModuleAnalyzer
+from sphinx.transforms import SphinxTransform
+from sphinx.util.docutils import SphinxDirective
+from sphinx_exercise.directive import SolutionStartDirective
+from sphinx_exercise.nodes import solution_end_node
+
+from nnref.course import tasks
+from nnref.course.markers import REFERENCE_MARKER_LINE, strip_reference_markers
+from nnref.course.notebooks import only_hidden_tests, reference_notebook, student_notebook
+
+
+def _notebook_cell(node):
+    """The MyST-NB code cell a literal block is the source of, if it is one."""
+    parent = node.parent
+    if isinstance(parent, nodes.container) and parent.get("nb_element") == "cell_code_source":
+        cell = parent.parent
+        if isinstance(cell, nodes.container) and cell.get("nb_element") == "cell_code":
+            return cell
+    return None
+
+
+def drop_markers(app, doctree):
+    for block in list(doctree.findall(nodes.literal_block)):
+        text = block.astext()
+        if not REFERENCE_MARKER_LINE.search(text):
+            continue
+        cell = _notebook_cell(block)
+        if cell is None and not str(block.get("source", "")).endswith(".py"):
+            continue  # a code block written in the page itself
+        if cell is not None and only_hidden_tests(text):
+            cell.parent.remove(cell)
+            continue
+        shown = strip_reference_markers(text)
+        # rawsource must change too: Sphinx highlights a block only while it equals the text.
+        block.rawsource = shown
+        block.children = [nodes.Text(shown)]
+
+
+def downloadable_notebooks(app, exception):
+    """The notebooks the site offers for download: without markers, or the students' version."""
+    if exception is not None or app.builder.format != "html":
+        return
+    for path in Path(app.outdir, "_sources").rglob("*.ipynb"):
+        notebook = nbformat.read(path, as_version=4)
+        if app.config.hide_solutions:
+            notebook = student_notebook(notebook, path.name)
+        else:
+            notebook = reference_notebook(notebook)
+        nbformat.write(notebook, path)
+
+
+def viewcode_source(app, modname):
+    """nnref's modules as viewcode shows them: without the marker lines."""
+    if not modname.startswith("nnref"):
+        return None
+    try:
+        analyzer = ModuleAnalyzer.for_module(modname)
+    except Exception:
+        return None
+    code = analyzer.code
+    if not REFERENCE_MARKER_LINE.search(code):
+        return None
+    shown = ModuleAnalyzer.for_string(strip_reference_markers(code), modname)
+    return shown.code, shown.find_tags()
+
+
+class hidden_solution(nodes.Element):
+    """Where a solution started that ``hide_solutions`` removes (gone before writing)."""
+
+
+class SolutionStart(SolutionStartDirective):
+    """sphinx-exercise's ``solution-start``, leaving a mark for RemoveHiddenSolutions."""
+
+    def run(self):
+        result = super().run()
+        if self.env.app.config.hide_solutions:
+            return [hidden_solution()]
+        return result
+
+
+class RemoveHiddenSolutions(SphinxTransform):
+    """Remove each hidden solution's content, from its start to its ``solution-end``."""
+
+    default_priority = 5  # before sphinx-exercise merges the gated directives (10)
+
+    def apply(self):
+        for start in list(self.document.findall(hidden_solution)):
+            siblings = start.parent.children
+            index = siblings.index(start)
+            end = next((i for i in range(index + 1, len(siblings))
+                        if isinstance(siblings[i], solution_end_node)), index)
+            for node in siblings[index:end + 1]:
+                start.parent.remove(node)
+
+
+class TaskMap(SphinxDirective):
+    """The table of every task of the course (``python -m nnref.course tasks`` prints the same)."""
+
+    def run(self):
+        root = Path(self.env.srcdir)
+        found, _problems = tasks.discover(root)  # the test suite reports the problems
+        for path in [*tasks.nnref_sources(root), *tasks.chapter_paths(root)]:
+            self.env.note_dependency(str(path))
+        table = nodes.container(classes=["task-map"])
+        self.state.nested_parse(StringList(tasks.task_map(found).splitlines(), source="task-map"),
+                                self.content_offset, table)
+        return [table]
+
+
+def setup(app):
+    app.connect("doctree-read", drop_markers)
+    app.connect("build-finished", downloadable_notebooks)
+    if "viewcode-find-source" in app.events.events:  # with sphinx.ext.viewcode
+        app.connect("viewcode-find-source", viewcode_source)
+    app.add_node(hidden_solution)
+    app.add_directive("solution-start", SolutionStart, override=True)
+    app.add_transform(RemoveHiddenSolutions)
+    app.add_directive("task-map", TaskMap)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

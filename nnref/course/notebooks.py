@@ -1,0 +1,313 @@
+"""The exercises of a chapter notebook, and the notebook's student version.
+
+Chapters write exercises with sphinx-exercise's gated directives, in markdown
+cells (see book/AUTHORING.md)::
+
+    ```{exercise-start}
+    :label: walking-ex2
+    ```
+    question ...
+    ```{exercise-end}
+    ```
+    ```{solution-start} walking-ex2
+    :class: dropdown
+    ```
+    <code cells: the solution, between SOLUTION markers, then visible asserts;
+     optionally a cell of HIDDEN TESTS>
+    <markdown: the explanation of the solution>
+    ```{solution-end}
+    ```
+
+Several directives may share one markdown cell.  An exercise is one task
+of the course; its id is the exercise's label.
+"""
+import ast
+import copy
+import re
+from dataclasses import dataclass, field
+
+from .markers import (HIDDEN_TESTS, SOLUTION, YOUR_CODE, find_regions, replace_regions, stub_lines,
+                      strip_reference_markers)
+
+DIRECTIVE = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<name>exercise-start|exercise-end|solution-start|"
+                       r"solution-end|exercise|solution)\}[ \t]*(?P<argument>\S*)")
+ASSERT = re.compile(r"^\s*assert\b", re.M)
+
+
+@dataclass
+class Exercise:
+    """One exercise of a notebook and the cells of its solution."""
+
+    label: str
+    cell: int                       # the markdown cell that opens the exercise
+    solution_cell: int = None       # the markdown cell that opens its solution
+    code_cells: list = field(default_factory=list)  # code cells inside the solution block
+    closed: bool = False            # the solution block has its solution-end
+
+
+def _directives(source):
+    """``(line_index, name, argument, options, closing_line_index)`` for each directive fence."""
+    lines = source.splitlines()
+    found, i = [], 0
+    while i < len(lines):
+        match = DIRECTIVE.match(lines[i].strip())
+        if not match:
+            i += 1
+            continue
+        fence, options, j = match["fence"], {}, i + 1
+        while j < len(lines) and lines[j].strip() != fence:
+            key = re.match(r"^:(\w[\w-]*):\s*(.*)$", lines[j].strip())
+            if key:
+                options[key[1]] = key[2].strip()
+            j += 1
+        found.append((i, match["name"], match["argument"], options, j))
+        i = j + 1
+    return found
+
+
+def _walk(notebook):
+    """Go through the cells in order, tracking which solution block each line or cell is in.
+
+    Yields ``(cell_index, cell, events, inside)``: ``events`` are the
+    directives of a markdown cell; ``inside`` is, for a markdown cell, the
+    set of its line indexes that lie inside a solution block, and for a
+    code cell the label of the solution block it is in (or None).
+    """
+    current = None  # label of the open solution block
+    for index, cell in enumerate(notebook.cells):
+        if cell.cell_type != "markdown":
+            yield index, cell, [], current
+            continue
+        events = _directives(cell.source)
+        inside, position = set(), 0
+        for line, name, argument, options, closing in events:
+            if current is not None:
+                inside.update(range(position, line))
+            if name == "solution-start":
+                current = argument or None
+            elif name == "solution-end":
+                current = None
+            position = closing + 1
+        if current is not None:
+            inside.update(range(position, len(cell.source.splitlines())))
+        yield index, cell, events, inside
+
+
+def exercises(notebook):
+    """The notebook's exercises, in order (and a list of structural problems found)."""
+    found, problems, by_label = [], [], {}
+    for index, cell, events, inside in _walk(notebook):
+        if cell.cell_type == "code":
+            if inside is not None and inside in by_label:
+                by_label[inside].code_cells.append(index)
+            continue
+        for _line, name, argument, options, _closing in events:
+            if name in ("exercise-start", "exercise"):
+                label = options.get("label")
+                if not label:
+                    problems.append(f"cell {index}: an exercise without a :label:")
+                    continue
+                if label in by_label:
+                    problems.append(f"cell {index}: exercise label {label!r} is used twice")
+                    continue
+                by_label[label] = Exercise(label, index)
+                found.append(by_label[label])
+            elif name in ("solution-start", "solution"):
+                exercise = by_label.get(argument)
+                if exercise is None:
+                    problems.append(f"cell {index}: a solution for unknown exercise {argument!r}")
+                elif name == "solution":
+                    problems.append(f"cell {index}: the solution of {argument} is a plain {{solution}} "
+                                    "directive; use solution-start/solution-end around code cells")
+                else:
+                    exercise.solution_cell = index
+            elif name == "solution-end":
+                for exercise in reversed(found):
+                    if exercise.solution_cell is not None and not exercise.closed:
+                        exercise.closed = True
+                        break
+    return found, problems
+
+
+def only_hidden_tests(source):
+    """True for cell code that is one HIDDEN TESTS region and nothing else."""
+    try:
+        regions = find_regions(source.strip())
+    except ValueError:
+        return False
+    return (len(regions) == 1 and regions[0].kind == HIDDEN_TESTS and regions[0].begin == 0
+            and regions[0].end == len(source.strip().splitlines()) - 1)
+
+
+def solution_sources(notebook, exercise):
+    """The sources of the code cells in the exercise's solution block."""
+    return [notebook.cells[i].source for i in exercise.code_cells]
+
+
+def count_asserts(source, where="cell"):
+    """``(visible, hidden)``: assert lines outside solution regions, and inside hidden-test regions."""
+    lines = source.splitlines()
+    visible = hidden = 0
+    skipped = set()
+    for region in find_regions(source, where):
+        body = range(region.begin, region.end + 1)
+        skipped.update(body)
+        if region.kind == HIDDEN_TESTS:
+            hidden += sum(1 for i in body if ASSERT.match(lines[i]))
+    visible = sum(1 for i, line in enumerate(lines) if i not in skipped and ASSERT.match(line))
+    return visible, hidden
+
+
+def _student_source(source, where):
+    """Solution regions become stubs, hidden-test regions disappear."""
+    def replace(region, _lines):
+        if region.kind == SOLUTION:
+            return stub_lines(region.indent)
+        if region.kind == HIDDEN_TESTS:
+            return []
+        return None
+    return replace_regions(source, replace, where)
+
+
+def student_notebook(notebook, name="notebook"):
+    """A copy of ``notebook`` for students.
+
+    Solution code becomes ``# YOUR CODE HERE`` / ``raise NotImplementedError()``
+    between YOUR CODE markers, hidden tests go, the explanations inside
+    solution blocks go, and the solution cells lose their stored outputs.
+    Every other cell, outputs included, is unchanged.
+    """
+    notebook = copy.deepcopy(notebook)
+    cells = []
+    for index, cell, _events, inside in _walk(notebook):
+        if cell.cell_type == "markdown":
+            if inside:
+                kept = [line for i, line in enumerate(cell.source.splitlines()) if i not in inside]
+                cell.source = "\n".join(kept).strip("\n")
+                if not cell.source.strip():
+                    continue
+        elif cell.cell_type == "code" and inside is not None:
+            cell.source = _student_source(cell.source, f"{name} cell {index}").rstrip("\n")
+            if not cell.source.strip():
+                continue  # a cell that held only hidden tests
+            cell.outputs = []
+            cell.execution_count = None
+        cells.append(cell)
+    notebook.cells = cells
+    return notebook
+
+
+def student_code(notebook, label, where="notebook"):
+    """The student's code for exercise ``label``: the YOUR CODE bodies of its solution cells, in order.
+
+    None when the notebook has no such exercise any more.
+    """
+    found, _problems = exercises(notebook)
+    exercise = next((e for e in found if e.label == label), None)
+    if exercise is None:
+        return None
+    bodies = []
+    for index in exercise.code_cells:
+        source = notebook.cells[index].source
+        lines = source.splitlines()
+        bodies += ["\n".join(r.body(lines)) for r in find_regions(source, f"{where} cell {index}")
+                   if r.kind == YOUR_CODE]
+    return bodies
+
+
+def fill_solutions(sources, bodies, where="solution"):
+    """The solution cells with their SOLUTION regions replaced, in order, by ``bodies``.
+
+    Each body goes in as written (the student's indentation); the markers go.
+    """
+    bodies = list(bodies)
+
+    def replace(region, _lines):
+        if region.kind != SOLUTION:
+            return None
+        return bodies.pop(0).split("\n") if bodies else []
+
+    return [replace_regions(source, replace, f"{where} cell {k + 1}") for k, source in enumerate(sources)]
+
+
+def count_solution_regions(sources, where="solution"):
+    return sum(1 for k, source in enumerate(sources)
+               for region in find_regions(source, f"{where} cell {k + 1}") if region.kind == SOLUTION)
+
+
+# -- proposing markers for a chapter written without them ------------------------------------------
+def _kind(statement):
+    """'test' (an assert, or a block of nothing but asserts and prints), 'print', or 'code'."""
+    if isinstance(statement, ast.Assert):
+        return "test"
+    if (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call)
+            and isinstance(statement.value.func, ast.Name) and statement.value.func.id == "print"):
+        return "print"
+    if isinstance(statement, (ast.For, ast.While, ast.If, ast.With)):
+        kinds = [_kind(s) for s in statement.body + statement.orelse
+                 if not isinstance(s, ast.Pass)] if not isinstance(statement, ast.With) else \
+            [_kind(s) for s in statement.body]
+        if kinds and "code" not in kinds and "test" in kinds:
+            return "test"
+    return "code"
+
+
+def propose_markers(source):
+    """``source`` with SOLUTION markers around its code, leaving the asserts out.
+
+    Top-level statements are read in order: a run of code (with the prints
+    that follow it) up to the next assert, or block of asserts, becomes one
+    solution region; the asserts stay visible.  A heuristic: read the
+    result, and move a marker where the exercise asks for less (a helper the
+    tests use, the setup of a check).
+    """
+    tree = ast.parse(source)
+    lines = source.splitlines()
+    spans, current = [], None
+    for statement in tree.body:
+        kind = _kind(statement)
+        first = min([statement.lineno] + [d.lineno for d in getattr(statement, "decorator_list", [])])
+        if kind == "test":
+            current = None
+        elif kind == "code" or current is not None:
+            if current is None:
+                current = [first, statement.end_lineno]
+                spans.append(current)
+            current[1] = statement.end_lineno
+    for span in spans:  # comments right above a region belong to it
+        while span[0] > 1 and lines[span[0] - 2].lstrip().startswith("#"):
+            span[0] -= 1
+    for begin, end in reversed(spans):
+        lines[end:end] = [f"### END {SOLUTION}"]
+        lines[begin - 1:begin - 1] = [f"### BEGIN {SOLUTION}"]
+    return "\n".join(lines)
+
+
+def mark_notebook(notebook):
+    """Propose markers for every unmarked solution cell; returns the labels of the cells changed."""
+    changed = []
+    found, _problems = exercises(notebook)
+    for exercise in found:
+        for index in exercise.code_cells:
+            cell = notebook.cells[index]
+            if find_regions(cell.source):
+                continue
+            proposed = propose_markers(cell.source)
+            if proposed != cell.source:
+                cell.source = proposed
+                changed.append((exercise.label, index))
+    return changed
+
+
+def reference_notebook(notebook):
+    """A copy of ``notebook`` as the reference book offers it for download: markers and hidden tests gone."""
+    notebook = copy.deepcopy(notebook)
+    cells = []
+    for cell in notebook.cells:
+        if cell.cell_type == "code" and "###" in cell.source:
+            if only_hidden_tests(cell.source):
+                continue
+            cell.source = strip_reference_markers(cell.source)
+        cells.append(cell)
+    notebook.cells = cells
+    return notebook

@@ -1,0 +1,323 @@
+"""The student edition: the course with the marked work taken out.
+
+``python -m nnref.course student OUTDIR`` (or ``./dev.sh student OUTDIR``) writes::
+
+    OUTDIR/
+      README.md           how to work, test and hand in; the list of tasks
+      book/*.ipynb        the chapters: solution code -> "# YOUR CODE HERE" /
+                          "raise NotImplementedError()", hidden tests and the
+                          solutions' explanations removed, solution outputs cleared
+      nnref/              the package, each marked body replaced the same way
+                          (the course tooling, nnref/course, is left out)
+      tests/course/tasks/ the visible tests of the nnref tasks
+      conftest.py, pyproject.toml, requirements.txt, course.json
+
+Each stub sits between ``### BEGIN YOUR CODE`` and ``### END YOUR CODE``;
+the student writes there, and the grader reads back what is there.
+"""
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import nbformat
+
+from . import notebooks
+from .markers import SOLUTION, YOUR_CODE, fill_your_code, find_regions, replace_regions, stub_lines
+from .tasks import ROOT, discover, task_map
+
+
+class CourseError(Exception):
+    """Something the instructor has to fix first (markers, an output folder in the way)."""
+
+
+# Packages the chapters import, with the versions requirements.txt asks for.
+STUDENT_REQUIREMENTS = ["numpy", "ml_dtypes", "matplotlib", "graphviz", "scikit-learn", "pytest"]
+
+
+def _checked_tasks(root):
+    found, problems = discover(root)
+    if problems:
+        raise CourseError("the solution markers have problems (python -m nnref.course check):\n  "
+                          + "\n  ".join(problems))
+    return found
+
+
+def _prepare(out, force):
+    out = Path(out)
+    if out.exists() and any(out.iterdir()):
+        if not force:
+            raise CourseError(f"{out} exists and is not empty (use --force to replace it)")
+        shutil.rmtree(out)
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
+def student_source(text, where="text"):
+    """A Python file with each solution region turned into a stub (carrying its task id)."""
+    def replace(region, _lines):
+        if region.kind == SOLUTION:
+            return stub_lines(region.indent, region.meta.get("task"))
+        return []  # hidden tests leave nothing behind
+    return replace_regions(text, replace, where)
+
+
+def build(out, root=ROOT, force=False):
+    """Write the student edition into ``out``; returns the list of tasks."""
+    root = Path(root)
+    found = _checked_tasks(root)
+    out = _prepare(out, force)
+
+    shutil.copytree(root / "nnref", out / "nnref",
+                    ignore=shutil.ignore_patterns("course", "__pycache__", "*.pyc"))
+    for path in sorted({t.path for t in found if t.kind == "nnref"}):
+        text = student_source((root / path).read_text(encoding="utf-8"), path)
+        compile(text, path, "exec")  # a stub must leave valid Python behind
+        (out / path).write_text(text, encoding="utf-8")
+
+    (out / "book").mkdir()
+    for path in sorted({t.path for t in found if t.kind == "chapter"}):
+        notebook = nbformat.read(root / path, as_version=4)
+        nbformat.write(notebooks.student_notebook(notebook, path), out / path)
+
+    visible = out / "tests" / "course" / "tasks"
+    visible.mkdir(parents=True)
+    for source in sorted((root / "tests" / "course" / "tasks").glob("*.py")):
+        text = student_source(source.read_text(encoding="utf-8"), source.name)
+        (visible / source.name).write_text(text, encoding="utf-8")
+
+    _write_support_files(root, out, found)
+    return found
+
+
+def _write_support_files(root, out, found):
+    (out / "README.md").write_text(student_readme(found), encoding="utf-8")
+    (out / "conftest.py").write_text(CONFTEST, encoding="utf-8")
+    (out / "pyproject.toml").write_text(PYPROJECT, encoding="utf-8")
+    (out / ".gitignore").write_text(".venv/\n__pycache__/\n*.egg-info/\n.ipynb_checkpoints/\n",
+                                    encoding="utf-8")
+    (out / "requirements.txt").write_text(_requirements(root), encoding="utf-8")
+    manifest = {"course": "Inside nn.Module", "edition": "student", "reference": _commit(root),
+                "tasks": [t.id for t in found]}
+    (out / "course.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
+
+
+def _requirements(root):
+    wanted = {}
+    for line in (Path(root) / "requirements.txt").read_text(encoding="utf-8").splitlines():
+        spec = line.split("#", 1)[0].strip()
+        name = spec.split(">")[0].split("<")[0].split("=")[0].strip()
+        if name in STUDENT_REQUIREMENTS:
+            wanted[name] = spec
+    lines = [wanted.get(name, name) for name in STUDENT_REQUIREMENTS]
+    return ("# What the chapters and the tests need.  PyTorch is optional: with it installed,\n"
+            "# the tests also compare your nnref with the real thing (pip install torch).\n"
+            + "\n".join(lines + ["jupyterlab"]) + "\n")
+
+
+def _commit(root):
+    try:
+        return subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True,
+                              text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
+# -- reading and writing answers -------------------------------------------------------------------
+def reference_answer(task, root=ROOT):
+    """The reference solution of ``task``: the bodies of its solution regions, in order."""
+    root = Path(root)
+    if task.kind == "nnref":
+        text = (root / task.path).read_text(encoding="utf-8")
+        lines = text.splitlines()
+        return ["\n".join(r.body(lines)) for r in find_regions(text, task.path)
+                if r.kind == SOLUTION and r.meta.get("task") == task.id]
+    notebook = nbformat.read(root / task.path, as_version=4)
+    answer = []
+    for source in _solution_sources(notebook, task.id):
+        lines = source.splitlines()
+        answer += ["\n".join(r.body(lines)) for r in find_regions(source) if r.kind == SOLUTION]
+    return answer
+
+
+def _solution_sources(notebook, label):
+    found, _problems = notebooks.exercises(notebook)
+    exercise = next((e for e in found if e.label == label), None)
+    return [] if exercise is None else notebooks.solution_sources(notebook, exercise)
+
+
+def read_answer(task, edition):
+    """The student's code for ``task`` in ``edition``: the YOUR CODE bodies, in order.
+
+    Raises ``LookupError`` with a message for the report when they cannot be found.
+    """
+    path = Path(edition) / task.path
+    if not path.exists():
+        raise LookupError(f"{task.path} is missing from the submission")
+    if task.kind == "nnref":
+        text = path.read_text(encoding="utf-8")
+        try:
+            return your_code_of(text, task.id, task.path)
+        except ValueError as err:
+            raise LookupError(f"the markers in {task.path} are broken: {err}") from err
+    try:
+        notebook = nbformat.read(path, as_version=4)
+        bodies = notebooks.student_code(notebook, task.id, task.path)
+    except Exception as err:  # an unreadable notebook costs its own tasks only
+        raise LookupError(f"{task.path} cannot be read: {type(err).__name__}: {err}") from err
+    if bodies is None:
+        raise LookupError(f"exercise {task.id} is missing from {task.path}")
+    return bodies
+
+
+def your_code_of(text, task_id, where):
+    lines = text.splitlines()
+    return ["\n".join(r.body(lines)) for r in find_regions(text, where)
+            if r.kind == YOUR_CODE and r.meta.get("task") == task_id]
+
+
+def write_answer(task, edition, bodies):
+    """Put ``bodies`` (one string per solution region) into the edition's YOUR CODE blocks of ``task``."""
+    path = Path(edition) / task.path
+    if task.kind == "nnref":
+        text = path.read_text(encoding="utf-8")
+        path.write_text(fill_your_code(text, bodies, task.id, task.path), encoding="utf-8")
+        return
+    notebook = nbformat.read(path, as_version=4)
+    found, _problems = notebooks.exercises(notebook)
+    exercise = next(e for e in found if e.label == task.id)
+    bodies = list(bodies)
+    for index in exercise.code_cells:
+        cell = notebook.cells[index]
+        count = sum(r.kind == YOUR_CODE for r in find_regions(cell.source))
+        cell.source = fill_your_code(cell.source, bodies[:count])
+        del bodies[:count]
+    nbformat.write(notebook, path)
+
+
+def solve(edition, root=ROOT, task_ids=None):
+    """Put the reference solutions back into a student edition (every task, or ``task_ids``)."""
+    found = _checked_tasks(root)
+    for task in found:
+        if task_ids is None or task.id in task_ids:
+            write_answer(task, edition, reference_answer(task, root))
+    return found
+
+
+# -- the files around the code ---------------------------------------------------------------------
+def student_readme(found):
+    nnref_tasks = [t for t in found if t.kind == "nnref"]
+    rows = ["| Task | File | Function | Chapter | Points |", "| --- | --- | --- | --- | --- |"]
+    rows += [f"| `{t.id}` | `{t.path}` | `{t.where}` | {t.chapter or '-'} | {t.points} |"
+             for t in nnref_tasks]
+    chapters = {}
+    for task in found:
+        if task.kind == "chapter":
+            chapters.setdefault(task.path, []).append(task)
+    exercise_rows = ["| Chapter | Exercises | Points |", "| --- | --- | --- |"]
+    exercise_rows += [f"| `{path}` | {', '.join(t.id for t in tasks)} | {sum(t.points for t in tasks)} |"
+                      for path, tasks in chapters.items()]
+    total = sum(t.points for t in found)
+    return README.format(nnref_table="\n".join(rows), exercise_table="\n".join(exercise_rows),
+                         count=len(found), total=total, nnref_count=len(nnref_tasks),
+                         stub="\n".join(stub_lines("")))
+
+
+README = """\
+# Inside nn.Module: student edition
+
+The course's chapters (`book/`) and its numpy re-implementation of PyTorch,
+`nnref` (`import nnref as torch`), with the work left for you to do.
+There are {count} tasks ({total} points): the exercises at the end of each
+chapter, and {nnref_count} pieces of `nnref` itself that you rebuild.
+
+## Set up
+
+```bash
+python3 -m venv .venv && . .venv/bin/activate
+pip install -r requirements.txt
+pip install -e .        # `import nnref` now finds *this* folder's nnref
+pip install torch       # optional: the tests then also compare with PyTorch
+jupyter lab book/       # read and run the chapters
+```
+
+The computation graphs are drawn with Graphviz (`sudo apt-get install
+graphviz`, `brew install graphviz` or `conda install -c conda-forge graphviz`).
+
+## Your work
+
+Wherever you have something to write, you find
+
+```python
+{stub}
+```
+
+Replace the two middle lines by your code and keep the two `###` lines: the
+grader reads what is between them, and only that. Everything outside them
+(the tests in the exercise cells, the rest of nnref) is the instructor's.
+
+**Chapter exercises.** Each solution cell of a chapter's exercises holds
+such a block, followed by `assert`s that check your answer; they pass when
+your code is right.
+
+{exercise_table}
+
+**nnref.** These function bodies were taken out of `nnref`; the chapter
+listed teaches what they do, and the docstring above each block says what
+it must do. Until you write one, the code that needs it raises
+`NotImplementedError` (for example, without `engine.dependencies` no
+`backward()` runs), so do each task when you reach its chapter.
+
+{nnref_table}
+
+## Check your work
+
+```bash
+pytest                                        # every nnref task's tests
+pytest tests/course/tasks/test_linear_forward.py   # one task
+```
+
+The grader runs these tests and some more that you do not see, on each task
+separately, with a time limit per task; a chapter exercise is graded by
+running its cell with the asserts the instructor wrote. Passing the tests
+you see is a good sign, not a guarantee.
+
+## Hand in
+
+Hand in this folder (or a zip of it, without `.venv/`), e.g.
+`zip -r submission.zip . -x '.venv/*'`.
+"""
+
+CONFTEST = '''\
+"""Make `pytest` use this folder's nnref (the one you are writing), whatever else is installed."""
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import nnref  # noqa: E402
+
+if Path(nnref.__file__).resolve().parent != HERE / "nnref":
+    raise RuntimeError(f"pytest imported nnref from {nnref.__file__}, not from {HERE / 'nnref'}")
+'''
+
+PYPROJECT = """\
+[build-system]
+requires = ["setuptools>=64", "wheel"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "nnref"
+version = "0.1.0"
+description = "nnref, student edition of the course Inside nn.Module"
+requires-python = ">=3.10"
+dependencies = ["numpy", "ml_dtypes"]
+
+[tool.setuptools.packages.find]
+where = ["."]
+include = ["nnref*"]
+
+[tool.pytest.ini_options]
+testpaths = ["tests"]
+"""
