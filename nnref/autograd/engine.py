@@ -29,6 +29,7 @@ class _GraphRoot:
 
 def _dependencies(root):
     """Number of edges entering each node reachable from ``root``."""
+    ### BEGIN SOLUTION task=engine.dependencies points=3 chapter=03_backward
     counts = {}
     seen = {root}
     stack = [root]
@@ -42,6 +43,7 @@ def _dependencies(root):
                 seen.add(child)
                 stack.append(child)
     return counts
+    ### END SOLUTION
 
 
 def _needed_nodes(root, targets):

@@ -55,6 +55,7 @@ class SGD(Optimizer):
         return loss
 
     def _update(self, p, group):
+        ### BEGIN SOLUTION task=sgd.update points=3 chapter=13_training
         # Fused: every line below writes into an existing array (out=), so a step allocates
         # nothing; `work` is a scratch array shared by all parameters of this shape.
         lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
@@ -92,3 +93,4 @@ class SGD(Optimizer):
         np.multiply(d_p, lr, out=work)
         np.subtract(param, work, out=param)
         p._bump_version()
+        ### END SOLUTION

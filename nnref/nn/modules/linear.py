@@ -58,6 +58,7 @@ class Linear(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input):
+        ### BEGIN SOLUTION task=linear.forward points=1 chapter=05_module_anatomy
         if not isinstance(input, Tensor):
             raise TypeError(f"linear(): argument 'input' (position 1) must be Tensor, not "
                             f"{type(input).__name__}")
@@ -68,6 +69,7 @@ class Linear(Module):
                 f"(*, {self.weight.shape[-1]}), i.e. {self.weight.shape[-1]} features in the last "
                 f"dimension, but got an input of shape {list(input.shape)}")
         return F.linear(input, self.weight, self.bias)
+        ### END SOLUTION
 
     def extra_repr(self):
         return (f"in_features={self.in_features}, out_features={self.out_features}, "

@@ -623,6 +623,7 @@ class Module:
             if self._backward_hooks or _global_backward_hooks:
                 full_backward_hooks, non_full_backward_hooks = self._get_backward_hooks()
 
+            ### BEGIN SOLUTION task=module.call_impl points=3 chapter=08_module_hooks
             for hook_id, hook in (*_global_forward_pre_hooks.items(),
                                   *self._forward_pre_hooks.items()):
                 if hook_id in self._forward_pre_hooks_with_kwargs:
@@ -640,6 +641,7 @@ class Module:
                         if not isinstance(args_result, tuple):
                             args_result = (args_result,)
                         args = args_result
+            ### END SOLUTION
 
             bw_hook = None
             if full_backward_hooks or backward_pre_hooks:
@@ -648,6 +650,7 @@ class Module:
 
             result = self.forward(*args, **kwargs)
 
+            ### BEGIN SOLUTION task=module.call_impl
             for hook_id, hook in (*_global_forward_hooks.items(), *self._forward_hooks.items()):
                 if (hook_id in self._forward_hooks_always_called
                         or hook_id in _global_forward_hooks_always_called):
@@ -659,6 +662,7 @@ class Module:
                     hook_result = hook(self, args, result)
                 if hook_result is not None:
                     result = hook_result
+            ### END SOLUTION
 
             if bw_hook:
                 if not isinstance(result, (Tensor, tuple)):
@@ -809,6 +813,7 @@ class Module:
 
     def _save_to_state_dict(self, destination, prefix, keep_vars):
         """Put this module's parameters and persistent buffers (not its children's) in ``destination``."""
+        ### BEGIN SOLUTION task=module.save_to_state_dict points=2 chapter=09_state_dict
         for name, param in self._parameters.items():
             if param is not None:
                 destination[prefix + name] = param if keep_vars else param.detach()
@@ -817,6 +822,7 @@ class Module:
                 destination[prefix + name] = buf if keep_vars else buf.detach()
         if type(self).get_extra_state is not Module.get_extra_state:
             destination[prefix + _EXTRA_STATE_KEY_SUFFIX] = self.get_extra_state()
+        ### END SOLUTION
 
     def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
         """An ``OrderedDict`` of every parameter and persistent buffer, keyed by dotted name.
@@ -1032,6 +1038,7 @@ class Module:
         ``memo`` makes a tensor shared by several modules come out once, under
         its first name (unless ``remove_duplicate=False``).
         """
+        ### BEGIN SOLUTION task=module.named_members points=2 chapter=06_walking_the_tree
         memo = set()
         modules = (self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
                    if recurse else [(prefix, self)])
@@ -1044,6 +1051,7 @@ class Module:
                     memo.add(v)
                 name = module_prefix + ("." if module_prefix else "") + k
                 yield name, v
+        ### END SOLUTION
 
     def parameters(self, recurse=True):
         """Every parameter (what an optimizer is given), each once."""
@@ -1085,6 +1093,7 @@ class Module:
 
     def named_modules(self, memo=None, prefix="", remove_duplicate=True):
         """``(dotted_name, module)`` for the whole tree, pre-order; ``self`` is named ``prefix``."""
+        ### BEGIN SOLUTION task=module.named_modules points=2 chapter=06_walking_the_tree
         if memo is None:
             memo = set()
         if self not in memo:
@@ -1096,6 +1105,7 @@ class Module:
                     continue
                 submodule_prefix = prefix + ("." if prefix else "") + name
                 yield from module.named_modules(memo, submodule_prefix, remove_duplicate)
+        ### END SOLUTION
 
     # -- modes and gradients -----------------------------------------------------------------------
     def train(self, mode=True):
