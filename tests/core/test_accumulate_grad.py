@@ -115,7 +115,9 @@ def test_existing_grad_object_is_updated_in_place():
 
 def test_create_graph_accumulation_is_out_of_place():
     (x,) = leaves((2,))
-    (x * x).sum().backward(create_graph=True)
+    with pytest.warns(UserWarning, match="create_graph=True will create a reference cycle"):
+        (x * x).sum().backward(create_graph=True)  # PyTorch warns here too
     first = x.grad
-    (x * x).sum().backward(create_graph=True)
+    with pytest.warns(UserWarning):
+        (x * x).sum().backward(create_graph=True)
     assert x.grad is not first and first.tolist() == [2.0, 2.0] and x.grad.tolist() == [4.0, 4.0]

@@ -23,7 +23,7 @@ try:
 except ImportError:  # the finite-difference checks still run without PyTorch
     torch = None
 
-SETTINGS = settings(max_examples=12, deadline=None,
+SETTINGS = settings(max_examples=20, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
