@@ -22,14 +22,21 @@ def _requires(x):
     return x is not None and x.requires_grad
 
 
-def _binary(ufunc, input, other, dtype, alpha=1):
-    """Run ``ufunc(input, alpha * other)`` on operands converted to ``dtype``, with PyTorch's errors."""
+def _binary(ufunc, input, other, dtype, alpha=1, quiet=False):
+    """Run ``ufunc(input, alpha * other)`` on operands converted to ``dtype``, with PyTorch's errors.
+
+    ``quiet`` silences numpy's warnings for 1/0, 0/0 and overflow: PyTorch gives inf or
+    nan without a word.  (Only where they can arise: ``np.errstate`` costs a microsecond.)
+    """
     if isinstance(other, Tensor) and isinstance(input, Tensor):
         check_same_device(input, other)
     a, b = operand_data(input, dtype), operand_data(other, dtype)
     if alpha != 1:
         b = b * dtype.numpy.type(alpha)
     try:
+        if quiet:
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                return ufunc(a, b)
         return ufunc(a, b)
     except ValueError:
         raise broadcast_error(a, b) from None
@@ -152,7 +159,8 @@ def div(input, other, *, rounding_mode=None):
         return wrap(_binary(ufunc, input, other, dtype), _like(input, other))
     if not dtype.is_floating_point:
         dtype = _dtype.get_default_dtype()
-    out = wrap(_binary(np.true_divide, input, other, dtype), _like(input, other))
+    quiet = isinstance(other, Tensor) or other == 0
+    out = wrap(_binary(np.true_divide, input, other, dtype, quiet=quiet), _like(input, other))
     a, b = _tensor_or_none(input), _tensor_or_none(other)
     if needs_grad(a, b):
         node = DivBackward0((a, b), saved=(a if _requires(b) else None,
@@ -176,7 +184,8 @@ class ReciprocalBackward0(Node):
 
 def reciprocal(input):
     dtype = input._dtype if input._dtype.is_floating_point else _dtype.get_default_dtype()
-    out = wrap(np.reciprocal(operand_data(input, dtype)), input)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # 1/0 is inf, quietly
+        out = wrap(np.reciprocal(operand_data(input, dtype)), input)
     if needs_grad(input):
         out.grad_fn = ReciprocalBackward0((input,))
         out.grad_fn.save_result(out)
@@ -204,10 +213,12 @@ class PowBackward1(Node):
     def backward(self, grad):
         self_, exponent, result = self.saved_tensors
         wants_self, wants_exponent = (node is not None for node, _ in self.next_functions)
-        grad_self = grad * exponent * self_ ** (exponent - 1) if wants_self else None
+        from .pointwise import log, where
+        grad_self = None
+        if wants_self:  # a ** 0 is constant, even at a = 0 where a ** -1 is inf
+            grad_self = where(exponent == 0, 0.0, grad * exponent * self_ ** (exponent - 1))
         grad_exponent = None
         if wants_exponent:
-            from .pointwise import log, where
             # 0 ** b has no log; PyTorch defines that gradient as 0 where b >= 0.
             zero_base = (self_ == 0) & (exponent >= 0)
             grad_exponent = where(zero_base, 0.0, grad * result * log(where(zero_base, 1.0, self_)))
@@ -215,10 +226,13 @@ class PowBackward1(Node):
 
 
 class PowBackward2(Node):
-    """d(c ** b) = grad * c ** b * log(c) for a number c."""
+    """d(c ** b) = grad * c ** b * log(c) for a number c (0 where c = 0 and b >= 0, as PyTorch)."""
 
     def backward(self, grad):
-        (result,) = self.saved_tensors
+        exponent, result = self.saved_tensors
+        if self.base == 0:
+            from .pointwise import where
+            return (where(exponent >= 0, 0.0, grad * result * -np.inf),)
         return (grad * result * float(np.log(self.base)),)
 
 
@@ -230,8 +244,9 @@ def pow(input, exponent):
         if isinstance(input, Tensor) and not isinstance(exponent, Tensor) and exponent in (0, 1):
             return wrap(np.ones_like(input._data) if exponent == 0 else input._data.copy(), input)
         raise NotImplementedError('"pow" not implemented for \'Bool\'; convert first, e.g. t.int()')
+    # 0 ** -1 and (-1) ** 0.5 give inf and nan quietly, as in PyTorch.
     if isinstance(exponent, Tensor) and isinstance(input, Tensor):
-        out = wrap(_binary(np.power, input, exponent, dtype), input)
+        out = wrap(_binary(np.power, input, exponent, dtype, quiet=True), input)
         if needs_grad(input, exponent):
             node = PowBackward1((input, exponent), saved=(input, exponent))
             node.save_result(out)
@@ -240,15 +255,16 @@ def pow(input, exponent):
     if isinstance(input, Tensor):
         if not dtype.is_floating_point and exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
-        out = wrap(_binary(np.power, input, exponent, dtype), input)
+        quiet = exponent < 0 or not float(exponent).is_integer()
+        out = wrap(_binary(np.power, input, exponent, dtype, quiet=quiet), input)
         if needs_grad(input):
             node = PowBackward0((input,), saved=(input,))
             node.exponent = exponent
             out.grad_fn = node
         return out
-    out = wrap(_binary(np.power, input, exponent, dtype), exponent)
+    out = wrap(_binary(np.power, input, exponent, dtype, quiet=True), exponent)
     if needs_grad(exponent):
-        node = PowBackward2((exponent,))
+        node = PowBackward2((exponent,), saved=(exponent,))
         node.base = input
         node.save_result(out)
         out.grad_fn = node

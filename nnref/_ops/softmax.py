@@ -31,8 +31,9 @@ def softmax(input, dim, dtype=None):
     """``exp(x) / sum(exp(x))`` along ``dim``."""
     data, result_dtype = _floating_data(input, dtype, "softmax")
     dim = _wrap_dim(dim, data.ndim)
-    shifted = np.exp(data - np.max(data, axis=dim, keepdims=True))
-    result = shifted / np.sum(shifted, axis=dim, keepdims=True)
+    with np.errstate(invalid="ignore"):  # inf - inf is nan, quietly (PyTorch)
+        shifted = np.exp(data - np.max(data, axis=dim, keepdims=True))
+        result = shifted / np.sum(shifted, axis=dim, keepdims=True)
     out = wrap(from_accumulator(result, result_dtype), input)
     if needs_grad(input):
         out.grad_fn = SoftmaxBackward0((input,))
@@ -53,8 +54,9 @@ def log_softmax(input, dim, dtype=None):
     """``x - logsumexp(x)`` along ``dim``: the log-probabilities cross-entropy uses."""
     data, result_dtype = _floating_data(input, dtype, "log_softmax")
     dim = _wrap_dim(dim, data.ndim)
-    shifted = data - np.max(data, axis=dim, keepdims=True)
-    result = shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        shifted = data - np.max(data, axis=dim, keepdims=True)
+        result = shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
     out = wrap(from_accumulator(result, result_dtype), input)
     if needs_grad(input):
         out.grad_fn = LogSoftmaxBackward0((input,))

@@ -13,6 +13,8 @@ recursion, so a chain of 10,000 ops is fine):
 """
 import heapq
 
+import numpy as np
+
 from .grad_mode import _GradState
 
 __all__ = ["run_backward"]
@@ -159,31 +161,34 @@ def run_backward(roots, root_grads, keep_graph, create_graph, inputs=None, accum
     previous_mode = _GradState.enabled
     _GradState.enabled = create_graph
     try:
-        while ready:
-            node = heapq.heappop(ready)[2]
-            grads = buffers.pop(node)
-            if node is graph_root:
-                grad_inputs = grads
-            else:
-                grads = _call_tensor_pre_hooks(node, grads)
-                for slot in range(node.num_outputs) if captures else ():
-                    for position in captures.get((node, slot), ()):
-                        captured[position] = grads[slot]
-                if needed is not None and node not in accumulate_targets and not any(
-                        child in needed for child, _ in node.next_functions):
-                    continue  # reached only so its incoming gradient could be captured
-                grad_inputs = _run_node(node, grads, keep_graph)
-            for index, ((child, slot), grad) in enumerate(zip(node.next_functions, grad_inputs)):
-                if child is None or (needed is not None and child not in needed):
-                    continue
-                buffer = buffers.get(child)
-                if buffer is None:
-                    buffer = buffers[child] = [None] * child.num_outputs
-                if grad is not None:
-                    buffer[slot] = grad if buffer[slot] is None else buffer[slot] + grad
-                dependencies[child] -= 1
-                if dependencies[child] == 0:
-                    heapq.heappush(ready, (-child._sequence_nr, id(child), child))
+        # Gradient formulas meet 0 * inf and 1 / 0 at the edges of their domains; PyTorch gives
+        # nan/inf there without warnings, so numpy is told to stay quiet for the whole pass.
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            while ready:
+                node = heapq.heappop(ready)[2]
+                grads = buffers.pop(node)
+                if node is graph_root:
+                    grad_inputs = grads
+                else:
+                    grads = _call_tensor_pre_hooks(node, grads)
+                    for slot in range(node.num_outputs) if captures else ():
+                        for position in captures.get((node, slot), ()):
+                            captured[position] = grads[slot]
+                    if needed is not None and node not in accumulate_targets and not any(
+                            child in needed for child, _ in node.next_functions):
+                        continue  # reached only so its incoming gradient could be captured
+                    grad_inputs = _run_node(node, grads, keep_graph)
+                for (child, slot), grad in zip(node.next_functions, grad_inputs):
+                    if child is None or (needed is not None and child not in needed):
+                        continue
+                    buffer = buffers.get(child)
+                    if buffer is None:
+                        buffer = buffers[child] = [None] * child.num_outputs
+                    if grad is not None:
+                        buffer[slot] = grad if buffer[slot] is None else buffer[slot] + grad
+                    dependencies[child] -= 1
+                    if dependencies[child] == 0:
+                        heapq.heappush(ready, (-child._sequence_nr, id(child), child))
     finally:
         _GradState.enabled = previous_mode
     return captured

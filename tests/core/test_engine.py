@@ -545,3 +545,33 @@ def test_wrong_number_of_gradients_from_a_node_is_an_error():
     y.grad_fn.backward = lambda grad: (grad, grad)  # one input, two gradients
     with pytest.raises(RuntimeError, match="incorrect number of gradients"):
         y.sum().backward()
+
+
+def test_domain_edges_match_torch_without_warnings():
+    """0 ** 0, 0 ** x, log(0), 1/0 ...: PyTorch's values and gradients, and no numpy warnings."""
+    import warnings
+
+    def run(m):
+        results = []
+        for f, data in [
+            (lambda x: x ** x, [0.0, 2.0]), (lambda x: x ** 0, [0.0, 2.0]),
+            (lambda x: 0 ** x, [0.0, 2.0, -1.0]), (lambda x: 2 ** x, [0.0, 2.0]),
+            (lambda x: x ** -1, [0.0, 2.0]), (lambda x: x ** 0.5, [0.0, 1.0]),
+            (lambda x: x.sqrt(), [0.0, 1.0]), (lambda x: x.log(), [0.0, 1.0]),
+            (lambda x: x / x, [0.0, 2.0]), (lambda x: 1 / x, [0.0, -2.0]),
+            (lambda x: x.softmax(0), [float("inf"), 1.0]),
+            (lambda x: x.log_softmax(0), [-1e30, 1.0, 2.0]),
+            (lambda x: x ** m.tensor([0.0, 3.0]), [0.0, 2.0]),
+            (lambda x: m.tensor([0.0, 2.0]) ** x, [0.0, 3.0]),
+            (lambda x: x ** m.tensor([2.0, 3.0]), [-1.0, 2.0]),
+        ]:
+            x = m.tensor(data, requires_grad=True)
+            y = f(x)
+            y.sum().backward()
+            results.append((y, x.grad))
+        return results
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # any numpy RuntimeWarning fails the test
+        ours = run(nnref)
+    if torch is not None:
+        assert_same(ours, run(torch))
