@@ -276,7 +276,8 @@ def setitem(tensor, index, value):
     ints and slices is ``CopySlices``, and a write with index arrays straight
     into the tensor is ``index_put_`` (``IndexPutBackward0``).
     """
-    from .inplace import _check_recordable, _rebase_history, copy_, fill_
+    from .inplace import _check_recordable, _rebase_history, check_writable, copy_, fill_
+    check_writable(tensor)
     if index is Ellipsis or isinstance(index, slice) and _keeps_whole_dim(index, tensor.shape[0]):
         steps, advanced = [], None
     else:

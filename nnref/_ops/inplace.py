@@ -24,6 +24,17 @@ def _snapshot(tensor):
     return copy
 
 
+def check_writable(tensor):
+    """An expanded tensor shares one element among many positions: writing to it is refused.
+
+    (numpy marks such broadcast views read-only; PyTorch refuses most of these writes too.)
+    """
+    if not tensor._data.flags.writeable:
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor "
+                           "refers to a single memory location. Please clone() the tensor before "
+                           "performing the operation.")
+
+
 def _check_recordable(tensor):
     tensor._check_inplace()
     if tensor._is_view:
@@ -57,6 +68,7 @@ def _write(tensor, result):
 
 def apply_inplace(tensor, op, *operands, **kwargs):
     """Run ``op(tensor, *operands)`` and store the result in ``tensor``'s own memory."""
+    check_writable(tensor)
     if needs_grad(tensor, *(o for o in operands if isinstance(o, Tensor))):
         _check_recordable(tensor)
         result = op(_snapshot(tensor), *operands, **kwargs)
@@ -100,6 +112,7 @@ class NormalBackward0(_OverwrittenBackward):
 
 def _overwrite(tensor, data, node_class, value=None):
     """Write ``data`` over ``tensor``; if recorded, the node links the old tensor (and ``value``)."""
+    check_writable(tensor)
     recording = needs_grad(tensor, value)
     if recording:
         _check_recordable(tensor)
@@ -150,6 +163,7 @@ def copy_(tensor, src, non_blocking=False):
     """Copy ``src``'s values (broadcast, converted) into ``tensor``."""
     if not isinstance(src, Tensor):
         raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type(src).__name__}")
+    check_writable(tensor)
     data = src._data if src._device == tensor._device else src.to(tensor._device)._data
     try:
         broadcast = np.broadcast_to(data, tensor._data.shape)

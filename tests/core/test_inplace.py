@@ -325,3 +325,17 @@ def test_setitem_gradients_by_finite_differences():
     x = nnref.tensor(x0, requires_grad=True)
     v = nnref.tensor(v0, requires_grad=True)
     assert nnref.autograd.gradcheck(lambda a, b: f(nnref, a, b), (x, v))
+
+
+def test_writing_into_an_expanded_tensor_is_refused():
+    """add_/copy_ fail in both libraries (nnref also refuses zero_ and t[i] = v, which
+    PyTorch lets write the shared memory: a documented difference)."""
+    for m in filter(None, (nnref, torch)):
+        e = m.ones(3).expand(2, 3)
+        for op in (lambda: e.add_(1), lambda: e.copy_(m.zeros(2, 3))):
+            with pytest.raises(RuntimeError, match="single memory location"):
+                op()
+    e = nnref.ones(3).expand(2, 3)
+    for op in (lambda: e.zero_(), lambda: e.__setitem__((0, 0), 5.0), lambda: e.mul_(2)):
+        with pytest.raises(RuntimeError, match="clone\\(\\)"):
+            op()
