@@ -41,3 +41,6 @@ def is_tensor(obj):
 def numel(input):
     return input.numel()
 from .serialization import load, save
+
+# Last, because both build on everything above: `import nnref as torch; torch.nn.Linear` works.
+from . import nn, optim  # noqa: E402

@@ -12,6 +12,7 @@ recursion, so a chain of 10,000 ops is fine):
    ``retain_grad`` hooks, then node pre-hooks, the node itself, node hooks.
 """
 import heapq
+import itertools
 
 import numpy as np
 
@@ -157,6 +158,9 @@ def run_backward(roots, root_grads, keep_graph, create_graph, inputs=None, accum
     captured = [None] * (len(inputs) if inputs is not None else 0)
 
     buffers = {graph_root: list(root_grads)}
+    # Ties (every AccumulateGrad has the same infinite sequence number) go first-in first-out,
+    # so the order hooks fire in is the same on every run, as in PyTorch.
+    pushes = itertools.count(1)
     ready = [(0, 0, graph_root)]
     previous_mode = _GradState.enabled
     _GradState.enabled = create_graph
@@ -188,7 +192,7 @@ def run_backward(roots, root_grads, keep_graph, create_graph, inputs=None, accum
                         buffer[slot] = grad if buffer[slot] is None else buffer[slot] + grad
                     dependencies[child] -= 1
                     if dependencies[child] == 0:
-                        heapq.heappush(ready, (-child._sequence_nr, id(child), child))
+                        heapq.heappush(ready, (-child._sequence_nr, next(pushes), child))
     finally:
         _GradState.enabled = previous_mode
     return captured

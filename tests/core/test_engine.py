@@ -575,3 +575,23 @@ def test_domain_edges_match_torch_without_warnings():
         ours = run(nnref)
     if torch is not None:
         assert_same(ours, run(torch))
+
+
+def test_ready_leaves_run_in_the_same_order_as_pytorch_every_time():
+    """Accumulators all share one priority; ties resolve first-in first-out, like PyTorch's queue."""
+    torch = pytest.importorskip("torch")
+
+    def order(lib):
+        log = []
+        w, x = lib.tensor([1.0], requires_grad=True), lib.tensor([2.0], requires_grad=True)
+        w.register_hook(lambda g: log.append("w"))
+        x.register_hook(lambda g: log.append("x"))
+        ((w + x) * (w + 1)).backward()
+        p, q, r = (lib.tensor([1.0], requires_grad=True) for _ in range(3))
+        for name, t in zip("pqr", (p, q, r)):
+            t.register_hook(lambda g, name=name: log.append(name))
+        (p * q * r).backward()
+        return log
+
+    expected = order(torch)
+    assert all(order(nnref) == expected for _ in range(50))
