@@ -6,6 +6,8 @@
 #   ./dev.sh setup   only prepare .venv and the system tools
 #   ./dev.sh clean   remove build outputs and caches (keeps .venv)
 #   ./dev.sh bench   run the benchmark (--quick for a short run) into bench/results/
+#   ./dev.sh student OUTDIR       write the student edition (book/instructors.md)
+#   ./dev.sh grade SUBMISSION     grade a student's edition (a folder or a zip)
 #   ./dev.sh help    this text
 #
 # Every command creates .venv/ on first use and reuses it afterwards; pip is
@@ -13,6 +15,7 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+CALLER_DIR="$PWD"  # the paths given to `student` and `grade` are relative to it
 cd "$ROOT"
 
 VENV="$ROOT/.venv"
@@ -222,6 +225,14 @@ step_build_book() {
     "$VENV/bin/jupyter-book" build . --all -W -n --keep-going
 }
 
+step_build_student_book() {
+    # The same book with the exercises' solutions hidden; its config is _config.yml
+    # plus hide_solutions, generated so that there is no second file to keep in sync.
+    "$VPY" -m nnref.course site-config _build/student/_config.yml
+    "$VENV/bin/jupyter-book" build . --config _build/student/_config.yml --path-output _build/student \
+        --all -W -n --keep-going
+}
+
 step_all_tests() {
     # One pytest run: the package tests, every chapter under nbval (stored outputs
     # must reproduce), the PyTorch parity check of each chapter, and the browser
@@ -261,11 +272,16 @@ cmd_setup() {
 cmd_book() {
     setup
     run_required_step "intersphinx inventories" step_inventories
-    run_required_step "build book" step_build_book
-    local index="$ROOT/_build/html/index.html"
+    local index="$ROOT/_build/html/index.html" serve="_build/html"
+    if [[ "${1:-}" == "--student" ]]; then
+        run_required_step "build the student book (solutions hidden)" step_build_student_book
+        index="$ROOT/_build/student/_build/html/index.html" serve="_build/student/_build/html"
+    else
+        run_required_step "build book" step_build_book
+    fi
     printf '\nThe site is at %s\n' "$index"
     printf 'Open it with:  xdg-open %s   (macOS: open %s)\n' "$index" "$index"
-    printf 'or serve it:   %s -m http.server -d _build/html   and visit http://localhost:8000\n' "$VPY"
+    printf 'or serve it:   %s -m http.server -d %s   and visit http://localhost:8000\n' "$VPY" "$serve"
 }
 
 cmd_test() {
@@ -305,6 +321,20 @@ cmd_execute() {
     "$VPY" tools/execute_notebooks.py "$@"
 }
 
+in_caller_dir() { cd "$CALLER_DIR" && "$@"; }
+
+cmd_student() {
+    [[ $# -ge 1 ]] || die "usage: ./dev.sh student OUTDIR [--force]"
+    setup
+    run_required_step "student edition ($*)" in_caller_dir "$VPY" -m nnref.course student "$@"
+}
+
+cmd_grade() {
+    [[ $# -ge 1 ]] || die "usage: ./dev.sh grade SUBMISSION [--out DIR] [--timeout SECONDS]"
+    setup
+    run_required_step "grade $1" in_caller_dir "$VPY" -m nnref.course grade "$@"
+}
+
 usage() {
     cat <<EOF
 Usage: ./dev.sh COMMAND
@@ -313,6 +343,8 @@ Commands:
   book    Prepare .venv and Graphviz, then build the book with
           'jupyter-book build . --all -W -n --keep-going' (warnings are errors).
           The site lands in _build/html/ (open _build/html/index.html).
+          With --student: the students' site, solutions hidden, in
+          _build/student/_build/html/.
   test    Prepare .venv, Graphviz and Chromium, then run every test:
           pytest tests/ and the notebooks under book/ with nbval.
   setup   Only prepare: create or reuse .venv, install requirements.txt,
@@ -327,6 +359,14 @@ Commands:
           results.json, results.md and chart.png to bench/results/ (or DIR);
           --quick is the short run CI does, --profile shows where nnref spends
           an MLP step.
+  student OUTDIR [--force]
+          Write the student edition into OUTDIR: the chapters and nnref with
+          every marked solution replaced by "# YOUR CODE HERE", the visible
+          tests and a README for students (see book/instructors.md).
+  grade SUBMISSION [--out DIR] [--timeout SECONDS] [--jobs N] [--task ID]
+          Grade a student's edition (a folder or a zip): every task on its own,
+          with its visible and hidden tests and a time limit; writes report.md
+          and report.json to DIR (default grades/NAME).
   clean   Remove _build/ and test caches (keeps .venv/).
   help    Show this text.
 
@@ -346,7 +386,8 @@ main() {
         clean) cmd_clean "$@" ;;
         execute) cmd_execute "$@" ;;
         bench) cmd_bench "$@" ;;
-        # student) cmd_student "$@" ;;  (coming: student workflow)
+        student) cmd_student "$@" ;;
+        grade) cmd_grade "$@" ;;
         help|-h|--help) usage ;;
         *) usage >&2; die "unknown command: $cmd" ;;
     esac
