@@ -303,6 +303,8 @@ def is_contiguous(input, memory_format=None):
 
 
 class CatBackward0(Node):
+    _all_gradients = True
+
     def backward(self, grad):
         from .indexing import narrow
         grads, offset = [], 0
@@ -362,6 +364,8 @@ def unbind(input, dim=0):
 
 
 class StackBackward0(Node):
+    _all_gradients = True
+
     def backward(self, grad):
         from .indexing import select
         return tuple(select(grad, self.dim, i) for i in range(len(self.next_functions)))

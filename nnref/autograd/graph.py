@@ -67,8 +67,10 @@ class Node:
 
     __slots__ = ("next_functions", "_input_metadata", "_sequence_nr", "_saved", "_pre_hooks",
                  "_post_hooks", "_tensor_pre_hooks", "_retains_grad_hooks", "metadata",
-                 "_graph_output_requires_grad", "__dict__", "__weakref__")
+                 "_graph_output_requires_grad", "_no_edge", "__dict__", "__weakref__")
     num_outputs = 1
+    # PyTorch's nodes for TensorList inputs (cat, stack) return a gradient for every tensor.
+    _all_gradients = False
 
     def __init__(self, inputs, saved=()):
         self._sequence_nr = next(_sequence_numbers)
@@ -77,6 +79,9 @@ class Node:
         self._input_metadata = tuple(
             (t._data.shape, t._dtype) if edge[0] is not None else None
             for t, edge in zip(inputs, self.next_functions))
+        # Inputs without an edge get None from apply, as PyTorch's nodes skip inputs that need no
+        # gradient.  Checked once here, with a test in C: nodes are made on every op.
+        self._no_edge = (None, 0) in self.next_functions and not self._all_gradients
         self._saved = tuple(None if t is None else SavedTensor(t, False) for t in saved)
         self._pre_hooks = None
         self._post_hooks = None
@@ -94,11 +99,21 @@ class Node:
         return f"<{type(self).__name__} object at {hex(id(self))}>"
 
     def __call__(self, *grad_outputs):
-        return self.apply(*grad_outputs)
+        """``grad_fn(grad)``: the input gradients, a lone one unwrapped (PyTorch's ``THPCppFunction_call``)."""
+        grads = self.apply(*grad_outputs)
+        return grads[0] if len(grads) == 1 else grads
 
     def apply(self, *grad_outputs):
         grads = self.backward(*grad_outputs)
-        return grads if isinstance(grads, tuple) else (grads,)
+        if not isinstance(grads, tuple):
+            grads = (grads,)
+        if self._no_edge and len(grads) == len(self.next_functions):
+            grads = list(grads)
+            for i, (node, _) in enumerate(self.next_functions):
+                if node is None:
+                    grads[i] = None
+            grads = tuple(grads)
+        return grads
 
     def backward(self, *grad_outputs):
         raise NotImplementedError(f"{self.name()} does not implement backward")
@@ -157,6 +172,7 @@ class AccumulateGrad(Node):
         self._pre_hooks = self._post_hooks = self._tensor_pre_hooks = None
         self._retains_grad_hooks = None
         self._graph_output_requires_grad = False
+        self._no_edge = False
         self.variable = variable
 
     def name(self):
