@@ -34,7 +34,7 @@ import nbformat
 
 from . import notebooks
 from .markers import SOLUTION, MarkerError, replace_regions
-from .student import CourseError, _checked_tasks, read_answer
+from .student import CourseError, checked_tasks, read_answer
 from .tasks import ROOT
 
 WORKER = Path(__file__).with_name("_worker.py")
@@ -67,9 +67,9 @@ def open_submission(submission, scratch):
         submission = target
     if not submission.is_dir():
         raise CourseError(f"{submission} is neither a folder nor a zip file")
-    candidates = [submission] + sorted(p for p in submission.rglob("*") if p.is_dir()
-                                       and len(p.relative_to(submission).parts) <= 2)
-    for folder in candidates:
+    children = sorted(p for p in submission.iterdir() if p.is_dir())
+    grandchildren = sorted(p for child in children for p in child.iterdir() if p.is_dir())
+    for folder in [submission, *children, *grandchildren]:
         if (folder / "course.json").exists() or ((folder / "nnref").is_dir() and (folder / "book").is_dir()):
             return folder
     raise CourseError(f"{submission} does not look like a student edition (no course.json, "
@@ -207,7 +207,11 @@ def _run_worker(plan, name, root, scratch, timeout):
 def grade(submission, out=None, root=ROOT, timeout=60.0, jobs=None, only=None):
     """Grade ``submission``; write ``report.md`` and ``report.json`` into ``out`` if given."""
     root = Path(root)
-    found = [t for t in _checked_tasks(root) if only is None or t.id in only]
+    found = checked_tasks(root)
+    unknown = set(only or ()) - {t.id for t in found}
+    if unknown:
+        raise CourseError(f"no such task: {', '.join(sorted(unknown))} (python -m nnref.course tasks)")
+    found = [t for t in found if only is None or t.id in only]
     start = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="nnref-grade-") as scratch:
         edition = open_submission(submission, scratch)
@@ -243,7 +247,8 @@ def _report(found, results, submission, seconds, timeout):
         result = results.get(task.id, {"status": "crashed", "message": "no result"})
         status = result.get("status", "crashed")
         rows.append(TaskResult(
-            id=task.id, kind=task.kind, where=f"{task.path}: {task.where}" if task.kind == "nnref" else task.path,
+            id=task.id, kind=task.kind,
+            where=f"{task.path}: {task.where}" if task.kind == "nnref" else task.path,
             chapter=task.chapter, max_points=task.points, points=task.points if status == "passed" else 0,
             status=status, message=result.get("message", ""), location=result.get("location", ""),
             seconds=result.get("seconds", 0.0), output=result.get("output", "")))

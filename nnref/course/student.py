@@ -24,7 +24,7 @@ import nbformat
 
 from . import notebooks
 from .markers import SOLUTION, YOUR_CODE, fill_your_code, find_regions, replace_regions, stub_lines
-from .tasks import ROOT, discover, task_map
+from .tasks import ROOT, discover
 
 
 class CourseError(Exception):
@@ -35,7 +35,8 @@ class CourseError(Exception):
 STUDENT_REQUIREMENTS = ["numpy", "ml_dtypes", "matplotlib", "graphviz", "scikit-learn", "pytest"]
 
 
-def _checked_tasks(root):
+def checked_tasks(root=ROOT):
+    """The course's tasks; a CourseError listing the problems if the markers have any."""
     found, problems = discover(root)
     if problems:
         raise CourseError("the solution markers have problems (python -m nnref.course check):\n  "
@@ -65,7 +66,7 @@ def student_source(text, where="text"):
 def build(out, root=ROOT, force=False):
     """Write the student edition into ``out``; returns the list of tasks."""
     root = Path(root)
-    found = _checked_tasks(root)
+    found = checked_tasks(root)
     out = _prepare(out, force)
 
     shutil.copytree(root / "nnref", out / "nnref",
@@ -197,7 +198,7 @@ def write_answer(task, edition, bodies):
 
 def solve(edition, root=ROOT, task_ids=None):
     """Put the reference solutions back into a student edition (every task, or ``task_ids``)."""
-    found = _checked_tasks(root)
+    found = checked_tasks(root)
     for task in found:
         if task_ids is None or task.id in task_ids:
             write_answer(task, edition, reference_answer(task, root))

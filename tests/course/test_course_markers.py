@@ -1,4 +1,4 @@
-"""The solution markers: every exercise has a marked solution and a test; the markers parse; the book hides them.
+"""The solution markers: every exercise has a marked solution and a test, they parse, the book hides them.
 
 Whether each solution *passes* its tests is checked where the code runs: nbval
 runs every chapter (asserts included), tests/course/tasks and
@@ -86,7 +86,8 @@ def test_student_version_and_filling_it_back():
 
     stub = student_source(SOURCE)
     assert "BEGIN SOLUTION" not in stub and "HIDDEN TESTS" not in stub and "x + 1" not in stub
-    assert "    ### BEGIN YOUR CODE task=demo.f\n    # YOUR CODE HERE\n    raise NotImplementedError()\n" in stub
+    assert ("    ### BEGIN YOUR CODE task=demo.f\n    # YOUR CODE HERE\n"
+            "    raise NotImplementedError()\n") in stub
     filled = markers.fill_your_code(stub, ["    return x + 1"], task="demo.f")
     namespace = {}
     exec(filled, namespace)
@@ -114,11 +115,13 @@ def test_malformed_markers_are_errors(bad):
 
 def test_proposed_markers_leave_the_asserts_out():
     source = ("import math\n\n# the answer\nanswer = math.sqrt(16)\nprint(answer)\n"
-              "assert answer == 4\nfor k in range(2):\n    assert k < 2\nextra = answer * 2\nassert extra == 8\n")
+              "assert answer == 4\nfor k in range(2):\n    assert k < 2\n"
+              "extra = answer * 2\nassert extra == 8\n")
     proposed = notebooks.propose_markers(source)
-    assert proposed == ("### BEGIN SOLUTION\nimport math\n\n# the answer\nanswer = math.sqrt(16)\nprint(answer)\n"
-                        "### END SOLUTION\nassert answer == 4\nfor k in range(2):\n    assert k < 2\n"
-                        "### BEGIN SOLUTION\nextra = answer * 2\n### END SOLUTION\nassert extra == 8")
+    assert proposed == ("### BEGIN SOLUTION\nimport math\n\n# the answer\nanswer = math.sqrt(16)\n"
+                        "print(answer)\n### END SOLUTION\nassert answer == 4\nfor k in range(2):\n"
+                        "    assert k < 2\n### BEGIN SOLUTION\nextra = answer * 2\n### END SOLUTION\n"
+                        "assert extra == 8")
 
 
 # -- the rendered book -----------------------------------------------------------------------------

@@ -7,7 +7,6 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import nbformat
-import pytest
 
 from conftest import GRADING_TIMEOUT
 from nnref.course import grader, student, tasks
@@ -49,7 +48,8 @@ def test_nnref_bodies_are_stubs(student_edition):
         bodies = student.read_answer(task, student_edition)
         assert len(bodies) == task.regions
         for body in bodies:
-            assert [line.strip() for line in body.splitlines()] == ["# YOUR CODE HERE", "raise NotImplementedError()"]
+            assert [line.strip() for line in body.splitlines()] == \
+                ["# YOUR CODE HERE", "raise NotImplementedError()"]
         reference = student.reference_answer(task, ROOT)
         assert all(len(r.splitlines()) >= 1 for r in reference)
 
@@ -69,7 +69,8 @@ def test_chapters_lose_solutions_hidden_tests_and_their_outputs(student_edition)
     # everything before the exercises is the reference chapter, outputs included
     first = min(e.cell for e in exercises)
     assert [c.source for c in chapter.cells[:first]] == [c.source for c in reference.cells[:first]]
-    assert [c.get("outputs") for c in chapter.cells[:first]] == [c.get("outputs") for c in reference.cells[:first]]
+    assert [c.get("outputs") for c in chapter.cells[:first]] == \
+        [c.get("outputs") for c in reference.cells[:first]]
 
 
 def test_edition_imports_its_own_nnref(student_edition):
@@ -77,7 +78,8 @@ def test_edition_imports_its_own_nnref(student_edition):
             "print(nnref.nn.Linear(2, 3).weight.shape)")
     result = subprocess.run([sys.executable, "-c", code], cwd=student_edition, capture_output=True, text=True,
                             env=dict(os.environ, PYTHONPATH=str(student_edition)), check=True)
-    assert Path(result.stdout.splitlines()[0]).resolve() == (student_edition / "nnref" / "__init__.py").resolve()
+    loaded = Path(result.stdout.splitlines()[0]).resolve()
+    assert loaded == (student_edition / "nnref" / "__init__.py").resolve()
 
 
 def test_visible_tests_fail_for_every_task_then_pass_with_the_reference(edition_copy, tmp_path):
@@ -95,7 +97,10 @@ def test_visible_tests_fail_for_every_task_then_pass_with_the_reference(edition_
 
 
 def test_empty_answers_fail_every_task(edition_copy, tmp_path):
-    """With ``pass`` as every answer, every task's tests (visible and hidden) fail: the work is really gone."""
+    """With ``pass`` as every answer, every task's tests (visible and hidden) fail.
+
+    So the markers really take the work out: no task is passed without writing it.
+    """
     found, _ = tasks.discover(ROOT)
     for task in found:
         stubs = student.read_answer(task, edition_copy)

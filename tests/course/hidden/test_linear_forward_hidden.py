@@ -9,7 +9,8 @@ from task_helpers import pytorch, using_reference
 
 def test_like_the_reference():
     nnref.manual_seed(0)
-    for shape, bias, dtype in [((7, 3), True, nnref.float32), ((2, 3, 3), False, nnref.float64), ((3,), True, nnref.float32)]:
+    cases = [((7, 3), True, nnref.float32), ((2, 3, 3), False, nnref.float64), ((3,), True, nnref.float32)]
+    for shape, bias, dtype in cases:
         lin = Linear(3, 4, bias=bias, dtype=dtype)
         x = nnref.randn(*shape, dtype=dtype)
         with using_reference(Linear, "forward"):

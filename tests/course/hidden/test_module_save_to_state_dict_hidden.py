@@ -28,7 +28,8 @@ class Everything(Module):
 def saved(module, keep_vars):
     destination = OrderedDict()
     module._save_to_state_dict(destination, "pre.", keep_vars)
-    return [(k, v if isinstance(v, str) else (id(v) if keep_vars else v.tolist())) for k, v in destination.items()]
+    return [(k, v if isinstance(v, str) else id(v) if keep_vars else v.tolist())
+            for k, v in destination.items()]
 
 
 def test_like_the_reference():
