@@ -14,12 +14,14 @@ from ._dtype import (bfloat16, bool, double, dtype, float, float16, float32, flo
                      get_default_dtype, half, int, int32, int64, long, promote_types,
                      set_default_dtype)
 from ._ops._common import result_type
-from ._ops.arithmetic import add, div, eq, ge, gt, le, lt, mul, ne, neg, pow, reciprocal, rsub, sub
-from ._ops.indexing import narrow, select
+from ._ops.arithmetic import (add, allclose, div, eq, equal, floor_divide, ge, gt, isclose, le, lt,
+                              mul, ne, neg, pow, reciprocal, remainder, rsub, sub)
+from ._ops.indexing import narrow, nonzero, select
 from ._ops.linalg import addmm, bmm, dot, matmul, mm, mv
-from ._ops.pointwise import (abs, clamp, exp, log, masked_fill, maximum, minimum, relu, sigmoid,
-                             sign, sqrt, tanh, where)
-from ._ops.reduction import amax, amin, argmax, argmin, max, mean, min, sum, var
+from ._ops.pointwise import (abs, clamp, cos, exp, log, masked_fill, maximum, minimum, relu, round,
+                             sigmoid, sign, sin, sqrt, tanh, where)
+from ._ops.reduction import (amax, amin, argmax, argmin, bincount, max, mean, min, norm, std, sum,
+                             var)
 from ._ops.shape import (cat, clone, flatten, permute, reshape, squeeze, stack, t, transpose,
                          unbind, unsqueeze)
 from ._ops.softmax import log_softmax, softmax

@@ -46,6 +46,14 @@ def _rtruediv(self, other):
     return arithmetic.rdiv(self, other)
 
 
+def _rfloordiv(self, other):
+    return arithmetic.floor_divide(other, self)
+
+
+def _rmod(self, other):
+    return arithmetic.remainder(other, self)
+
+
 def _rmatmul(self, other):
     return linalg.matmul(as_tensor(other, self), self)
 
@@ -54,13 +62,17 @@ _METHODS = {
     # arithmetic
     "add": arithmetic.add, "sub": arithmetic.sub, "mul": arithmetic.mul, "div": arithmetic.div,
     "pow": arithmetic.pow, "neg": arithmetic.neg, "reciprocal": arithmetic.reciprocal,
+    "floor_divide": arithmetic.floor_divide, "remainder": arithmetic.remainder,
     "eq": arithmetic.eq, "ne": arithmetic.ne, "lt": arithmetic.lt, "le": arithmetic.le,
-    "gt": arithmetic.gt, "ge": arithmetic.ge,
+    "gt": arithmetic.gt, "ge": arithmetic.ge, "isclose": arithmetic.isclose,
+    "allclose": arithmetic.allclose, "equal": arithmetic.equal,
     "__add__": arithmetic.add, "__radd__": _reflected(arithmetic.add),
     "__sub__": arithmetic.sub, "__rsub__": _rsub,
     "__mul__": arithmetic.mul, "__rmul__": _reflected(arithmetic.mul),
     "__truediv__": arithmetic.div, "__rtruediv__": _rtruediv,
     "__pow__": arithmetic.pow, "__rpow__": _rpow,
+    "__floordiv__": arithmetic.floor_divide, "__rfloordiv__": _rfloordiv,
+    "__mod__": arithmetic.remainder, "__rmod__": _rmod,
     "__matmul__": linalg.matmul, "__rmatmul__": _rmatmul,
     "__neg__": arithmetic.neg, "__pos__": lambda self: self,
     "__eq__": arithmetic.eq, "__ne__": arithmetic.ne, "__lt__": arithmetic.lt,
@@ -69,18 +81,22 @@ _METHODS = {
     "__xor__": arithmetic.bitwise_xor, "__invert__": arithmetic.bitwise_not,
     "__iadd__": _operator_inplace(arithmetic.add), "__isub__": _operator_inplace(arithmetic.sub),
     "__imul__": _operator_inplace(arithmetic.mul), "__itruediv__": _operator_inplace(arithmetic.div),
+    "__ifloordiv__": _operator_inplace(arithmetic.floor_divide),
+    "__imod__": _operator_inplace(arithmetic.remainder),
     # pointwise
     "exp": pointwise.exp, "log": pointwise.log, "sqrt": pointwise.sqrt, "abs": pointwise.abs,
+    "sin": pointwise.sin, "cos": pointwise.cos, "round": pointwise.round,
     "__abs__": pointwise.abs, "sign": pointwise.sign, "tanh": pointwise.tanh,
     "sigmoid": pointwise.sigmoid, "relu": pointwise.relu, "clamp": pointwise.clamp,
     "clip": pointwise.clamp, "maximum": pointwise.maximum, "minimum": pointwise.minimum,
     "masked_fill": pointwise.masked_fill,
     "where": lambda self, condition, other: pointwise.where(condition, self, other),
     # reductions
-    "sum": reduction.sum, "mean": reduction.mean, "var": reduction.var, "max": reduction.max,
+    "sum": reduction.sum, "mean": reduction.mean, "var": reduction.var, "std": reduction.std,
+    "norm": reduction.norm, "max": reduction.max,
     "min": reduction.min, "amax": reduction.amax, "amin": reduction.amin,
     "argmax": reduction.argmax, "argmin": reduction.argmin, "sum_to_size": reduction.sum_to_size,
-    "all": reduction.all, "any": reduction.any,
+    "all": reduction.all, "any": reduction.any, "bincount": reduction.bincount,
     # matrices
     "matmul": linalg.matmul, "addmm": linalg.addmm, "mm": linalg.mm, "mv": linalg.mv, "bmm": linalg.bmm, "dot": linalg.dot,
     # shapes
@@ -92,11 +108,13 @@ _METHODS = {
     "reshape_as": lambda self, other: shape.reshape(self, other._data.shape),
     "T": property(shape.numpy_T), "mT": property(shape.matrix_T),
     "__getitem__": indexing.getitem, "__setitem__": indexing.setitem, "select": indexing.select, "narrow": indexing.narrow,
+    "nonzero": indexing.nonzero,
     # softmax
     "softmax": softmax.softmax, "log_softmax": softmax.log_softmax,
     # in place
     "add_": _inplace(arithmetic.add), "sub_": _inplace(arithmetic.sub),
     "mul_": _inplace(arithmetic.mul), "div_": _inplace(arithmetic.div),
+    "floor_divide_": _inplace(arithmetic.floor_divide), "remainder_": _inplace(arithmetic.remainder),
     "clamp_": _inplace(pointwise.clamp), "masked_fill_": _inplace(pointwise.masked_fill),
     "zero_": inplace.zero_, "fill_": inplace.fill_, "copy_": inplace.copy_,
     "uniform_": inplace.uniform_, "normal_": inplace.normal_,

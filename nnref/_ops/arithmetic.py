@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
-from ..autograd.graph import Node
+from ..autograd.graph import Node, NotImplemented
 from ._common import broadcast_error, check_same_device, needs_grad, operand_data, result_type, wrap
 
 
@@ -174,6 +174,65 @@ def _trunc_divide(a, b):
     return np.trunc(np.true_divide(a, b)).astype(np.result_type(a, b))
 
 
+def _integer_division_dtype(name, input, other):
+    """The dtype of ``//`` and ``%``, refusing bools and integer division by zero as PyTorch does."""
+    dtype = result_type(input, other)
+    if dtype is _dtype.bool:
+        raise NotImplementedError(f'"{name}_cpu" not implemented for \'Bool\'')
+    if not dtype.is_floating_point and not np.all(operand_data(other, dtype)):
+        raise RuntimeError("ZeroDivisionError")
+    return dtype
+
+
+def floor_divide(input, other):
+    """``input // other``: the quotient rounded down.  Not differentiable, as in PyTorch."""
+    dtype = _integer_division_dtype("div_floor", input, other)
+    out = wrap(_binary(np.floor_divide, input, other, dtype, quiet=True), _like(input, other))
+    a, b = _tensor_or_none(input), _tensor_or_none(other)
+    if needs_grad(a, b):
+        out.grad_fn = NotImplemented("floor_divide", (a, b))
+    return out
+
+
+def _float_remainder(a, b):
+    """PyTorch's float ``%``: C's ``fmod`` moved into the divisor's sign (6 % -3 is 0, numpy gives -0)."""
+    mod = np.fmod(a, b)
+    return np.where((mod != 0) & ((b < 0) != (mod < 0)), mod + b, mod)
+
+
+class RemainderBackward0(Node):
+    """d(a % c) = grad for a number c."""
+
+    def backward(self, grad):
+        return (grad,)
+
+
+class RemainderBackward1(Node):
+    """d(a % b) = (grad, -grad * floor(a / b)), since a % b = a - b * floor(a / b)."""
+
+    def backward(self, grad):
+        self_, other = self.saved_tensors
+        wants_other = self.next_functions[1][0] is not None
+        return grad, -grad * div(self_, other, rounding_mode="floor") if wants_other else None
+
+
+def remainder(input, other):
+    """``input % other``, with the sign of ``other`` (Python's ``%``, not C's ``fmod``)."""
+    dtype = _integer_division_dtype("remainder", input, other)
+    ufunc = _float_remainder if dtype.is_floating_point else np.remainder
+    out = wrap(_binary(ufunc, input, other, dtype, quiet=True), _like(input, other))
+    a, b = _tensor_or_none(input), _tensor_or_none(other)
+    if not needs_grad(a, b):
+        return out
+    if a is None:  # number % tensor: PyTorch has no derivative for that overload
+        out.grad_fn = NotImplemented("remainder", (b,))
+    elif b is None:
+        out.grad_fn = RemainderBackward0((a,))
+    else:
+        out.grad_fn = RemainderBackward1((a, b), saved=(a, b) if b.requires_grad else (None, None))
+    return out
+
+
 class ReciprocalBackward0(Node):
     """d(1/a) = -grad / a**2 = -grad * result**2."""
 
@@ -301,6 +360,52 @@ lt = _comparison(np.less)
 le = _comparison(np.less_equal)
 gt = _comparison(np.greater)
 ge = _comparison(np.greater_equal)
+
+
+def _check_tensor_argument(name, other):
+    if not isinstance(other, Tensor):
+        raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not "
+                        f"{type(other).__name__}")
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """``|input - other| <= atol + rtol * |other|`` elementwise (``at::isclose``); never differentiable."""
+    _check_tensor_argument("isclose", other)
+    if input._dtype is not other._dtype:
+        raise RuntimeError(f"{input._dtype._legacy_name[:-6]} did not match "
+                           f"{other._dtype._legacy_name[:-6]}")
+    if rtol < 0 or atol < 0:
+        which, value = ("rtol", rtol) if rtol < 0 else ("atol", atol)
+        raise RuntimeError(f"{which} must be greater than or equal to zero, but got {value}")
+    a, b = input._data, other._data
+    try:
+        close = a == b
+    except ValueError:
+        raise broadcast_error(a, b) from None
+    if equal_nan and input._dtype.is_floating_point:
+        close = close | (np.isnan(a) & np.isnan(b))
+    if rtol or atol:
+        # Like PyTorch, bools are compared as the default float dtype and the tolerance is computed
+        # in the operands' precision (numpy's float16 arithmetic rounds each step as PyTorch's does).
+        if input._dtype is _dtype.bool:
+            a = a.astype(_dtype.get_default_dtype().numpy)
+            b = b.astype(a.dtype)
+        with np.errstate(invalid="ignore", over="ignore"):  # inf - inf
+            error = np.abs(a - b)
+            close = close | (np.isfinite(error) & (error <= atol + np.abs(rtol * b)))
+    return wrap(close, input)
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """True when :func:`isclose` holds everywhere."""
+    _check_tensor_argument("allclose", other)
+    return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
+
+
+def equal(input, other):
+    """True when both have the same shape and the same values (nan is never equal)."""
+    _check_tensor_argument("equal", other)
+    return input._data.shape == other._data.shape and bool(np.array_equal(input._data, other._data))
 
 
 def _logical(ufunc):

@@ -311,3 +311,13 @@ def setitem(tensor, index, value):
     tensor._bump_version()
     if recording:
         _rebase_history(tensor, node)
+
+
+def nonzero(input, *, as_tuple=False):
+    """The indices of the nonzero elements: one row per element (``[n, ndim]`` int64), or with
+    ``as_tuple`` one index tensor per dimension (what ``t[t.nonzero(as_tuple=True)]`` needs)."""
+    data = input._data
+    if as_tuple:
+        # PyTorch treats a 0-d tensor as 1-d here.
+        return tuple(wrap(i.astype(np.int64, copy=False), input) for i in np.nonzero(np.atleast_1d(data)))
+    return wrap(np.argwhere(data).astype(np.int64, copy=False), input)

@@ -4,6 +4,8 @@ Functions whose derivative is cheapest in terms of their own output
 (``exp``, ``sqrt``, ``tanh``, ``sigmoid``, ``relu``) save the result rather
 than the input, as PyTorch does (derivatives.yaml: ``result``).
 """
+import builtins
+
 import numpy as np
 
 from .. import _dtype
@@ -53,6 +55,61 @@ class SqrtBackward0(Node):
 def sqrt(input):
     with np.errstate(invalid="ignore"):
         return _unary(np.sqrt, SqrtBackward0, input, save_result=True)
+
+
+class SinBackward0(Node):
+    def backward(self, grad):
+        (self_,) = self.saved_tensors
+        return (grad * cos(self_),)
+
+
+def sin(input):
+    return _unary(np.sin, SinBackward0, input, save_input=True)
+
+
+class CosBackward0(Node):
+    def backward(self, grad):
+        (self_,) = self.saved_tensors
+        return (grad * -sin(self_),)
+
+
+def cos(input):
+    return _unary(np.cos, CosBackward0, input, save_input=True)
+
+
+class RoundBackward0(Node):
+    """Rounding is flat almost everywhere: the gradient is zero (derivatives.yaml: ``zeros_like``)."""
+
+    def backward(self, grad):
+        from .._creation import zeros_like
+        return (zeros_like(grad),)
+
+
+class RoundBackward1(RoundBackward0):
+    pass
+
+
+def _round_decimals(data, decimals, dtype):
+    """PyTorch's ``round_decimals_kernel``: scale, round half to even, scale back, in opmath precision."""
+    data = data.astype(dtype._accumulate, copy=False)
+    scale = dtype._accumulate.type(10.0 ** builtins.abs(decimals))
+    rounded = np.rint(data * scale) / scale if decimals > 0 else np.rint(data / scale) * scale
+    return rounded.astype(dtype.numpy, copy=False)
+
+
+def round(input, *, decimals=None):
+    """Round half to even; ``decimals`` digits after the point (floating point tensors only)."""
+    if input._dtype is _dtype.bool or (decimals is not None and not input._dtype.is_floating_point):
+        raise NotImplementedError(f'"round_cpu" not implemented for \'{input._dtype._legacy_name[:-6]}\'')
+    if decimals is None:
+        out = wrap(np.rint(input._data) if input._dtype.is_floating_point else input._data.copy(), input)
+        node_class = RoundBackward0
+    else:
+        out = wrap(_round_decimals(input._data, decimals, input._dtype), input)
+        node_class = RoundBackward1
+    if needs_grad(input):
+        out.grad_fn = node_class((input,))
+    return out
 
 
 class AbsBackward0(Node):
@@ -252,5 +309,5 @@ def masked_fill(input, mask, value):
     return out
 
 
-__all__ = ["exp", "log", "sqrt", "abs", "sign", "tanh", "sigmoid", "relu", "clamp", "maximum",
+__all__ = ["exp", "log", "sqrt", "sin", "cos", "round", "abs", "sign", "tanh", "sigmoid", "relu", "clamp", "maximum",
            "minimum", "where", "masked_fill"]

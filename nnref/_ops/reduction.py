@@ -4,6 +4,7 @@ A reduction's backward spreads the gradient back over the reduced
 dimensions: by broadcasting (sum, mean), or onto the positions that won
 (max, min, amax), sharing it evenly between ties as PyTorch does.
 """
+import builtins
 import warnings
 from collections import namedtuple
 
@@ -11,7 +12,7 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import _wrap_dim
-from ..autograd.graph import Node
+from ..autograd.graph import Node, NotImplemented
 from ._common import from_accumulator, needs_grad, wrap
 
 
@@ -19,12 +20,15 @@ def _dims(dim, ndim):
     """Normalise ``dim`` (None, int, or sequence) to a sorted tuple of non-negative axes.
 
     An empty sequence means every dimension, as ``dim=None`` does (PyTorch's rule).
+    A 0-d tensor accepts dim 0 or -1 and has no axis to reduce.
     """
     if dim is None or (isinstance(dim, (list, tuple)) and not dim):
         return tuple(range(ndim))
     if isinstance(dim, (list, tuple)):
-        return tuple(sorted(_wrap_dim(d, ndim) for d in dim))
-    return (_wrap_dim(dim, ndim),)
+        dims = tuple(sorted(_wrap_dim(d, ndim) for d in dim))
+    else:
+        dims = (_wrap_dim(dim, ndim),)
+    return dims if ndim else ()
 
 
 def _expand_back(grad, shape, dims, keepdim):
@@ -89,32 +93,43 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     return out
 
 
-class VarBackward0(Node):
+def _var_backward(node, grad, self_):
     """d var = grad * 2 (x - mean) / (N - correction)."""
+    centred = self_ - self_.mean(node.dims, keepdim=True)
+    # N <= correction: PyTorch takes 2 / (N - correction) to be +inf.
+    scale = 2.0 / (node.count - node.correction) if node.count > node.correction else np.inf
+    return _expand_back(grad, node.self_sizes, node.dims, node.keepdim) * centred * scale
 
+
+class VarBackward0(Node):
     def backward(self, grad):
         (self_,) = self.saved_tensors
-        centred = self_ - self_.mean(self.dims, keepdim=True)
-        # N <= correction: PyTorch takes 2 / (N - correction) to be +inf.
-        scale = 2.0 / (self.count - self.correction) if self.count > self.correction else np.inf
-        return (_expand_back(grad, self.self_sizes, self.dims, self.keepdim) * centred * scale,)
+        return (_var_backward(self, grad, self_),)
 
 
-def var(input, dim=None, unbiased=True, keepdim=False, *, correction=None):
-    """Variance; Bessel-corrected (``correction=1``) unless told otherwise."""
+class StdBackward0(Node):
+    """d std = d var / (2 std), and 0 where std is 0 (``std_backward`` in FunctionsManual.cpp)."""
+
+    def backward(self, grad):
+        self_, result = self.saved_tensors
+        return (_var_backward(self, (grad / (2 * result)).masked_fill(result == 0, 0.0), self_),)
+
+
+def _variance(name, node_class, input, dim, unbiased, keepdim, correction):
+    """The variance in the accumulation dtype, and the node of ``var`` or ``std`` (unfinished)."""
     if isinstance(dim, bool):  # var(False): PyTorch's older (input, unbiased) signature
         dim, unbiased = None, dim
     if not input._dtype.is_floating_point:
-        raise RuntimeError("std and var only support floating point and complex dtypes; convert "
-                           "first, e.g. t.float().var()")
+        raise RuntimeError(f"std and var only support floating point and complex dtypes; convert "
+                           f"first, e.g. t.float().{name}()")
     if correction is None:
         correction = 0 if unbiased is False else 1
     dims = _dims(dim, input._data.ndim)
     count = int(np.prod([input._data.shape[d] for d in dims], dtype=np.int64))
     if count <= correction:
-        warnings.warn("var(): degrees of freedom is <= 0. Correction should be strictly less than "
-                      "the reduction factor (input numel divided by output numel).", UserWarning,
-                      stacklevel=2)
+        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less "
+                      "than the reduction factor (input numel divided by output numel).",
+                      UserWarning, stacklevel=3)
         # Like PyTorch: sum of squares / max(0, N - correction), so inf (or nan for 0/0).
         centred = input._data - np.mean(input._data, axis=dims, keepdims=True)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -122,11 +137,96 @@ def var(input, dim=None, unbiased=True, keepdim=False, *, correction=None):
     else:
         data = np.var(input._data, axis=dims, keepdims=keepdim, ddof=correction,
                       dtype=input._dtype._accumulate)
-    out = wrap(from_accumulator(np.asarray(data, dtype=input._dtype._accumulate), input._dtype), input)
+    node = None
     if needs_grad(input):
-        node = VarBackward0((input,), saved=(input,))
+        node = node_class((input,), saved=(input,))
         node.self_sizes, node.dims, node.keepdim = input._data.shape, dims, keepdim
         node.count, node.correction = count, correction
+    return np.asarray(data, dtype=input._dtype._accumulate), node
+
+
+def var(input, dim=None, unbiased=True, keepdim=False, *, correction=None):
+    """Variance; Bessel-corrected (``correction=1``) unless told otherwise."""
+    data, node = _variance("var", VarBackward0, input, dim, unbiased, keepdim, correction)
+    out = wrap(from_accumulator(data, input._dtype), input)
+    if node is not None:
+        out.grad_fn = node
+    return out
+
+
+def std(input, dim=None, unbiased=True, keepdim=False, *, correction=None):
+    """Standard deviation, the square root of :func:`var` (same arguments)."""
+    data, node = _variance("std", StdBackward0, input, dim, unbiased, keepdim, correction)
+    out = wrap(from_accumulator(np.sqrt(data), input._dtype), input)
+    if node is not None:
+        node.save_result(out)
+        out.grad_fn = node
+    return out
+
+
+class LinalgVectorNormBackward0(Node):
+    """The gradient of ``(sum |x|**p) ** (1/p)``, case by case as ``norm_backward`` (FunctionsManual.cpp)."""
+
+    def backward(self, grad):
+        self_, result = self.saved_tensors
+        p, shape = self.ord, self_._data.shape
+        grad = _expand_back(grad, shape, self.dims, self.keepdim)
+        result = _expand_back(result, shape, self.dims, self.keepdim)
+        if p == 0:
+            return (None,)  # a count of nonzeros: PyTorch gives no gradient at all
+        if p == 1:
+            return (self_.sign() * grad,)
+        if p == 2:
+            return (grad * (self_ / result).masked_fill(result == 0, 0.0),)
+        if np.isinf(p):
+            # Every position where |x| reaches the norm (or is nan) shares the gradient.
+            magnitude = self_.abs()
+            mask = (magnitude == result) | (magnitude != magnitude)
+            return (self_.sign() * (grad / mask.sum(self.dims, keepdim=True)) * mask,)
+        if p < 1:
+            scaled = self_.sign() * self_.abs().pow(p - 1).masked_fill(self_ == 0, 0.0)
+            return (scaled * grad * result.pow(1 - p),)
+        scaled = self_.sign() * self_.abs().pow(p - 1) if p < 2 else self_ * self_.abs().pow(p - 2)
+        return (scaled * (grad / result.pow(p - 1)).masked_fill(result == 0, 0.0),)
+
+
+def _vector_norm(data, p, dims, keepdim):
+    magnitude = np.abs(data)
+    if p == 2:
+        return np.sqrt(np.sum(magnitude * magnitude, axis=dims, keepdims=keepdim))
+    if p == np.inf:
+        return np.max(magnitude, axis=dims, keepdims=keepdim)
+    if p == -np.inf:
+        return np.min(magnitude, axis=dims, keepdims=keepdim)
+    if p == 0:
+        return np.sum(magnitude != 0, axis=dims, keepdims=keepdim).astype(data.dtype)
+    if p == 1:
+        return np.sum(magnitude, axis=dims, keepdims=keepdim)
+    with np.errstate(divide="ignore"):  # p < 0 with a zero entry: inf ** (1/p) = 0, quietly
+        return np.sum(magnitude ** p, axis=dims, keepdims=keepdim) ** (1.0 / p)
+
+
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    """The vector p-norm over ``dim`` (all elements by default); ``'fro'`` is p = 2.
+
+    Mirrors ``torch.norm``, which hands vector norms to ``linalg.vector_norm``;
+    matrix norms (``'nuc'``) are not implemented.
+    """
+    if p == "fro":
+        p = 2
+    elif isinstance(p, str):
+        raise NotImplementedError(f"norm(p={p!r}): nnref has only vector norms (p a number, or 'fro')")
+    dtype = dtype or input._dtype
+    if not (input._dtype.is_floating_point and dtype.is_floating_point):
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {input._dtype._legacy_name[:-6]}")
+    dims = _dims(dim, input._data.ndim)
+    data = _vector_norm(input._data.astype(dtype._accumulate, copy=False), p, dims, keepdim)
+    out = wrap(from_accumulator(np.asarray(data), dtype), input)
+    if needs_grad(input):
+        node = LinalgVectorNormBackward0((input,), saved=(input,))
+        node.ord, node.dims, node.keepdim = p, dims, keepdim
+        node.save_result(out)
         out.grad_fn = node
     return out
 
@@ -290,3 +390,28 @@ def all(input):
 def any(input):
     return wrap(np.any(input._data), input)
 
+
+
+def bincount(input, weights=None, minlength=0):
+    """How often each value occurs in a 1-d tensor of non-negative integers (or the sum of its ``weights``).
+
+    As PyTorch's ``_bincount_cpu``, weighted counts are float32 for float32 weights, else float64.
+    """
+    data = input._data
+    if input._dtype.is_floating_point or input._dtype is _dtype.bool:
+        raise NotImplementedError(f'"bincount_cpu" not implemented for \'{input._dtype._legacy_name[:-6]}\'')
+    if data.ndim != 1 or (data.size and data.min() < 0):
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    if weights is None:
+        return wrap(np.bincount(data, minlength=minlength).astype(np.int64, copy=False), input)
+    if weights._data.shape != data.shape:
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    dtype = weights._dtype if weights._dtype is _dtype.float32 else _dtype.float64
+    counts = np.zeros(builtins.max(minlength, int(data.max()) + 1 if data.size else 0), dtype.numpy)
+    np.add.at(counts, data, weights._data.astype(dtype.numpy))  # in order, in dtype: PyTorch's loop
+    out = wrap(counts, input)
+    if needs_grad(weights):
+        out.grad_fn = NotImplemented("_bincount", (weights,))
+    return out

@@ -100,6 +100,29 @@ unary("clamp_both", lambda m, a: a.clamp(-0.1, 0.1), values=away_from_zero)
 unary("clone", lambda m, a: a.clone())
 unary("to_float64_copy", lambda m, a: a.to(m.float64, copy=True))
 unary("reciprocal", lambda m, a: a.reciprocal(), values=away_from_zero)
+unary("sin", lambda m, a: m.sin(a))
+unary("cos", lambda m, a: a.cos())
+
+
+def off_the_steps(rng, shape, step=1.0):
+    """Values at least 0.1 * step away from any multiple of step / 2 (round flips there)."""
+    return step * (rng.integers(-6, 6, shape) / 2 + rng.uniform(0.1, 0.4, shape))
+
+
+unary("round", lambda m, a: m.round(a) + a, values=off_the_steps)
+unary("round_decimals", lambda m, a: a.round(decimals=1) * a,
+      values=lambda rng, shape: off_the_steps(rng, shape, 0.1))
+
+
+@case("remainder")
+def _(draw, rng):
+    """a % b jumps where a / b is an integer: b is a power of two and a sits between multiples of 1/2."""
+    a, b = draw(broadcast_pair())
+    return [off_the_steps(rng, a), rng.choice([-2.0, -1.0, -0.5, 0.5, 1.0, 2.0], b)], \
+        lambda m, x, y: x % y
+
+
+unary("remainder_scalar", lambda m, a: m.remainder(a, 0.5), values=off_the_steps)
 
 
 @case("maximum")
@@ -197,6 +220,39 @@ def _(draw, rng):
 
 
 unary("var_biased", lambda m, a: a.var(unbiased=False))
+
+
+@case("std")
+def _(draw, rng):
+    shape = draw(shapes(min_dims=1).filter(lambda s: np.prod(s) > 1))
+    return [normal(rng, shape)], lambda m, a: m.std(a)
+
+
+unary("std_biased", lambda m, a: a.std(unbiased=False), min_dims=1)
+
+
+@case("std_dim")
+def _(draw, rng):
+    shape = draw(shapes(min_dims=1, max_side=4).filter(lambda s: max(s) > 1))
+    dim, keepdim = _dim_and_keepdim(draw, len(shape))
+    reduced = np.prod([shape[d] for d in np.atleast_1d(dim)])
+    correction = draw(st.sampled_from([0, 1] if reduced > 1 else [0]))
+    # (One value per slice: std is 0 whatever x is, and PyTorch's gradient there is 0 too.)
+    return [normal(rng, shape)], lambda m, a: a.std(dim, keepdim=keepdim, correction=correction)
+
+
+unary("norm", lambda m, a: a.norm())
+
+
+@case("norm_dim")
+def _(draw, rng):
+    shape = draw(shapes(min_dims=1))
+    dim, keepdim = _dim_and_keepdim(draw, len(shape))
+    p = draw(st.sampled_from([2, 1, 3, 1.5, 0.5, float("inf"), -float("inf")]))
+    # Away from 0 (|x| ** (p - 1) has no derivative there) and without ties (inf-norms).
+    values = distinct(rng, shape)[0]
+    values = values + np.where(values >= 0, 0.3, -0.3)
+    return [values], lambda m, a: m.norm(a, p, dim, keepdim)
 
 
 @case("sum_dim")
