@@ -167,7 +167,9 @@ def markdown(results):
                + (f" ({meta['numpy_blas'].get('name')} {meta['numpy_blas'].get('version')})"
                   if isinstance(meta.get("numpy_blas"), dict) else "")
                + f", PyTorch {meta['torch'] or 'not installed'}, nnref {meta['nnref']}"
-               + (f" (commit {meta['git_commit']})" if meta.get("git_commit") else "") + ".")
+               + (f" (commit {meta['git_commit']}"
+                  + (", with uncommitted changes under nnref/" if meta.get("nnref_uncommitted_changes") else "")
+                  + ")" if meta.get("git_commit") else "") + ".")
     out.append("")
     out.append(f"Times are medians of {cfg['repeats']} interleaved samples (chains: {cfg['chain_repeats']}, "
                f"scalar engine: {cfg['scalar_repeats']}), each sample at least {cfg['min_time'] * 1e3:.0f} ms "

@@ -327,6 +327,7 @@ def metadata(fws, threads, mode):
         "mode": mode, "threads": threads, "cpu": cpu, "cpu_count": os.cpu_count(),
         "platform": platform.platform(), "python": platform.python_version(),
         "numpy": np.__version__, "nnref": getattr(nnref, "__version__", "?"),
+        "nnref_path": os.path.dirname(os.path.abspath(nnref.__file__)),
         "torch": fws["torch"].__version__ if "torch" in fws else None,
         "thread_env": {v: os.environ.get(v) for v in THREAD_VARS},
         # Other work on the machine makes timings noisier (interleaving keeps the ratios fair).
@@ -353,6 +354,10 @@ def metadata(fws, threads, mode):
     try:
         meta["git_commit"] = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
                                             capture_output=True, text=True).stdout.strip() or None
+        # Uncommitted changes under nnref/ mean the numbers belong to no commit exactly.
+        meta["nnref_uncommitted_changes"] = bool(subprocess.run(
+            ["git", "status", "--porcelain", "--", "nnref"], cwd=ROOT, capture_output=True,
+            text=True).stdout.strip())
     except OSError:
         meta["git_commit"] = None
     return meta
