@@ -27,7 +27,8 @@ from ._ops.shape import (cat, clone, flatten, permute, reshape, squeeze, stack, 
 from ._ops.softmax import log_softmax, softmax
 from ._random import initial_seed, manual_seed, seed
 from ._tensor import Size, Tensor
-from .autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
+                                 is_inference_mode_enabled, no_grad, set_grad_enabled)
 
 clip = clamp
 divide, multiply, subtract = div, mul, sub

@@ -21,7 +21,14 @@ __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty"
            "IntTensor", "BoolTensor", "HalfTensor"]
 
 
+def _check_dtype(dtype):
+    """PyTorch takes only a dtype object here: a string or a legacy type is a TypeError."""
+    if dtype is not None and not isinstance(dtype, _dtype.dtype):
+        raise TypeError(f"argument 'dtype' must be nnref.dtype, not {type(dtype).__name__}")
+
+
 def _finish(data, dtype, device, requires_grad):
+    _check_dtype(dtype)
     dev = canonical_device(device)
     xp = array_module(dev)
     t = Tensor._make(xp.asarray(data, dtype=dtype.numpy), dev)
@@ -86,6 +93,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
                       "sourceTensor.clone().detach() or sourceTensor.clone().detach()."
                       "requires_grad_(True), rather than torch.tensor(sourceTensor).",
                       UserWarning, stacklevel=2)
+    _check_dtype(dtype)
     dtype = dtype or _inferred_dtype(data)
     try:
         with np.errstate(over="ignore", invalid="ignore"):  # out of range: inf, silently (PyTorch)
@@ -97,9 +105,14 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
 
 
 def as_tensor(data, dtype=None, device=None):
-    """Like ``tensor`` but returns ``data`` itself when it already is a matching tensor."""
+    """Like ``tensor``, but without a copy where none is needed: a matching tensor is returned
+    itself, and a numpy array already of that dtype is shared (as ``from_numpy``), as in PyTorch."""
+    _check_dtype(dtype)
     if isinstance(data, Tensor):
         return data.to(dtype or data._dtype, device or data._device)
+    if (isinstance(data, np.ndarray) and (dtype is None or dtype.numpy == data.dtype)
+            and canonical_device(device).type == "cpu"):
+        return from_numpy(data)
     return tensor(data, dtype=dtype, device=device)
 
 
@@ -207,6 +220,10 @@ class _LegacyTensorType(type):
 
 def _legacy_type(name, dt):
     def __new__(cls, *args, device=None):
+        if len(args) == 1 and isinstance(args[0], Tensor):
+            if args[0]._dtype is not dt:
+                raise TypeError(f"expected a {dt} tensor, got {args[0]._dtype}")
+            return Tensor(args[0], device=device)  # an alias, as PyTorch's
         if len(args) == 1 and not isinstance(args[0], numbers.Integral):
             return _finish(_as_array(args[0], dt), dt, device, False)
         return zeros(*(args or (0,)), dtype=dt, device=device)  # no arguments: empty, size (0,)

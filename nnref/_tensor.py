@@ -29,10 +29,10 @@ __all__ = ["Tensor"]
 class Tensor:
     """A multi-dimensional array with autograd bookkeeping.
 
-    ``Tensor(2, 3)`` makes an uninitialised float32 tensor of that size and
-    ``Tensor([1, 2])`` a float32 copy of the data (the legacy constructor,
-    which always gives ``float32``); prefer :func:`nnref.tensor`, which infers
-    the dtype.
+    ``Tensor(2, 3)`` makes an uninitialised tensor of that size and
+    ``Tensor([1, 2])`` one holding the data, both in the default dtype (the
+    legacy constructor; a numpy array of that dtype is shared, a tensor is
+    aliased); prefer :func:`nnref.tensor`, which infers the dtype.
     """
 
     __slots__ = ("_data", "_dtype", "_device", "_requires_grad", "_grad", "grad_fn", "_output_nr",
@@ -41,13 +41,21 @@ class Tensor:
     __array_priority__ = 1000  # numpy defers to our reflected operators (np.float32(2) * t)
 
     def __init__(self, *args, device=None):
+        dtype = _dtype.get_default_dtype()
+        if len(args) == 1 and isinstance(args[0], Tensor):
+            if device is not None:
+                raise RuntimeError("Legacy tensor constructor of the form torch.Tensor(tensor, "
+                                   "device=device) is not supported.  Use torch.tensor(...) or "
+                                   "torch.as_tensor(...) instead.")
+            _init_as_alias(self, args[0])
+            return
         if not args:
-            data = np.zeros((0,), dtype=np.float32)
+            data = np.zeros((0,), dtype=dtype.numpy)
         elif len(args) == 1 and not isinstance(args[0], (numbers.Integral, Size)):
-            data = _as_array(args[0], _dtype.float32)
+            data = _as_array(args[0], dtype)
         else:
             sizes = args[0] if isinstance(args[0], Size) else args
-            data = np.zeros(tuple(builtins.int(s) for s in sizes), dtype=np.float32)
+            data = np.zeros(tuple(builtins.int(s) for s in sizes), dtype=dtype.numpy)
         dev = canonical_device(device)
         _init(self, array_module(dev).asarray(data), dev)
 
@@ -157,6 +165,13 @@ class Tensor:
     def element_size(self):
         return self._dtype.itemsize
 
+    def data_ptr(self):
+        """The address of the first element: numpy's ``ctypes.data`` (CuPy's ``data.ptr``), 0 when empty."""
+        data = self._data
+        if not data.size:
+            return 0
+        return data.ctypes.data if isinstance(data, np.ndarray) else data.data.ptr
+
     def __len__(self):
         if self._data.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
@@ -236,6 +251,8 @@ class Tensor:
         if dtype is None:
             prefix = "torch." if self._device.type == "cpu" else "torch.cuda."
             return prefix + self._dtype._legacy_name
+        if isinstance(dtype, type):  # a legacy type such as nnref.LongTensor; Tensor: the default dtype
+            dtype = _dtype.get_default_dtype() if dtype is Tensor else dtype.__name__
         if isinstance(dtype, str):
             dtype = _dtype.from_legacy_name(dtype)
         return self.to(dtype)
@@ -430,10 +447,16 @@ def _host(array):
 
 
 def _as_array(data, dtype):
-    """Nested lists, numbers, numpy arrays or tensors -> a numpy array of ``dtype``."""
-    if isinstance(data, Tensor):
-        return _host(data._data).astype(dtype.numpy)
-    return np.array(data, dtype=dtype.numpy)
+    """Nested lists, numbers or numpy arrays -> a numpy array of ``dtype`` (the array itself if it has it)."""
+    return np.asarray(data, dtype=dtype.numpy)
+
+
+def _init_as_alias(t, source):
+    """Make ``t`` a view of all of ``source``, as PyTorch's legacy constructors do with a tensor."""
+    from ._ops.shape import alias
+    view = alias(source)
+    _init(t, view._data, view._device)
+    t._version_counter, t._is_view, t.grad_fn = view._version_counter, True, view.grad_fn
 
 
 def _wrap_dim(dim, ndim):

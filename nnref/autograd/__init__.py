@@ -8,11 +8,13 @@ import warnings
 from . import graph
 from .engine import run_backward
 from .function import Function, FunctionCtx
-from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
+                        no_grad, set_grad_enabled)
 from .gradcheck import GradcheckError, gradcheck
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "gradcheck", "GradcheckError", "no_grad",
-           "enable_grad", "set_grad_enabled", "is_grad_enabled", "graph"]
+           "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
+           "is_inference_mode_enabled", "graph"]
 
 
 def _as_list(x):

@@ -175,7 +175,7 @@ def test_type_conversions():
 @pytest.mark.parametrize("args", [([1, 2],), (2, 3), ([1.5, 2],), ((2,),), ([[True]],), ()],
                          ids=["ints", "sizes", "floats", "size_tuple", "bools", "nothing"])
 def test_legacy_constructors(ctor, args):
-    """``Tensor(...)`` is always float32; ``LongTensor([1.5])`` truncates; no arguments: empty."""
+    """``Tensor(...)`` is the default dtype (float32 here); ``LongTensor([1.5])`` truncates; no arguments: empty."""
     def build(m):
         t = getattr(m, ctor)(*args)
         return dtype_name(t.dtype), tuple(t.shape), t.tolist() if args and not isinstance(args[0], int) else None
