@@ -32,6 +32,22 @@ def _shape_text(t):
     return "x".join(str(s) for s in t._data.shape)
 
 
+def _is_transposed(data):
+    return data.flags.f_contiguous and not data.flags.c_contiguous
+
+
+def _mat2_grad(mat1, grad, mat2_transposed):
+    """``mat1^T @ grad`` laid out like ``mat2`` (PyTorch's ``mm_mat2_backward``).
+
+    In ``x @ W.t()`` (every Linear) ``mat2`` is a transposed view of the weight. Computing
+    ``(grad^T @ mat1)^T`` instead gives the same values already in the weight's row-major
+    layout, so the optimizer later reads it contiguously instead of through a transpose.
+    """
+    if mat2_transposed:
+        return mm(grad.t(), mat1).t()
+    return mm(mat1.t(), grad)
+
+
 class MmBackward0(Node):
     """d(A @ B) = (grad @ B^T, A^T @ grad)."""
 
@@ -39,7 +55,7 @@ class MmBackward0(Node):
         self_, mat2 = self.saved_tensors
         wants_self, wants_mat2 = (node is not None for node, _ in self.next_functions)
         return (mm(grad, mat2.t()) if wants_self else None,
-                mm(self_.t(), grad) if wants_mat2 else None)
+                _mat2_grad(self_, grad, self.mat2_transposed) if wants_mat2 else None)
 
 
 def mm(input, mat2):
@@ -56,6 +72,7 @@ def mm(input, mat2):
     if needs_grad(input, mat2):
         out.grad_fn = MmBackward0((input, mat2), saved=(
             input if mat2.requires_grad else None, mat2 if input.requires_grad else None))
+        out.grad_fn.mat2_transposed = _is_transposed(mat2._data)
     return out
 
 
@@ -261,7 +278,7 @@ class AddmmBackward0(Node):
         wants_bias, wants_mat1, wants_mat2 = (node is not None for node, _ in self.next_functions)
         return (grad if wants_bias else None,
                 mm(grad, mat2.t()) if wants_mat1 else None,
-                mm(mat1.t(), grad) if wants_mat2 else None)
+                _mat2_grad(mat1, grad, self.mat2_transposed) if wants_mat2 else None)
 
 
 def addmm(input, mat1, mat2):
@@ -280,4 +297,5 @@ def addmm(input, mat1, mat2):
     if needs_grad(input, mat1, mat2):
         out.grad_fn = AddmmBackward0((input, mat1, mat2), saved=(
             mat1 if mat2.requires_grad else None, mat2 if mat1.requires_grad else None))
+        out.grad_fn.mat2_transposed = _is_transposed(mat2._data)
     return out

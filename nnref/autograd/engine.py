@@ -182,20 +182,32 @@ def run_backward(roots, root_grads, keep_graph, create_graph, inputs=None, accum
                             child in needed for child, _ in node.next_functions):
                         continue  # reached only so its incoming gradient could be captured
                     grad_inputs = _run_node(node, grads, keep_graph)
-                for (child, slot), grad in zip(node.next_functions, grad_inputs):
-                    if child is None or (needed is not None and child not in needed):
-                        continue
-                    buffer = buffers.get(child)
-                    if buffer is None:
-                        buffer = buffers[child] = [None] * child.num_outputs
-                    if grad is not None:
-                        buffer[slot] = grad if buffer[slot] is None else buffer[slot] + grad
-                    dependencies[child] -= 1
-                    if dependencies[child] == 0:
-                        heapq.heappush(ready, (-child._sequence_nr, next(pushes), child))
+                del grads
+                for child in _route(node, grad_inputs, buffers, dependencies, needed):
+                    heapq.heappush(ready, (-child._sequence_nr, next(pushes), child))
+                del grad_inputs  # nothing here may keep a gradient an accumulator could adopt
     finally:
         _GradState.enabled = previous_mode
     return captured
+
+
+def _route(node, grad_inputs, buffers, dependencies, needed):
+    """Add each gradient into the buffer of the node it flows to; yield nodes that became ready.
+
+    A node is ready once every edge into it has delivered, so a tensor used several times
+    passes on the sum of its gradients.
+    """
+    for (child, slot), grad in zip(node.next_functions, grad_inputs):
+        if child is None or (needed is not None and child not in needed):
+            continue
+        buffer = buffers.get(child)
+        if buffer is None:
+            buffer = buffers[child] = [None] * child.num_outputs
+        if grad is not None:
+            buffer[slot] = grad if buffer[slot] is None else buffer[slot] + grad
+        dependencies[child] -= 1
+        if dependencies[child] == 0:
+            yield child
 
 
 def _run_node(node, grads, keep_graph):
@@ -211,9 +223,10 @@ def _run_node(node, grads, keep_graph):
         grad_inputs = (None,) * len(node.next_functions)
     else:
         grad_outputs = tuple(grads) if node._post_hooks else None
-        grads = _fill_missing(node, grads)
-        grad_inputs = node.apply(*grads)
-        del grads  # AccumulateGrad adopts a buffer only when nothing else refers to it
+        arguments = tuple(_fill_missing(node, grads))
+        grads.clear()  # the buffer list is the caller's too: empty it, so that ...
+        grad_inputs = node.apply(*arguments)  # ... AccumulateGrad may adopt a gradient no one else holds
+        del arguments
         grad_inputs = _validate_outputs(node, grad_inputs)
         if node._post_hooks:
             grad_inputs = _call_post_hooks(node, grad_inputs, grad_outputs)

@@ -183,7 +183,7 @@ class AccumulateGrad(Node):
         if variable.grad is None:
             # Like PyTorch, adopt the incoming buffer when nobody else can see it; otherwise copy,
             # so a later in-place accumulation cannot leak into another tensor.
-            variable.grad = grad if _exclusively_owned(grad) else grad.clone()
+            variable.grad = grad if _exclusively_owned(grad) else grad.clone(contiguous=True)
         elif grad.requires_grad or variable.grad.requires_grad:
             variable.grad = variable.grad + grad  # keep the graph when create_graph=True
         else:
@@ -208,15 +208,28 @@ class NotImplemented(Node):  # noqa: A001 - PyTorch's name, shown as grad_fn=<No
         raise RuntimeError(f"derivative for aten::{self.op} is not implemented")
 
 
-# References to a gradient the engine hands to AccumulateGrad.apply: the engine's list, apply's
-# argument, and getrefcount's own argument.
-_ENGINE_REFERENCES = 3
+# References to a gradient the engine hands over, as seen inside _exclusively_owned: the
+# engine's argument tuple, AccumulateGrad.apply's parameter, _exclusively_owned's parameter
+# and getrefcount's own argument. One more means someone else (a hook, another edge, the
+# user) still holds it.
+_ENGINE_REFERENCES = 4
 
 
 def _exclusively_owned(grad):
-    data = grad._data
-    return (grad.grad_fn is None and data.base is None and sys.getrefcount(data) == 2
-            and sys.getrefcount(grad) <= _ENGINE_REFERENCES)
+    """True when nothing but this gradient can reach its memory, so a leaf may keep it.
+
+    The memory may be a view (``W``'s gradient arrives as a transpose of a transpose) as long
+    as the view covers the whole buffer row-major and nothing else holds the buffer.
+    """
+    if grad.grad_fn is not None or sys.getrefcount(grad) > _ENGINE_REFERENCES:
+        return False
+    # References to the array: the tensor's ``_data`` and getrefcount's argument.
+    if not grad._data.flags.c_contiguous or sys.getrefcount(grad._data) != 2:
+        return False
+    owner = grad._data.base
+    # References to the owner: the view's base, the local name ``owner`` and the argument.
+    return owner is None or (owner.base is None and owner.nbytes == grad._data.nbytes
+                             and sys.getrefcount(owner) == 3)
 
 
 def gradient_edge(tensor):
