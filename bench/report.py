@@ -152,7 +152,7 @@ def text_table(results):
             lines.append("  ".join("-" * w for w in widths))
     meta = results["meta"]
     lines.append("")
-    lines.append(f"{meta['mode']} run, {meta['threads']} thread(s), {meta['cpu']}, numpy {meta['numpy']}"
+    lines.append(f"{meta['mode']} run, {meta['threads']} thread(s), {results['config'].get('clock', 'wall')} clock, {meta['cpu']}, numpy {meta['numpy']}"
                  f", torch {meta['torch'] or 'not installed'}, {meta['date']}")
     return "\n".join(lines)
 
@@ -171,7 +171,9 @@ def markdown(results):
                   + (", with uncommitted changes under nnref/" if meta.get("nnref_uncommitted_changes") else "")
                   + ")" if meta.get("git_commit") else "") + ".")
     out.append("")
-    out.append(f"Times are medians of {cfg['repeats']} interleaved samples (chains: {cfg['chain_repeats']}, "
+    clock = {"cpu": "process CPU time (one thread, so other processes on the machine do not count)",
+             "wall": "wall-clock time"}.get(cfg.get("clock", "wall"))
+    out.append(f"Times are {clock}: medians of {cfg['repeats']} interleaved samples (chains: {cfg['chain_repeats']}, "
                f"scalar engine: {cfg['scalar_repeats']}), each sample at least {cfg['min_time'] * 1e3:.0f} ms "
                f"long, after warm-up. Memory is the peak RSS above the baseline taken after the model "
                f"and data are built, in a fresh process per contender (median of "
@@ -336,7 +338,8 @@ def chart(results, path):
     ax.set_title("Ratios against targets")
 
     meta = results["meta"]
-    fig.suptitle(f"nnref benchmark ({meta['mode']} run, {meta['threads']} thread(s), {meta['cpu']}, "
+    fig.suptitle(f"nnref benchmark ({meta['mode']} run, {meta['threads']} thread(s), "
+                 f"{results['config'].get('clock', 'wall')} time, {meta['cpu']}, "
                  f"numpy {meta['numpy']}, PyTorch {meta['torch'] or '-'}, {meta['date'][:10]})", fontsize=11)
     fig.tight_layout()
     fig.savefig(path, dpi=110)

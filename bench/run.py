@@ -54,6 +54,9 @@ def parse_args(argv):
     p.add_argument("--profile", action="store_true",
                    help="print cProfile's top functions of the nnref MLP step (batch 64 and 1)")
     p.add_argument("--no-torch", action="store_true", help="leave PyTorch out even if installed")
+    p.add_argument("--clock", choices=("auto", "cpu", "wall"), default="auto",
+                   help="cpu: process CPU time, immune to other processes on a shared machine; "
+                        "wall: wall-clock time; auto (default): cpu with 1 thread, wall otherwise")
     return p.parse_args(argv)
 
 
@@ -199,7 +202,6 @@ def measure_per_op(fws, cfg, log):
 def measure_chain_time(fws, cfg, log):
     """Build (forward) and backward of chains, timed separately, interleaved by contender."""
     import gc
-    import time
 
     from . import graphs, timing
 
@@ -213,11 +215,11 @@ def measure_chain_time(fws, cfg, log):
             for n in names:
                 x = inputs[n]
                 gc.collect()
-                t0 = time.perf_counter()
+                t0 = timing.clock()
                 loss = graphs.chain(x, length)
-                t1 = time.perf_counter()
+                t1 = timing.clock()
                 loss.backward()
-                t2 = time.perf_counter()
+                t2 = timing.clock()
                 del loss
                 x.grad = None
                 if rep:
@@ -454,9 +456,15 @@ def main(argv=None):
     check_nn_available()
     fws = frameworks(args.no_torch)
     mode = "quick" if args.quick else "full"
-    cfg = CONFIGS[mode]
+    cfg = dict(CONFIGS[mode])
+    # With one thread, process CPU time is the work's own time even when other
+    # processes compete for the cores; with more threads it would add them up.
+    cfg["clock"] = args.clock if args.clock != "auto" else ("cpu" if args.threads == 1 else "wall")
+    from . import timing
+    timing.use_clock(cfg["clock"])
     out_dir = os.path.abspath(args.out)
-    log(f"bench: {mode} mode, {args.threads} thread(s), contenders: {', '.join(fws)}")
+    log(f"bench: {mode} mode, {args.threads} thread(s), {cfg['clock']} clock, "
+        f"contenders: {', '.join(fws)}")
 
     if args.profile:
         profile(fws, out_dir, log)
