@@ -7,10 +7,7 @@ import zipfile
 import nbformat
 import pytest
 
-from conftest import GRADING_TIMEOUT
-from nnref.course import grader, student, tasks
-
-ROOT = tasks.ROOT
+from nnref.course import grader, student
 
 # What each broken task gets instead of its solution, and the status it must earn.
 BROKEN = {
@@ -36,7 +33,7 @@ def remove_markers(edition, task):
 
 
 @pytest.fixture(scope="module")
-def graded(student_edition, tmp_path_factory):
+def graded(student_edition, tmp_path_factory, grading_timeout):
     """Solve everything, break the tasks above, zip it, grade it."""
     folder = tmp_path_factory.mktemp("fixture")
     edition = shutil.copytree(student_edition, folder / "alice")
@@ -49,7 +46,7 @@ def graded(student_edition, tmp_path_factory):
         for path in edition.rglob("*"):
             out.write(path, path.relative_to(folder))
     start = time.monotonic()
-    report = grader.grade(archive, out=folder / "report", timeout=GRADING_TIMEOUT, jobs=2)
+    report = grader.grade(archive, out=folder / "report", timeout=grading_timeout, jobs=2)
     return report, time.monotonic() - start, folder / "report", found
 
 
@@ -78,11 +75,11 @@ def test_messages_say_what_went_wrong(graded):
     assert tasks_by_id["walking-ex2"]["status"] == "passed"
 
 
-def test_time_limits_hold(graded):
-    report, seconds, _out, found = graded
+def test_time_limits_hold(graded, grading_timeout):
+    report, seconds, _out, _found = graded
     for task in report["tasks"]:
-        assert task["seconds"] <= GRADING_TIMEOUT + 3, task["id"]
-    # Two loops of GRADING_TIMEOUT each, in parallel groups, plus the chapters' own code.
+        assert task["seconds"] <= grading_timeout + 3, task["id"]
+    # Two loops of grading_timeout each, in parallel groups, plus the chapters' own code.
     assert seconds < 150
 
 
@@ -98,10 +95,10 @@ def test_reports(graded):
         assert f"| `{task['id']}` |" in markdown
 
 
-def test_broken_tasks_pass_once_put_back(student_edition, tmp_path):
+def test_broken_tasks_pass_once_put_back(student_edition, tmp_path, grading_timeout):
     """The tasks broken above earn their points with the reference solutions (and only those are graded)."""
     edition = shutil.copytree(student_edition, tmp_path / "bob")
     chosen = {*BROKEN, MISSING}
     student.solve(edition, task_ids=chosen)
-    report = grader.grade(edition, timeout=GRADING_TIMEOUT, jobs=2, only=chosen)
+    report = grader.grade(edition, timeout=grading_timeout, jobs=2, only=chosen)
     assert {t["id"]: t["status"] for t in report["tasks"]} == {task_id: "passed" for task_id in chosen}

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import nbformat
 
-from conftest import GRADING_TIMEOUT
 from nnref.course import grader, student, tasks
 
 ROOT = tasks.ROOT
@@ -96,7 +95,7 @@ def test_visible_tests_fail_for_every_task_then_pass_with_the_reference(edition_
     assert not [n for n, results in after.items() if any(results)], after
 
 
-def test_empty_answers_fail_every_task(edition_copy, tmp_path):
+def test_empty_answers_fail_every_task(edition_copy, grading_timeout):
     """With ``pass`` as every answer, every task's tests (visible and hidden) fail.
 
     So the markers really take the work out: no task is passed without writing it.
@@ -106,7 +105,7 @@ def test_empty_answers_fail_every_task(edition_copy, tmp_path):
         stubs = student.read_answer(task, edition_copy)
         student.write_answer(task, edition_copy,
                              [stub[:len(stub) - len(stub.lstrip())] + "pass" for stub in stubs])
-    report = grader.grade(edition_copy, timeout=GRADING_TIMEOUT, jobs=2)
+    report = grader.grade(edition_copy, timeout=grading_timeout, jobs=2)
     statuses = {t["id"]: t["status"] for t in report["tasks"]}
     assert set(statuses) == {t.id for t in found}
     assert set(statuses.values()) == {"failed"}, {k: v for k, v in statuses.items() if v != "failed"}
