@@ -208,8 +208,8 @@ def solve(edition, root=ROOT, task_ids=None):
 # -- the files around the code ---------------------------------------------------------------------
 def student_readme(found):
     nnref_tasks = [t for t in found if t.kind == "nnref"]
-    rows = ["| Task | File | Function | Chapter | Points |", "| --- | --- | --- | --- | --- |"]
-    rows += [f"| `{t.id}` | `{t.path}` | `{t.where}` | {t.chapter or '-'} | {t.points} |"
+    rows = ["| Task | File | Function | Chapter | Tests | Points |", "| --- | --- | --- | --- | --- | --- |"]
+    rows += [f"| `{t.id}` | `{t.path}` | `{t.where}` | {t.chapter or '-'} | `{t.tests[0]}` | {t.points} |"
              for t in nnref_tasks]
     chapters = {}
     for task in found:
@@ -219,9 +219,10 @@ def student_readme(found):
     exercise_rows += [f"| `{path}` | {', '.join(t.id for t in tasks)} | {sum(t.points for t in tasks)} |"
                       for path, tasks in chapters.items()]
     total = sum(t.points for t in found)
+    example = nnref_tasks[0].tests[0] if nnref_tasks else "tests/course/tasks"
     return README.format(nnref_table="\n".join(rows), exercise_table="\n".join(exercise_rows),
                          count=len(found), total=total, nnref_count=len(nnref_tasks),
-                         stub="\n".join(stub_lines("")))
+                         stub="\n".join(stub_lines("")), example=example)
 
 
 README = """\
@@ -264,8 +265,9 @@ your code is right.
 {exercise_table}
 
 **nnref.** These function bodies were taken out of `nnref`; the chapter
-listed teaches what they do, and the docstring above each block says what
-it must do. Until you write one, the code that needs it raises
+listed teaches what they do, and the docstring at the top of each task's
+test file says exactly what it must do. Until you write one, the code that
+needs it raises
 `NotImplementedError` (for example, without `engine.dependencies` no
 `backward()` runs), so do each task when you reach its chapter.
 
@@ -274,8 +276,8 @@ it must do. Until you write one, the code that needs it raises
 ## Check your work
 
 ```bash
-pytest                                        # every nnref task's tests
-pytest tests/course/tasks/test_linear_forward.py   # one task
+pytest                  # every nnref task's tests
+pytest {example}   # one task's
 ```
 
 The grader runs these tests and some more that you do not see, on each task

@@ -158,10 +158,12 @@ def chapter_tasks(root=ROOT, problems=None, paths=None):
         notebook = nbformat.read(path, as_version=4)
         found, structure = notebooks.exercises(notebook)
         problems += [f"{path.name}: {p}" for p in structure]
-        tasks += [_chapter_task(root, path, notebook, exercise, problems) for exercise in found
-                  if exercise.solution_cell is not None or
-                  problems.append(f"{path.name}, exercise {exercise.label}: has no solution "
-                                  f"(solution-start {exercise.label})")]
+        for exercise in found:
+            if exercise.solution_cell is None:
+                problems.append(f"{path.name}, exercise {exercise.label}: has no solution "
+                                f"(solution-start {exercise.label})")
+            else:
+                tasks.append(_chapter_task(root, path, notebook, exercise, problems))
         # Markers outside every solution block would be seen by no tool: flag them.
         for index, cell, _events, inside in notebooks._walk(notebook):
             if cell.cell_type == "code" and inside is None and "###" in cell.source:
