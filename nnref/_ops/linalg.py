@@ -28,6 +28,17 @@ def _product(function, a, b):
                             a._dtype)
 
 
+def _matrix_product(a, b):
+    """``a @ b`` for 2-D arrays.
+
+    With an inner size of 1 (a weight's gradient at batch size 1) the product is an outer
+    product, and numpy's matmul has no fast path for it: a broadcast multiply is 5x faster.
+    """
+    if a.shape[1] == 1:
+        return np.multiply(a, b)
+    return np.matmul(a, b)
+
+
 def _shape_text(t):
     return "x".join(str(s) for s in t._data.shape)
 
@@ -68,7 +79,7 @@ def mm(input, mat2):
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_shape_text(input)} and "
                            f"{_shape_text(mat2)}): the inner sizes {input._data.shape[1]} and "
                            f"{mat2._data.shape[0]} must match")
-    out = wrap(_product(np.matmul, input, mat2), input)
+    out = wrap(_product(_matrix_product, input, mat2), input)
     if needs_grad(input, mat2):
         out.grad_fn = MmBackward0((input, mat2), saved=(
             input if mat2.requires_grad else None, mat2 if input.requires_grad else None))
@@ -287,7 +298,7 @@ def addmm(input, mat1, mat2):
     if mat1._data.ndim != 2 or mat2._data.ndim != 2 or mat1._data.shape[1] != mat2._data.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_shape_text(mat1)} and "
                            f"{_shape_text(mat2)})")
-    product = _product(np.matmul, mat1, mat2)
+    product = _product(_matrix_product, mat1, mat2)
     try:
         product += input._data  # in place on our own fresh buffer: no extra allocation
     except ValueError:
