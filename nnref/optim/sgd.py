@@ -12,6 +12,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
+from ._fused import subtract_scaled_
 from .optimizer import Optimizer, _params_with_grad
 
 __all__ = ["SGD"]
@@ -90,7 +91,6 @@ class SGD(Optimizer):
                 d_p = work
             else:
                 d_p = buf._data
-        np.multiply(d_p, lr, out=work)
-        np.subtract(param, work, out=param)
+        subtract_scaled_(param, lr, d_p, work)
         p._bump_version()
         ### END SOLUTION
