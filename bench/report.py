@@ -153,7 +153,7 @@ def text_table(results):
     meta = results["meta"]
     lines.append("")
     lines.append(f"{meta['mode']} run, {meta['threads']} thread(s), {results['config'].get('clock', 'wall')} clock, {meta['cpu']}, numpy {meta['numpy']}"
-                 f", torch {meta['torch'] or 'not installed'}, {meta['date']}")
+                 f", torch {meta['torch'] or 'not measured'}, {meta['date']}")
     return "\n".join(lines)
 
 
@@ -166,7 +166,7 @@ def markdown(results):
                f"Python {meta['python']}, numpy {meta['numpy']}"
                + (f" ({meta['numpy_blas'].get('name')} {meta['numpy_blas'].get('version')})"
                   if isinstance(meta.get("numpy_blas"), dict) else "")
-               + f", PyTorch {meta['torch'] or 'not installed'}, nnref {meta['nnref']}"
+               + f", PyTorch {meta['torch'] or 'not measured'}, nnref {meta['nnref']}"
                + (f" (commit {meta['git_commit']}"
                   + (", with uncommitted changes under nnref/" if meta.get("nnref_uncommitted_changes") else "")
                   + ")" if meta.get("git_commit") else "") + ".")
