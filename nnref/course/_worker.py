@@ -128,10 +128,12 @@ def wait_for(pid, timeout, start, result_path, output_path):
             "message": f"the process running the task {how} before it finished"}
 
 
-def tail(path, lines=40):
+def tail(path, lines=40, limit=65536):
+    """The last lines a task printed (a task may print without end: read only the end)."""
     try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            text = f.read()
+        with open(path, "rb") as f:
+            f.seek(max(0, os.path.getsize(path) - limit))
+            text = f.read().decode("utf-8", errors="replace")
     except OSError:
         return ""
     return "\n".join(text.splitlines()[-lines:])
