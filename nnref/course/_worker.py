@@ -32,6 +32,8 @@ def main(plan_path):
         plan = json.load(f)
     sys.path[:0] = plan.get("sys_path", [])
     os.environ.update(plan.get("env", {}))
+    if plan.get("cwd"):
+        os.chdir(plan["cwd"])
     log = open(plan["log"], "a", encoding="utf-8", errors="replace")
     for module in plan.get("preload", []):
         try:

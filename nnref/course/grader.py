@@ -220,9 +220,14 @@ def grade(submission, out=None, root=ROOT, timeout=60.0, jobs=None, only=None):
         if nnref_tasks:
             plans.append(("nnref", nnref_plan(nnref_tasks, edition, root, scratch, timeout)))
         chapters = sorted({t.path for t in found if t.kind == "chapter"}, reverse=True)
+        if chapters:
+            # Chapters run in a copy of book/, as in Jupyter (relative paths work), and write there.
+            shutil.copytree(root / "book", Path(scratch) / "book", ignore=shutil.ignore_patterns("_*"))
         for path in chapters:
             chapter_tasks = [t for t in found if t.path == path]
-            plans.append((Path(path).stem, chapter_plan(path, chapter_tasks, edition, root, timeout)))
+            plan = chapter_plan(path, chapter_tasks, edition, root, timeout)
+            plan["cwd"] = str((Path(scratch) / path).parent)
+            plans.append((Path(path).stem, plan))
         results = {}
         with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
             for found_results in pool.map(lambda p: _run_worker(p[1], p[0], root, scratch, timeout), plans):
