@@ -99,7 +99,7 @@ class _SidebarLinks(HTMLParser):
 
     def handle_data(self, data):
         if self.inside_link and self.depth:
-            self.links[-1] += data.strip()
+            self.links[-1] = " ".join((self.links[-1] + data).split())
 
 
 def _title(file):
@@ -111,7 +111,8 @@ def _title(file):
         text = next(c.source for c in notebook.cells if c.cell_type == "markdown")
     else:
         text = source.with_suffix(".md").read_text()
-    return re.search(r"^# (.+)$", text, re.M).group(1).strip()
+    heading = re.search(r"^# (.+)$", text, re.M).group(1)
+    return " ".join(re.sub(r"[`*]", "", heading).split())  # markup is not part of the link text
 
 
 def test_sidebar_lists_every_chapter(site):
