@@ -36,6 +36,12 @@ class BackwardCFunction(FunctionCtx, Node):
                                f"got {len(grads)})")
         return tuple(grads[i] for i in self._tensor_positions)
 
+    def apply(self, *grad_outputs):
+        # Unlike built-in nodes, PyTorch's node for a custom Function hands on exactly what
+        # backward returned, so its hooks see e.g. zeros for an input that needs no gradient.
+        grads = self.backward(*grad_outputs)
+        return grads if isinstance(grads, tuple) else (grads,)
+
     def _zeros_for_output(self, index):
         from .._creation import zeros
         shape, dtype = self._output_metadata[index]
