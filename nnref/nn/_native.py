@@ -581,14 +581,31 @@ class NllLossBackward0(_NumpyBackward):
         else:
             scale = self.picked_weight * g
         grad_input = np.zeros(self.self_sizes, dtype=g.dtype)
-        np.put_along_axis(grad_input, np.expand_dims(self.safe_target, 1),
-                          np.expand_dims(-_as(scale, g), 1), axis=1)
+        _pick_classes(grad_input, self.safe_target, -_as(scale, g))
         # A 1-D input was computed as a batch of one.
         return (wrap(_as(grad_input, grad._data).reshape(self._input_metadata[0][0]), grad),)
 
 
 class NllLoss2DBackward0(NllLossBackward0):
     """The same computation; PyTorch names it so for inputs with spatial dims."""
+
+
+def _pick_classes(array, classes, values=None):
+    """``array[n, classes[n], ...]`` along dim 1, or write ``values`` there when given.
+
+    Plain integer indexing for the usual ``(N, C)`` case (``take_along_axis`` costs several
+    Python-level numpy calls per use); ``take/put_along_axis`` for spatial ``(N, C, d...)``.
+    """
+    if array.ndim == 2:
+        rows = np.arange(array.shape[0])
+        if values is None:
+            return array[rows, classes]
+        array[rows, classes] = values
+        return None
+    if values is None:
+        return np.take_along_axis(array, np.expand_dims(classes, 1), axis=1)[:, 0]
+    np.put_along_axis(array, np.expand_dims(classes, 1), np.expand_dims(values, 1), axis=1)
+    return None
 
 
 def nll_loss_nd(input, target, weight, reduction, ignore_index):
@@ -618,10 +635,12 @@ def nll_loss_nd(input, target, weight, reduction, ignore_index):
     if bad.any():
         raise IndexError(f"Target {t[bad].flat[0]} is out of bounds.")
     safe = np.where(ignored, 0, t)
-    picked = np.take_along_axis(x, np.expand_dims(safe, 1), axis=1)[:, 0]
-    class_weight = (np.ones(classes, dtype=x.dtype) if weight is None
-                    else weight._data.astype(x.dtype, copy=False))
-    picked_weight = np.where(ignored, x.dtype.type(0), class_weight[safe])
+    picked = _pick_classes(x, safe)
+    if weight is None:  # the common case: every non-ignored target weighs 1
+        picked_weight = (~ignored).astype(x.dtype)
+    else:
+        class_weight = weight._data.astype(x.dtype, copy=False)
+        picked_weight = np.where(ignored, x.dtype.type(0), class_weight[safe])
     losses = -picked_weight * picked
     total_weight = picked_weight.sum(dtype=x.dtype)
     if reduction == "mean":
