@@ -62,8 +62,8 @@ def view(input, *shape):
     data = _try_view(input._data, shape)
     if data is None:
         raise RuntimeError(
-            f"view size is not compatible with input tensor's size and stride (at least one "
-            f"dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
+            "view size is not compatible with input tensor's size and stride (at least one "
+            "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
     out = make_view(input, data)
     if needs_grad(input):
         out.grad_fn = ViewBackward0((input,))

@@ -4,6 +4,8 @@ Tests write their code once, as ``def f(torch): ...``, and call it with both
 modules, exactly as a reader would run a notebook cell with ``import nnref as
 torch``.  (Named ``core_helpers`` so it cannot clash with other test folders.)
 """
+import re
+
 import numpy as np
 
 import nnref
@@ -76,3 +78,32 @@ def numeric_vjp(f, arrays, v, eps=1e-6):
             g[idx] = (np.sum(f(*plus) * v) - np.sum(f(*minus) * v)) / (2 * eps)
         grads.append(g)
     return grads
+
+
+try:
+    import torch as _torch
+except ImportError:
+    _torch = None
+
+
+def both(run):
+    """``run(nnref)``, checked equal to ``run(torch)`` when PyTorch is there."""
+    ours = run(nnref)
+    if _torch is not None:
+        assert_same(ours, run(_torch))
+    return ours
+
+
+def assert_same(ours, theirs):
+    """Equal structure; tensors close with the same dtype; strings equal up to module names."""
+    if isinstance(ours, (list, tuple)):
+        assert type(ours) is type(theirs) and len(ours) == len(theirs), (ours, theirs)
+        for a, b in zip(ours, theirs):
+            assert_same(a, b)
+    elif isinstance(ours, nnref.Tensor):
+        assert_close(ours, theirs, rtol=1e-5, atol=1e-7)
+    elif isinstance(ours, str):
+        strip = lambda text: re.sub(r" object at 0x[0-9a-f]+", "", text.replace("torch.", "nnref."))  # noqa: E731
+        assert strip(ours) == strip(theirs)
+    else:
+        assert ours == theirs

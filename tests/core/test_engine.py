@@ -4,43 +4,18 @@ Most tests run the same function with both libraries (``run(m)``) and
 compare what it returns; each also states the expected PyTorch result so it
 means something without PyTorch.
 """
-import re
 import sys
 
 import numpy as np
 import pytest
 
 import nnref
-from core_helpers import assert_close
+from core_helpers import assert_close, assert_same, both
 
 try:
     import torch
 except ImportError:
     torch = None
-
-
-def both(run):
-    """``run(nnref)``, checked equal to ``run(torch)`` when PyTorch is there."""
-    ours = run(nnref)
-    if torch is not None:
-        assert_same(ours, run(torch))
-    return ours
-
-
-def assert_same(ours, theirs):
-    """Equal structure; tensors close with the same dtype; strings equal up to module names."""
-    if isinstance(ours, (list, tuple)):
-        assert type(ours) is type(theirs) and len(ours) == len(theirs), (ours, theirs)
-        for a, b in zip(ours, theirs):
-            assert_same(a, b)
-    elif isinstance(ours, nnref.Tensor):
-        assert_close(ours, theirs, rtol=1e-5, atol=1e-7)
-    elif isinstance(ours, str):
-        strip = lambda text: re.sub(r" object at 0x[0-9a-f]+", "", text.replace("torch.", "nnref."))  # noqa: E731
-        assert strip(ours) == strip(theirs)
-    else:
-        assert ours == theirs
-
 
 # -- long chains -----------------------------------------------------------------------------------
 def test_chain_of_10000_ops_backpropagates_without_recursion():

@@ -1,37 +1,15 @@
 """In-place ops: values, version counters, recorded history, and the no_grad escape hatch."""
-import re
 
 import numpy as np
 import pytest
 
 import nnref
-from core_helpers import assert_close, graph_signature
+from core_helpers import both, graph_signature
 
 try:
     import torch
 except ImportError:
     torch = None
-
-
-def both(run):
-    ours = run(nnref)
-    if torch is not None:
-        _assert_same(ours, run(torch))
-    return ours
-
-
-def _assert_same(ours, theirs):
-    if isinstance(ours, (list, tuple)):
-        assert len(ours) == len(theirs), (ours, theirs)
-        for a, b in zip(ours, theirs):
-            _assert_same(a, b)
-    elif isinstance(ours, nnref.Tensor):
-        assert_close(ours, theirs, rtol=1e-6)
-    elif isinstance(ours, str):
-        assert re.sub(r" at 0x[0-9a-f]+", "", ours) == re.sub(r" at 0x[0-9a-f]+", "", theirs)
-    else:
-        assert ours == theirs, (ours, theirs)
-
 
 def test_values_and_version_counter():
     def run(m):
