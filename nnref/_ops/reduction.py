@@ -379,6 +379,10 @@ def sum_to_size(input, *size):
         extra + i for i, s in enumerate(shape) if s == 1 and input._data.shape[extra + i] != 1)
     if not dims:
         return input
+    if not needs_grad(input) and input._dtype._accumulate is input._dtype.numpy:
+        # The engine reduces every broadcast gradient (each bias, every batch) this way; when
+        # nothing is recorded one numpy call does it, without building sum and view nodes.
+        return wrap(input._data.sum(axis=dims).reshape(shape), input)
     out = input.sum(dims, keepdim=True)
     return out.reshape(shape) if extra else out
 
