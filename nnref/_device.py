@@ -6,7 +6,7 @@ module asks :func:`array_module` instead of testing the device itself.
 """
 import numpy as np
 
-__all__ = ["device", "array_module", "cuda_unavailable_reason"]
+__all__ = ["device", "array_module", "array_module_of", "to_host", "cuda_unavailable_reason"]
 
 
 class device:
@@ -51,11 +51,18 @@ CPU = device("cpu")
 
 
 def _import_cupy():
-    try:
-        import cupy
-    except ImportError:
-        return None
-    return cupy
+    """CuPy, imported the first time a CUDA array is met; None when it is not installed."""
+    global _cupy
+    if _cupy is None:
+        try:
+            import cupy
+        except ImportError:
+            return None
+        _cupy = cupy
+    return _cupy
+
+
+_cupy = None
 
 
 def cuda_unavailable_reason():
@@ -90,7 +97,27 @@ def canonical_device(spec):
 
 
 def array_module(dev):
-    """numpy for CPU tensors, CuPy for CUDA tensors: the single switch between the two."""
+    """numpy for CPU tensors, CuPy for CUDA tensors: the single switch between the two.
+
+    Code that computes on a tensor's values calls ``xp = array_module(t.device)``
+    (or :func:`array_module_of` on a raw array) and then ``xp.zeros``,
+    ``xp.exp``, ... so the same lines run on either library, the idiom of the
+    Python array API standard.
+    """
     if dev.type == "cpu":
         return np
     return _import_cupy()
+
+
+def array_module_of(array):
+    """The library that owns ``array``: numpy for numpy arrays and scalars, else CuPy."""
+    if isinstance(array, (np.ndarray, np.generic)):
+        return np
+    return _import_cupy()
+
+
+def to_host(array):
+    """``array`` as a numpy array: CUDA arrays are copied to host memory, numpy ones returned as they are."""
+    if isinstance(array, (np.ndarray, np.generic)):
+        return array
+    return array.get()

@@ -1,0 +1,164 @@
+"""The backend layer: one place picks numpy or CuPy, and the code that computes asks it.
+
+nnref's ops, autograd, layers and optimizers must run unchanged on a CPU tensor
+(numpy) and a ``'cuda'`` tensor (CuPy).  ``nnref/_device.py`` decides which
+library a tensor uses; everything else writes ``xp = array_module(t.device)``
+(or ``array_module_of(array)``) and calls ``xp.zeros``, ``xp.exp``, ...  A
+stray ``np.zeros`` in a backward formula would hand a CUDA tensor a host
+array, which only a GPU run would reveal, so these tests read the source.
+"""
+import ast
+import pathlib
+
+import numpy as np
+import pytest
+
+import nnref
+from nnref import _device
+
+PACKAGE = pathlib.Path(nnref.__file__).parent
+
+# Everything that touches a tensor's values.  Left out on purpose: the course tooling,
+# viz (draws graphs from metadata), _tensor_str and serialization (format and write host
+# copies, made with to_host) and _dtype (dtype tables).
+COMPUTE_CODE = sorted(
+    [p for folder in ("_ops", "autograd", "nn", "optim") for p in (PACKAGE / folder).rglob("*.py")]
+    + [PACKAGE / name for name in ("_tensor.py", "_creation.py", "_random.py")])
+
+# numpy names that describe data rather than compute on it, so they are right for CuPy
+# arrays too: CuPy uses numpy's dtypes, and these work on dtypes and shapes.
+HOST_METADATA = {"dtype", "result_type", "promote_types", "can_cast", "iinfo", "finfo",
+                 "broadcast_shapes", "ndarray", "generic", "number", "integer", "floating",
+                 "signedinteger", "unsignedinteger", "inexact", "inf", "nan", "pi", "e",
+                 # Only numpy warns about 1/0 or overflow; silencing it changes nothing on CuPy.
+                 "errstate"}
+
+# The few numpy calls that must stay numpy: (file, enclosing function, name) -> why.
+HOST_ONLY = {
+    ("_tensor.py", "_as_array", "asarray"): "Python data (lists, numbers) is read on the host, then moved",
+    ("_tensor.py", "_make", "asarray"): "wraps Python and numpy scalars, which are host values",
+    ("_tensor.py", "__init__", "zeros"): "the legacy constructor builds on the host, then moves",
+    ("_creation.py", "_to_nested_lists", "asarray"): "Python data is read on the host",
+    ("_random.py", "seed", "random"): "entropy for a new seed comes from the operating system",
+    ("_random.py", "_State", "random"): "the CPU generator is numpy's",
+    ("_random.py", "manual_seed", "random"): "the CPU generator is numpy's",
+}
+
+
+def _is_scalar_type(name):
+    value = getattr(np, name, None)
+    return isinstance(value, type) and issubclass(value, np.generic)
+
+
+class _NumpyUses(ast.NodeVisitor):
+    """Collect ``np.NAME`` uses with the function (or class) they sit in."""
+
+    def __init__(self):
+        self.scopes, self.uses = ["<module>"], []
+
+    def _scoped(self, node):
+        self.scopes.append(node.name)
+        self.generic_visit(node)
+        self.scopes.pop()
+
+    visit_FunctionDef = visit_ClassDef = _scoped
+
+    def visit_Attribute(self, node):
+        if isinstance(node.value, ast.Name) and node.value.id == "np":
+            self.uses.append((node.lineno, self.scopes[-1], node.attr))
+        self.generic_visit(node)
+
+
+def _numpy_uses(path):
+    visitor = _NumpyUses()
+    visitor.visit(ast.parse(path.read_text(), str(path)))
+    return visitor.uses
+
+
+def test_compute_code_reaches_numpy_only_through_the_backend_layer():
+    stray = []
+    for path in COMPUTE_CODE:
+        for line, scope, name in _numpy_uses(path):
+            if name in HOST_METADATA or _is_scalar_type(name):
+                continue
+            if (path.name, scope, name) in HOST_ONLY:
+                continue
+            stray.append(f"{path.relative_to(PACKAGE.parent)}:{line} np.{name} (in {scope})")
+    assert not stray, ("these would give a CUDA tensor a host array; write xp = array_module_of(...) "
+                       "and xp." + "NAME instead:\n" + "\n".join(stray))
+
+
+def test_the_host_only_exceptions_are_all_still_needed():
+    used = {(path.name, scope, name) for path in COMPUTE_CODE for _, scope, name in _numpy_uses(path)}
+    assert not set(HOST_ONLY) - used, "remove exceptions the code no longer needs"
+
+
+def _xp_attribute_chains():
+    """Every ``xp.a.b`` the package calls, e.g. ``('add', 'at')``."""
+    chains = set()
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Attribute):
+                parts, inner = [], node
+                while isinstance(inner, ast.Attribute):
+                    parts.append(inner.attr)
+                    inner = inner.value
+                if isinstance(inner, ast.Name) and inner.id == "xp":
+                    chains.add(tuple(reversed(parts)))
+    # keep only the longest chains (xp.add.at, not also xp.add)
+    return {c for c in chains if not any(o[:len(c)] == c and len(o) > len(c) for o in chains)}
+
+
+def _resolve(module, chain):
+    value = module
+    for part in chain:
+        value = getattr(value, part)
+    return value
+
+
+# CuPy-only spellings, used only where the device is known to be CUDA.
+CUDA_ONLY = {("cuda", "Device")}
+
+
+def test_every_xp_function_the_package_calls_exists_in_numpy():
+    chains = _xp_attribute_chains()
+    assert len(chains) > 30, "the scan found too few xp.* uses to be reading the package"
+    missing = [".".join(c) for c in chains - CUDA_ONLY if not _has(np, c)]
+    assert not missing, missing
+
+
+def test_every_xp_function_the_package_calls_exists_in_cupy():
+    cupy = pytest.importorskip("cupy", reason="CuPy is not installed (pip install -e .[gpu])")
+    missing = [".".join(c) for c in _xp_attribute_chains() if not _has(cupy, c)]
+    assert not missing, f"CuPy has no {missing}: these ops would fail on 'cuda'"
+
+
+def _has(module, chain):
+    try:
+        _resolve(module, chain)
+    except AttributeError:
+        return False
+    return True
+
+
+def test_array_module_picks_numpy_for_the_cpu():
+    assert _device.array_module(nnref.device("cpu")) is np
+    assert _device.array_module_of(np.zeros(2)) is np
+    assert _device.array_module_of(np.float32(1)) is np
+    assert _device.array_module(nnref.ones(2).device) is np
+
+
+def test_array_module_picks_cupy_for_cuda():
+    cupy = pytest.importorskip("cupy", reason="CuPy is not installed (pip install -e .[gpu])")
+    assert _device.array_module(nnref.device("cuda", 0)) is cupy
+
+
+def test_to_host_returns_numpy_arrays_unchanged():
+    array = np.arange(3)
+    assert _device.to_host(array) is array
+
+
+def test_the_backend_layer_module_is_the_only_place_that_imports_cupy():
+    importers = [p.relative_to(PACKAGE.parent) for p in PACKAGE.rglob("*.py")
+                 if "import cupy" in p.read_text() and p.name != "_device.py"]
+    assert not importers, importers
