@@ -11,9 +11,10 @@ import warnings
 import numpy as np
 
 from . import _dtype
-from ._device import array_module, canonical_device
+from ._device import array_module, canonical_device, check_dtype_on_device
 from ._random import generator
-from ._tensor import Tensor, _as_array, _host
+from ._device import to_host
+from ._tensor import Tensor, _as_array
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "eye", "arange",
            "linspace", "rand", "randn", "randint", "zeros_like", "ones_like", "full_like",
@@ -28,9 +29,15 @@ def _check_dtype(dtype):
 
 
 def _finish(data, dtype, device, requires_grad):
+    """A tensor of ``dtype`` on ``device`` holding ``data``: an array, or a function
+    ``data(xp, dev)`` that makes one with the device's array module (so GPU tensors
+    are made on the GPU, not copied there)."""
     _check_dtype(dtype)
     dev = canonical_device(device)
+    check_dtype_on_device(dtype, dev)
     xp = array_module(dev)
+    if callable(data):
+        data = data(xp, dev)
     t = Tensor._make(xp.asarray(data, dtype=dtype.numpy), dev)
     if requires_grad:
         t.requires_grad_(True)
@@ -80,7 +87,7 @@ def _promote(a, b):
 def _to_nested_lists(data):
     """Replace tensors inside a (nested) list by their values, so numpy can read it."""
     if isinstance(data, Tensor):
-        return _host(data._data)
+        return to_host(data._data)
     if isinstance(data, (list, tuple)) and not all(type(x) in _PYTHON_SCALARS for x in data):
         return [_to_nested_lists(x) for x in data]
     return data
@@ -134,11 +141,13 @@ def _size(size):
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False):
-    return _finish(np.zeros(_size(size)), dtype or _dtype.get_default_dtype(), device, requires_grad)
+    dtype, shape = dtype or _dtype.get_default_dtype(), _size(size)
+    return _finish(lambda xp, dev: xp.zeros(shape, dtype.numpy), dtype, device, requires_grad)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False):
-    return _finish(np.ones(_size(size)), dtype or _dtype.get_default_dtype(), device, requires_grad)
+    dtype, shape = dtype or _dtype.get_default_dtype(), _size(size)
+    return _finish(lambda xp, dev: xp.ones(shape, dtype.numpy), dtype, device, requires_grad)
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False):
@@ -148,12 +157,13 @@ def empty(*size, dtype=None, device=None, requires_grad=False):
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     dtype = dtype or _inferred_dtype(fill_value)
-    return _finish(np.full(_size((size,)), fill_value), dtype, device, requires_grad)
+    shape = _size((size,))
+    return _finish(lambda xp, dev: xp.full(shape, fill_value), dtype, device, requires_grad)
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
-    return _finish(np.eye(n, n if m is None else m), dtype or _dtype.get_default_dtype(), device,
-                   requires_grad)
+    return _finish(lambda xp, dev: xp.eye(n, n if m is None else m), dtype or _dtype.get_default_dtype(),
+                   device, requires_grad)
 
 
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
@@ -165,31 +175,34 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
         dtype = _dtype.int64 if integral else _dtype.get_default_dtype()
     if step == 0:
         raise RuntimeError("step must be nonzero")
-    return _finish(np.arange(start, end, step), dtype, device, requires_grad)
+    return _finish(lambda xp, dev: xp.arange(start, end, step), dtype, device, requires_grad)
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
-    return _finish(np.linspace(start, end, steps), dtype or _dtype.get_default_dtype(), device,
-                   requires_grad)
+    return _finish(lambda xp, dev: xp.linspace(start, end, steps), dtype or _dtype.get_default_dtype(),
+                   device, requires_grad)
 
 
 def rand(*size, dtype=None, device=None, requires_grad=False):
     """Samples from U(0, 1)."""
-    return _finish(generator().random(_size(size)), dtype or _dtype.get_default_dtype(), device,
-                   requires_grad)
+    shape = _size(size)
+    return _finish(lambda xp, dev: generator(dev).random(shape), dtype or _dtype.get_default_dtype(),
+                   device, requires_grad)
 
 
 def randn(*size, dtype=None, device=None, requires_grad=False):
     """Samples from N(0, 1)."""
-    return _finish(generator().standard_normal(_size(size)), dtype or _dtype.get_default_dtype(),
-                   device, requires_grad)
+    shape = _size(size)
+    return _finish(lambda xp, dev: generator(dev).standard_normal(shape),
+                   dtype or _dtype.get_default_dtype(), device, requires_grad)
 
 
 def randint(low, high=None, size=None, *, dtype=None, device=None, requires_grad=False):
     """Integers in ``[low, high)``; ``randint(high, size)`` starts at 0."""
     if size is None:
         low, high, size = 0, low, high
-    return _finish(generator().integers(low, high, size=_size((size,))), dtype or _dtype.int64,
+    shape = _size((size,))
+    return _finish(lambda xp, dev: generator(dev).integers(low, high, size=shape), dtype or _dtype.int64,
                    device, requires_grad)
 
 

@@ -6,7 +6,7 @@ module asks :func:`array_module` instead of testing the device itself.
 """
 import numpy as np
 
-__all__ = ["device", "array_module", "array_module_of", "to_host", "cuda_unavailable_reason"]
+__all__ = ["device", "array_module", "array_module_of", "to_host", "check_dtype_on_device", "cuda_unavailable_reason"]
 
 
 class device:
@@ -19,15 +19,15 @@ class device:
             self.type, self.index = type_or_string.type, type_or_string.index
             return
         text = str(type_or_string)
-        kind, _, number = text.partition(":")
+        kind, colon, number = text.partition(":")
         if kind not in ("cpu", "cuda"):
             raise RuntimeError(
                 f"Expected one of cpu, cuda device type at start of device string: {text}")
-        if number:
+        if colon:
             if index is not None:
                 raise RuntimeError(f"type (string) must not include an index because index was "
                                    f"passed explicitly: {text}")
-            if not number.isdigit():
+            if not number.isdigit() or number != str(int(number)):  # 'cuda:', 'cuda:x', 'cuda:01'
                 raise RuntimeError(f"Invalid device string: '{text}'")
             index = int(number)
         self.type, self.index = kind, index
@@ -66,7 +66,21 @@ _cupy = None
 
 
 def cuda_unavailable_reason():
-    """None when CuPy and a GPU are usable, else a sentence saying which is missing and how to fix it."""
+    """None when CuPy and a GPU are usable, else a sentence saying which is missing and how to fix it.
+
+    Asked once per process, as PyTorch asks the driver once: GPUs do not come and go.
+    """
+    global _cuda_answer
+    if _cuda_answer is _UNASKED:
+        _cuda_answer = _ask_cuda()
+    return _cuda_answer
+
+
+_UNASKED = object()
+_cuda_answer = _UNASKED
+
+
+def _ask_cuda():
     cupy = _import_cupy()
     if cupy is None:
         return ("nnref's 'cuda' device needs CuPy, which is not installed. Install the wheel that "
@@ -88,12 +102,24 @@ def canonical_device(spec):
     if isinstance(spec, int):
         spec = device("cuda", spec)
     d = spec if isinstance(spec, device) else device(spec)
-    if d.type == "cuda":
-        reason = cuda_unavailable_reason()
-        if reason is not None:
-            raise RuntimeError(reason)
-        d = device("cuda", 0 if d.index is None else d.index)
+    if d.type == "cpu":
+        return CPU  # CPU tensors never carry an index, as in PyTorch ('cpu:0' tensors say 'cpu')
+    reason = cuda_unavailable_reason()
+    if reason is not None:
+        raise RuntimeError(reason)
+    d = device("cuda", 0 if d.index is None else d.index)
+    count = _import_cupy().cuda.runtime.getDeviceCount()
+    if d.index >= count:
+        raise RuntimeError(f"CUDA error: invalid device ordinal: {d} asked for, but this "
+                           f"machine has {count} GPU(s) (cuda:0 to cuda:{count - 1})")
     return d
+
+
+def check_dtype_on_device(dtype, dev):
+    """CuPy has no bfloat16, so nnref's 'cuda' tensors cannot hold it (PyTorch's can)."""
+    if dev.type == "cuda" and dtype.numpy.name == "bfloat16":
+        raise TypeError("nnref's 'cuda' device cannot hold bfloat16: CuPy has no bfloat16 type. Use "
+                        "float16 (t.half()) or float32 on the GPU, or keep bfloat16 tensors on the CPU.")
 
 
 def array_module(dev):

@@ -10,6 +10,7 @@ binds it to methods and keeps the bookkeeping.
 """
 import builtins
 import copy
+import math
 import numbers
 import warnings
 import weakref
@@ -18,7 +19,7 @@ from collections import OrderedDict
 import numpy as np
 
 from . import _dtype
-from ._device import CPU, array_module, canonical_device, device as Device
+from ._device import CPU, array_module, canonical_device, device as Device, to_host
 from .autograd.grad_mode import _GradState
 from .autograd.graph import AccumulateGrad
 from .utils.hooks import RemovableHandle
@@ -63,7 +64,7 @@ class Tensor:
     @classmethod
     def _make(cls, data, device=CPU):
         if not hasattr(data, "shape") or isinstance(data, np.generic):
-            data = np.asarray(data)
+            data = array_module(device).asarray(data)
         t = object.__new__(cls)
         _init(t, data, device)
         return t
@@ -199,7 +200,7 @@ class Tensor:
         return self._data.reshape(()).item()
 
     def tolist(self):
-        return _host(self._data).tolist()
+        return to_host(self._data).tolist()
 
     def numpy(self, *, force=False):
         """The values as a numpy array sharing memory (CPU tensors that do not require grad)."""
@@ -374,7 +375,7 @@ class Tensor:
 
     def _accumulate_(self, other):
         """``self += other`` on the raw buffer: gradient accumulation, not a recorded op."""
-        np.add(self._data, other._data, out=self._data)
+        array_module(self._device).add(self._data, other._data, out=self._data)
 
     def _check_inplace(self):
         """PyTorch refuses in-place changes that would silently corrupt gradients."""
@@ -423,7 +424,7 @@ class Size(tuple):
         return f"nnref.Size({list(self)})"
 
     def numel(self):
-        return builtins.int(np.prod(self, dtype=np.int64))
+        return math.prod(self)
 
 
 def _init(t, data, dev):
@@ -439,11 +440,6 @@ def _init(t, data, dev):
     t._retains_grad = False
     t._accumulator_ref = None
     t._is_view = False
-
-
-def _host(array):
-    """A numpy array with the same values, copying from the GPU when needed."""
-    return array if isinstance(array, np.ndarray) else array.get()
 
 
 def _as_array(data, dtype):

@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from . import _dtype
+from ._device import to_host
 
 PRECISION, THRESHOLD, EDGEITEMS, LINEWIDTH = 4, 1000, 3, 80
 
@@ -98,7 +99,7 @@ def _nested(values, indent, summarize, formatter):
 
 
 def _body(tensor, indent):
-    values = tensor._data if isinstance(tensor._data, np.ndarray) else tensor._data.get()
+    values = to_host(tensor._data)
     floating = tensor._dtype.is_floating_point
     if tensor._dtype in (_dtype.float16, _dtype.bfloat16):
         values = values.astype(np.float32)

@@ -61,7 +61,8 @@ import numpy as np
 
 from . import _dtype
 from ._device import CPU, device as Device
-from ._tensor import Size, Tensor, _host
+from ._device import to_host
+from ._tensor import Size, Tensor
 
 __all__ = ["save", "load", "CheckpointError", "FORMAT_VERSION", "MAX_NESTING"]
 
@@ -145,7 +146,7 @@ def _tensor_entry(t):
 
 def _little_endian_bytes(t):
     """The tensor's values as a flat byte array, C order, little-endian (no copy when possible)."""
-    array = np.ascontiguousarray(_host(t._data))
+    array = np.ascontiguousarray(to_host(t._data))
     if sys.byteorder != "little":
         array = array.byteswap()
     return array.reshape(-1).view(np.uint8)

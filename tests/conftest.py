@@ -1,6 +1,7 @@
 """Settings shared by the whole suite."""
 import os
 
+import pytest
 from hypothesis import settings
 
 # In CI (CI=true) Hypothesis draws the same examples on every run, so a run's result depends
@@ -9,3 +10,38 @@ from hypothesis import settings
 settings.register_profile("ci", derandomize=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+
+
+# -- the device the device-parametrised tests run on ------------------------------------------------
+# NNREF_TEST_DEVICE=cuda (what `./dev.sh gpu` sets) runs tests/device on the GPU, comparing
+# every result with the CPU path; the default runs them on the CPU.
+TEST_DEVICE = os.environ.get("NNREF_TEST_DEVICE", "cpu")
+
+
+def pytest_report_header(config):
+    return f"nnref test device: {TEST_DEVICE} (set NNREF_TEST_DEVICE=cuda for the GPU mode)"
+
+
+def pytest_configure(config):
+    if TEST_DEVICE not in ("cpu", "cuda"):
+        raise pytest.UsageError(f"NNREF_TEST_DEVICE must be 'cpu' or 'cuda', not {TEST_DEVICE!r}")
+    if TEST_DEVICE == "cuda":
+        from nnref._device import cuda_unavailable_reason
+        reason = cuda_unavailable_reason()
+        if reason is not None:
+            raise pytest.UsageError(f"NNREF_TEST_DEVICE=cuda, but the GPU cannot be used: {reason}")
+
+
+@pytest.fixture(scope="session")
+def device():
+    """The nnref device under test: 'cpu', or 'cuda:0' in the GPU mode."""
+    import nnref
+    return nnref.device(TEST_DEVICE, 0 if TEST_DEVICE == "cuda" else None)
+
+
+@pytest.fixture
+def needs_second_device(device):
+    """For comparisons of a device with the CPU path: they mean something only on the GPU."""
+    if device.type == "cpu":
+        pytest.skip("compares a GPU run with the CPU path: run with NNREF_TEST_DEVICE=cuda "
+                    "(./dev.sh gpu) on a machine with an NVIDIA GPU")

@@ -11,6 +11,7 @@ import numbers
 import numpy as np
 
 from .. import _dtype
+from .._device import array_module
 from .._tensor import Tensor
 from ..autograd.grad_mode import _GradState
 
@@ -62,10 +63,15 @@ def result_type(*operands):
 
 
 def check_same_device(a, b):
-    if a._device != b._device and a._data.ndim and b._data.ndim:
-        raise RuntimeError(
-            f"Expected all tensors to be on the same device, but found at least two devices, "
-            f"{a._device} and {b._device}! Move one of them first, e.g. b.to(a.device).")
+    """PyTorch's rule: the tensors of one op share a device; only a 0-d CPU tensor may join
+    another device's tensor, as a number would."""
+    if a._device is b._device or a._device == b._device:
+        return
+    if (a._device.type == "cpu" and not a._data.ndim) or (b._device.type == "cpu" and not b._data.ndim):
+        return
+    raise RuntimeError(
+        f"Expected all tensors to be on the same device, but found at least two devices, "
+        f"{a._device} and {b._device}! Move one of them first, e.g. b.to(a.device).")
 
 
 def operand_data(x, dtype):
@@ -96,7 +102,7 @@ def float_data(t):
 
 def broadcast_error(a, b):
     """Turn numpy's broadcasting ValueError into PyTorch's RuntimeError, naming the dimension."""
-    sa, sb = tuple(np.shape(a)), tuple(np.shape(b))
+    sa, sb = tuple(a.shape), tuple(b.shape)  # arrays or numpy scalars
     for i in range(1, builtins.max(len(sa), len(sb)) + 1):
         x = sa[-i] if i <= len(sa) else 1
         y = sb[-i] if i <= len(sb) else 1
@@ -117,4 +123,4 @@ def as_tensor(x, like):
     """Numbers become 0-d tensors on ``like``'s device (for ops that need a tensor on both sides)."""
     if isinstance(x, Tensor):
         return x
-    return Tensor._make(np.asarray(x, dtype=_scalar_dtype(x).numpy), like._device)
+    return Tensor._make(array_module(like._device).asarray(x, dtype=_scalar_dtype(x).numpy), like._device)

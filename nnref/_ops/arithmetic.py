@@ -6,9 +6,12 @@ shape, as PyTorch's engine does in ``validate_outputs``.  A Python number
 operand is not part of the graph, so its slot in ``next_functions`` is
 ``(None, 0)``, exactly as in PyTorch.
 """
+import math
+
 import numpy as np
 
 from .. import _dtype
+from .._device import array_module
 from .._tensor import Tensor
 from ..autograd.graph import Node, NotImplemented
 from ._common import broadcast_error, check_same_device, needs_grad, operand_data, result_type, wrap
@@ -22,28 +25,46 @@ def _requires(x):
     return x is not None and x.requires_grad
 
 
-def _binary(ufunc, input, other, dtype, alpha=1, quiet=False):
-    """Run ``ufunc(input, alpha * other)`` on operands converted to ``dtype``, with PyTorch's errors.
+def _binary(operation, input, other, dtype, alpha=1, quiet=False):
+    """Run ``operation(input, alpha * other)`` on operands converted to ``dtype``, with PyTorch's errors.
 
-    ``quiet`` silences numpy's warnings for 1/0, 0/0 and overflow: PyTorch gives inf or
-    nan without a word.  (Only where they can arise: ``np.errstate`` costs a microsecond.)
+    ``operation`` names a ufunc of the array module (``"add"``), or is a function
+    ``f(xp, a, b)`` built from them.  ``quiet`` silences numpy's warnings for
+    1/0, 0/0 and overflow: PyTorch gives inf or nan without a word.  (Only where
+    they can arise: ``np.errstate`` costs a microsecond.)
     """
     if isinstance(other, Tensor) and isinstance(input, Tensor):
         check_same_device(input, other)
+    xp = array_module(_like(input, other)._device)
     a, b = operand_data(input, dtype), operand_data(other, dtype)
+    if xp is not np:  # a 0-d CPU tensor joins a GPU op as a number
+        a, b = (x[()] if isinstance(x, np.ndarray) else x for x in (a, b))
     if alpha != 1:
         b = b * dtype.numpy.type(alpha)
     try:
         if quiet:
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-                return ufunc(a, b)
-        return ufunc(a, b)
+                return _apply(operation, xp, a, b)
+        return _apply(operation, xp, a, b)
     except ValueError:
         raise broadcast_error(a, b) from None
 
 
+def _apply(operation, xp, a, b):
+    if isinstance(operation, str):
+        return getattr(xp, operation)(a, b)
+    return operation(xp, a, b)
+
+
 def _like(input, other):
-    return input if isinstance(input, Tensor) else other
+    """The operand whose device the result lives on: a tensor, and not a 0-d CPU tensor
+    beside a tensor on another device (that one counts as a number, as in PyTorch)."""
+    if not isinstance(input, Tensor):
+        return other
+    if (isinstance(other, Tensor) and input._device is not other._device
+            and input._device.type == "cpu" and not input._data.ndim):
+        return other
+    return input
 
 
 class AddBackward0(Node):
@@ -56,7 +77,7 @@ class AddBackward0(Node):
 def add(input, other, *, alpha=1):
     """``input + alpha * other`` with broadcasting and type promotion."""
     dtype = result_type(input, other)
-    out = wrap(_binary(np.add, input, other, dtype, alpha), _like(input, other))
+    out = wrap(_binary("add", input, other, dtype, alpha), _like(input, other))
     a, b = _tensor_or_none(input), _tensor_or_none(other)
     if needs_grad(a, b):
         node = AddBackward0((a, b))
@@ -89,7 +110,7 @@ def sub(input, other, *, alpha=1):
     """``input - alpha * other``."""
     _check_no_bool_subtraction(input, other)
     dtype = result_type(input, other)
-    out = wrap(_binary(np.subtract, input, other, dtype, alpha), _like(input, other))
+    out = wrap(_binary("subtract", input, other, dtype, alpha), _like(input, other))
     a, b = _tensor_or_none(input), _tensor_or_none(other)
     if needs_grad(a, b):
         node = SubBackward0((a, b))
@@ -109,7 +130,7 @@ def rsub(input, other, *, alpha=1):
     """``other - alpha * input`` where ``other`` is a number (what ``1 - t`` calls)."""
     _check_no_bool_subtraction(input, other)
     dtype = result_type(input, other)
-    out = wrap(_binary(np.subtract, other, input, dtype, alpha), input)
+    out = wrap(_binary("subtract", other, input, dtype, alpha), input)
     if needs_grad(input):
         node = RsubBackward1((input,))
         node.alpha = alpha
@@ -131,7 +152,7 @@ class MulBackward0(Node):
 def mul(input, other):
     """Elementwise product with broadcasting."""
     dtype = result_type(input, other)
-    out = wrap(_binary(np.multiply, input, other, dtype), _like(input, other))
+    out = wrap(_binary("multiply", input, other, dtype), _like(input, other))
     a, b = _tensor_or_none(input), _tensor_or_none(other)
     if needs_grad(a, b):
         node = MulBackward0((a, b), saved=(a if _requires(b) else None, b if _requires(a) else None))
@@ -155,12 +176,12 @@ def div(input, other, *, rounding_mode=None):
     """True division; integer inputs give the default float dtype, as in PyTorch."""
     dtype = result_type(input, other)
     if rounding_mode is not None:
-        ufunc = {"floor": np.floor_divide, "trunc": _trunc_divide}[rounding_mode]
+        ufunc = {"floor": "floor_divide", "trunc": _trunc_divide}[rounding_mode]
         return wrap(_binary(ufunc, input, other, dtype), _like(input, other))
     if not dtype.is_floating_point:
         dtype = _dtype.get_default_dtype()
     quiet = isinstance(other, Tensor) or other == 0
-    out = wrap(_binary(np.true_divide, input, other, dtype, quiet=quiet), _like(input, other))
+    out = wrap(_binary("true_divide", input, other, dtype, quiet=quiet), _like(input, other))
     a, b = _tensor_or_none(input), _tensor_or_none(other)
     if needs_grad(a, b):
         node = DivBackward0((a, b), saved=(a if _requires(b) else None,
@@ -170,8 +191,8 @@ def div(input, other, *, rounding_mode=None):
     return out
 
 
-def _trunc_divide(a, b):
-    return np.trunc(np.true_divide(a, b)).astype(np.result_type(a, b))
+def _trunc_divide(xp, a, b):
+    return xp.trunc(xp.true_divide(a, b)).astype(a.dtype)  # operand_data gave both this dtype
 
 
 def _integer_division_dtype(name, input, other):
@@ -179,7 +200,7 @@ def _integer_division_dtype(name, input, other):
     dtype = result_type(input, other)
     if dtype is _dtype.bool:
         raise NotImplementedError(f'"{name}_cpu" not implemented for \'Bool\'')
-    if not dtype.is_floating_point and not np.all(operand_data(other, dtype)):
+    if not dtype.is_floating_point and not operand_data(other, dtype).all():
         raise RuntimeError("ZeroDivisionError")
     return dtype
 
@@ -187,17 +208,17 @@ def _integer_division_dtype(name, input, other):
 def floor_divide(input, other):
     """``input // other``: the quotient rounded down.  Not differentiable, as in PyTorch."""
     dtype = _integer_division_dtype("div_floor", input, other)
-    out = wrap(_binary(np.floor_divide, input, other, dtype, quiet=True), _like(input, other))
+    out = wrap(_binary("floor_divide", input, other, dtype, quiet=True), _like(input, other))
     a, b = _tensor_or_none(input), _tensor_or_none(other)
     if needs_grad(a, b):
         out.grad_fn = NotImplemented("floor_divide", (a, b))
     return out
 
 
-def _float_remainder(a, b):
+def _float_remainder(xp, a, b):
     """PyTorch's float ``%``: C's ``fmod`` moved into the divisor's sign (6 % -3 is 0, numpy gives -0)."""
-    mod = np.fmod(a, b)
-    return np.where((mod != 0) & ((b < 0) != (mod < 0)), mod + b, mod)
+    mod = xp.fmod(a, b)
+    return xp.where((mod != 0) & ((b < 0) != (mod < 0)), mod + b, mod)
 
 
 class RemainderBackward0(Node):
@@ -219,7 +240,7 @@ class RemainderBackward1(Node):
 def remainder(input, other):
     """``input % other``, with the sign of ``other`` (Python's ``%``, not C's ``fmod``)."""
     dtype = _integer_division_dtype("remainder", input, other)
-    ufunc = _float_remainder if dtype.is_floating_point else np.remainder
+    ufunc = _float_remainder if dtype.is_floating_point else "remainder"
     out = wrap(_binary(ufunc, input, other, dtype, quiet=True), _like(input, other))
     a, b = _tensor_or_none(input), _tensor_or_none(other)
     if not needs_grad(a, b):
@@ -244,7 +265,7 @@ class ReciprocalBackward0(Node):
 def reciprocal(input):
     dtype = input._dtype if input._dtype.is_floating_point else _dtype.get_default_dtype()
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # 1/0 is inf, quietly
-        out = wrap(np.reciprocal(operand_data(input, dtype)), input)
+        out = wrap(array_module(input._device).reciprocal(operand_data(input, dtype)), input)
     if needs_grad(input):
         out.grad_fn = ReciprocalBackward0((input,))
         out.grad_fn.save_result(out)
@@ -292,7 +313,8 @@ class PowBackward2(Node):
         if self.base == 0:
             from .pointwise import where
             return (where(exponent >= 0, 0.0, grad * result * -np.inf),)
-        return (grad * result * float(np.log(self.base)),)
+        # log of a negative base is nan, as numpy and PyTorch have it (math.log would raise).
+        return (grad * result * (math.log(self.base) if self.base > 0 else math.nan),)
 
 
 def pow(input, exponent):
@@ -301,11 +323,11 @@ def pow(input, exponent):
     if dtype is _dtype.bool:
         # PyTorch answers t ** 0 and t ** 1 without computing (ones, a copy), even for bools.
         if isinstance(input, Tensor) and not isinstance(exponent, Tensor) and exponent in (0, 1):
-            return wrap(np.ones_like(input._data) if exponent == 0 else input._data.copy(), input)
+            return wrap(array_module(input._device).ones_like(input._data) if exponent == 0 else input._data.copy(), input)
         raise NotImplementedError('"pow" not implemented for \'Bool\'; convert first, e.g. t.int()')
     # 0 ** -1 and (-1) ** 0.5 give inf and nan quietly, as in PyTorch.
     if isinstance(exponent, Tensor) and isinstance(input, Tensor):
-        out = wrap(_binary(np.power, input, exponent, dtype, quiet=True), input)
+        out = wrap(_binary("power", input, exponent, dtype, quiet=True), input)
         if needs_grad(input, exponent):
             node = PowBackward1((input, exponent), saved=(input, exponent))
             node.save_result(out)
@@ -315,13 +337,13 @@ def pow(input, exponent):
         if not dtype.is_floating_point and exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         quiet = exponent < 0 or not float(exponent).is_integer()
-        out = wrap(_binary(np.power, input, exponent, dtype, quiet=quiet), input)
+        out = wrap(_binary("power", input, exponent, dtype, quiet=quiet), input)
         if needs_grad(input):
             node = PowBackward0((input,), saved=(input,))
             node.exponent = exponent
             out.grad_fn = node
         return out
-    out = wrap(_binary(np.power, input, exponent, dtype, quiet=True), exponent)
+    out = wrap(_binary("power", input, exponent, dtype, quiet=True), exponent)
     if needs_grad(exponent):
         node = PowBackward2((exponent,), saved=(exponent,))
         node.base = input
@@ -339,7 +361,7 @@ def neg(input):
     if input._dtype is _dtype.bool:
         raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. Use "
                            "the `~` or `logical_not()` operator instead.")
-    out = wrap(np.negative(input._data), input)
+    out = wrap(array_module(input._device).negative(input._data), input)
     if needs_grad(input):
         out.grad_fn = NegBackward0((input,))
     return out
@@ -349,17 +371,17 @@ def _comparison(ufunc):
     def compare(input, other):
         dtype = result_type(input, other)
         return wrap(_binary(ufunc, input, other, dtype), _like(input, other))
-    compare.__name__ = ufunc.__name__
-    compare.__doc__ = f"Elementwise ``{ufunc.__name__}`` giving a bool tensor (never differentiable)."
+    compare.__name__ = ufunc
+    compare.__doc__ = f"Elementwise ``{ufunc}`` giving a bool tensor (never differentiable)."
     return compare
 
 
-eq = _comparison(np.equal)
-ne = _comparison(np.not_equal)
-lt = _comparison(np.less)
-le = _comparison(np.less_equal)
-gt = _comparison(np.greater)
-ge = _comparison(np.greater_equal)
+eq = _comparison("equal")
+ne = _comparison("not_equal")
+lt = _comparison("less")
+le = _comparison("less_equal")
+gt = _comparison("greater")
+ge = _comparison("greater_equal")
 
 
 def _check_tensor_argument(name, other):
@@ -377,13 +399,14 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     if rtol < 0 or atol < 0:
         which, value = ("rtol", rtol) if rtol < 0 else ("atol", atol)
         raise RuntimeError(f"{which} must be greater than or equal to zero, but got {value}")
+    xp = array_module(input._device)
     a, b = input._data, other._data
     try:
         close = a == b
     except ValueError:
         raise broadcast_error(a, b) from None
     if equal_nan and input._dtype.is_floating_point:
-        close = close | (np.isnan(a) & np.isnan(b))
+        close = close | (xp.isnan(a) & xp.isnan(b))
     if rtol or atol:
         # Like PyTorch, bools are compared as the default float dtype and the tolerance is computed
         # in the operands' precision (numpy's float16 arithmetic rounds each step as PyTorch's does).
@@ -391,8 +414,8 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
             a = a.astype(_dtype.get_default_dtype().numpy)
             b = b.astype(a.dtype)
         with np.errstate(invalid="ignore", over="ignore"):  # inf - inf
-            error = np.abs(a - b)
-            close = close | (np.isfinite(error) & (error <= atol + np.abs(rtol * b)))
+            error = xp.abs(a - b)
+            close = close | (xp.isfinite(error) & (error <= atol + xp.abs(rtol * b)))
     return wrap(close, input)
 
 
@@ -405,25 +428,25 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 def equal(input, other):
     """True when both have the same shape and the same values (nan is never equal)."""
     _check_tensor_argument("equal", other)
-    return input._data.shape == other._data.shape and bool(np.array_equal(input._data, other._data))
+    return input._data.shape == other._data.shape and bool(array_module(input._device).array_equal(input._data, other._data))
 
 
 def _logical(ufunc):
     def combine(input, other):
         dtype = result_type(input, other)
         if dtype.is_floating_point:
-            raise NotImplementedError(f'"{ufunc.__name__}" not implemented for '
+            raise NotImplementedError(f'"{ufunc}" not implemented for '
                                       f"'{dtype._legacy_name[:-6]}': only integer and bool tensors")
         return wrap(_binary(ufunc, input, other, dtype), _like(input, other))
     return combine
 
 
-bitwise_and = _logical(np.bitwise_and)
-bitwise_or = _logical(np.bitwise_or)
-bitwise_xor = _logical(np.bitwise_xor)
+bitwise_and = _logical("bitwise_and")
+bitwise_or = _logical("bitwise_or")
+bitwise_xor = _logical("bitwise_xor")
 
 
 def bitwise_not(input):
     if input._dtype.is_floating_point:
         raise TypeError("~ (bitwise_not) is only supported for integer and bool tensors")
-    return wrap(np.invert(input._data), input)
+    return wrap(array_module(input._device).invert(input._data), input)

@@ -1,7 +1,7 @@
 """``to``: copy a tensor to another dtype and/or device (``ToCopyBackward0`` converts grads back)."""
 import numpy as np
 
-from .._device import array_module
+from .._device import array_module, check_dtype_on_device, to_host
 from .._tensor import Tensor
 from ..autograd.graph import Node
 from ._common import needs_grad
@@ -14,7 +14,7 @@ class ToCopyBackward0(Node):
 
 def _move(data, dev):
     if dev.type == "cpu":
-        return data if isinstance(data, np.ndarray) else data.get()
+        return to_host(data)
     xp = array_module(dev)
     with xp.cuda.Device(dev.index):
         return xp.asarray(data)
@@ -22,6 +22,7 @@ def _move(data, dev):
 
 def to_copy(input, dtype, dev):
     """A copy of ``input`` in ``dtype`` on ``dev``; gradients flow back in the original dtype."""
+    check_dtype_on_device(dtype, dev)
     with np.errstate(over="ignore", invalid="ignore"):  # overflow gives inf silently, as in PyTorch
         data = _move(input._data, dev).astype(dtype.numpy, copy=True)
     out = Tensor._make(data, dev)

@@ -6,8 +6,7 @@ data.  When the op is recorded (the tensor is part of a graph), the tensor's
 ``grad_fn`` is replaced by the node of the op, exactly as in PyTorch; the op
 reads a snapshot of the old values so its own backward stays correct.
 """
-import numpy as np
-
+from .._device import array_module
 from .._dtype import category
 from .._random import generator
 from .._tensor import Tensor
@@ -62,7 +61,7 @@ def _write(tensor, result):
     if result._data.shape != tensor._data.shape:
         raise RuntimeError(f"output with shape {list(tensor.shape)} doesn't match the broadcast "
                            f"shape {list(result.shape)}")
-    np.copyto(tensor._data, result._data, casting="unsafe")
+    array_module(tensor._device).copyto(tensor._data, result._data, casting="unsafe")
     tensor._bump_version()
 
 
@@ -141,13 +140,14 @@ def fill_(tensor, value):
 
 def uniform_(tensor, a=0.0, b=1.0):
     """Fill with samples from U(a, b)."""
-    samples = generator().uniform(a, b, size=tensor._data.shape)
+    samples = generator(tensor._device).uniform(a, b, size=tensor._data.shape)
     return _overwrite(tensor, samples, UniformBackward0)
 
 
 def normal_(tensor, mean=0.0, std=1.0):
     """Fill with samples from N(mean, std**2)."""
-    samples = generator().normal(mean, std, size=tensor._data.shape)
+    # mean + std * N(0, 1) is what numpy's normal() computes; CuPy's generator has no normal().
+    samples = mean + std * generator(tensor._device).standard_normal(size=tensor._data.shape)
     return _overwrite(tensor, samples, NormalBackward0)
 
 
@@ -156,7 +156,7 @@ class CopyBackwards(Node):
 
     def backward(self, grad):
         wants_src = self.next_functions[1][0] is not None
-        return grad * 0, (grad.to(self.src_dtype) if wants_src else None)
+        return grad * 0, (grad.to(self.src_device, self.src_dtype) if wants_src else None)
 
 
 def copy_(tensor, src, non_blocking=False):
@@ -165,8 +165,9 @@ def copy_(tensor, src, non_blocking=False):
         raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type(src).__name__}")
     check_writable(tensor)
     data = src._data if src._device == tensor._device else src.to(tensor._device)._data
+    xp = array_module(tensor._device)
     try:
-        broadcast = np.broadcast_to(data, tensor._data.shape)
+        broadcast = xp.broadcast_to(data, tensor._data.shape)
     except ValueError:
         raise RuntimeError(f"The size of tensor a ({list(tensor.shape)}) must match the size of "
                            f"tensor b ({list(src.shape)}): copy_ broadcasts src to the destination's "
@@ -175,8 +176,8 @@ def copy_(tensor, src, non_blocking=False):
     if recording:
         _check_recordable(tensor)
         node = CopyBackwards((tensor, src))  # links the old tensor's place in the graph
-        node.src_dtype = src._dtype
-    np.copyto(tensor._data, broadcast, casting="unsafe")
+        node.src_dtype, node.src_device = src._dtype, src._device
+    xp.copyto(tensor._data, broadcast, casting="unsafe")
     tensor._bump_version()
     if recording:
         _rebase_history(tensor, node)

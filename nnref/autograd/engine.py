@@ -70,8 +70,14 @@ def _needed_nodes(root, targets):
 
 
 def _reduce_to_input(grad, metadata, node, index):
-    """Sum a broadcast gradient down to the input's shape and cast it to the input's dtype."""
-    shape, dtype = metadata
+    """Sum a broadcast gradient down to the input's shape, cast it to the input's dtype, and
+    refuse one on the wrong device (a 0-d gradient is moved, as PyTorch does)."""
+    shape, dtype, device = metadata
+    if grad._device != device:
+        if grad._data.ndim:
+            raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index "
+                               f"{index} - expected device {device} but got {grad._device}")
+        grad = grad.to(device)
     if grad._data.shape != shape:
         grad = grad.sum_to_size(shape) if _expandable(shape, grad._data.shape) else _invalid(
             grad, shape, node, index)
@@ -242,7 +248,8 @@ def _validate_outputs(node, grad_inputs):
                            f"(expected {len(node.next_functions)}, got {len(grad_inputs)})")
     for index, (grad, metadata) in enumerate(zip(grad_inputs, node._input_metadata)):
         if grad is not None and metadata is not None and (
-                grad._data.shape != metadata[0] or grad._dtype is not metadata[1]):
+                grad._data.shape != metadata[0] or grad._dtype is not metadata[1]
+                or (grad._device is not metadata[2] and grad._device != metadata[2])):
             grad_inputs = list(grad_inputs)
             grad_inputs[index] = _reduce_to_input(grad, metadata, node, index)
     return grad_inputs

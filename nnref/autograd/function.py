@@ -44,8 +44,8 @@ class BackwardCFunction(FunctionCtx, Node):
 
     def _zeros_for_output(self, index):
         from .._creation import zeros
-        shape, dtype = self._output_metadata[index]
-        return zeros(shape, dtype=dtype)
+        shape, dtype, device = self._output_metadata[index]
+        return zeros(shape, dtype=dtype, device=device)
 
 
 class _FunctionMeta(type):
@@ -84,7 +84,7 @@ class Function(metaclass=_FunctionMeta):
         ctx._tensor_positions = tensor_positions
         ctx._non_tensor_count = len(args) - len(tensor_positions)
         ctx.num_outputs = len(outputs)
-        ctx._output_metadata = tuple((o._data.shape, o._dtype) if isinstance(o, Tensor) else None
+        ctx._output_metadata = tuple((o._data.shape, o._dtype, o._device) if isinstance(o, Tensor) else None
                                      for o in outputs)
         results = []
         for nr, out in enumerate(outputs):

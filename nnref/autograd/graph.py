@@ -75,9 +75,9 @@ class Node:
     def __init__(self, inputs, saved=()):
         self._sequence_nr = next(_sequence_numbers)
         self.next_functions = tuple(gradient_edge(t) for t in inputs)
-        # Shape/dtype of each input, so the engine can reduce broadcast gradients back to it.
+        # Shape/dtype/device of each input, so the engine can reduce broadcast gradients back to it.
         self._input_metadata = tuple(
-            (t._data.shape, t._dtype) if edge[0] is not None else None
+            (t._data.shape, t._dtype, t._device) if edge[0] is not None else None
             for t, edge in zip(inputs, self.next_functions))
         # Inputs without an edge get None from apply, as PyTorch's nodes skip inputs that need no
         # gradient.  Checked once here, with a test in C: nodes are made on every op.

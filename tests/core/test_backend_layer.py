@@ -19,11 +19,12 @@ from nnref import _device
 PACKAGE = pathlib.Path(nnref.__file__).parent
 
 # Everything that touches a tensor's values.  Left out on purpose: the course tooling,
-# viz (draws graphs from metadata), _tensor_str and serialization (format and write host
-# copies, made with to_host) and _dtype (dtype tables).
+# viz (draws graphs from metadata), _tensor_str, serialization and gradcheck (they format,
+# write or compare host copies made with to_host) and _dtype (dtype tables).
+HOST_SIDE = {PACKAGE / "autograd" / "gradcheck.py"}
 COMPUTE_CODE = sorted(
-    [p for folder in ("_ops", "autograd", "nn", "optim") for p in (PACKAGE / folder).rglob("*.py")]
-    + [PACKAGE / name for name in ("_tensor.py", "_creation.py", "_random.py")])
+    {p for folder in ("_ops", "autograd", "nn", "optim") for p in (PACKAGE / folder).rglob("*.py")}
+    - HOST_SIDE | {PACKAGE / name for name in ("_tensor.py", "_creation.py", "_random.py")})
 
 # numpy names that describe data rather than compute on it, so they are right for CuPy
 # arrays too: CuPy uses numpy's dtypes, and these work on dtypes and shapes.
@@ -36,9 +37,8 @@ HOST_METADATA = {"dtype", "result_type", "promote_types", "can_cast", "iinfo", "
 # The few numpy calls that must stay numpy: (file, enclosing function, name) -> why.
 HOST_ONLY = {
     ("_tensor.py", "_as_array", "asarray"): "Python data (lists, numbers) is read on the host, then moved",
-    ("_tensor.py", "_make", "asarray"): "wraps Python and numpy scalars, which are host values",
     ("_tensor.py", "__init__", "zeros"): "the legacy constructor builds on the host, then moves",
-    ("_creation.py", "_to_nested_lists", "asarray"): "Python data is read on the host",
+    ("_creation.py", "tensor", "array"): "Python data (nested lists) is read on the host, then moved",
     ("_random.py", "seed", "random"): "entropy for a new seed comes from the operating system",
     ("_random.py", "_State", "random"): "the CPU generator is numpy's",
     ("_random.py", "manual_seed", "random"): "the CPU generator is numpy's",
