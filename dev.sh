@@ -6,6 +6,7 @@
 #   ./dev.sh setup   only prepare .venv and the system tools
 #   ./dev.sh clean   remove build outputs and caches (keeps .venv)
 #   ./dev.sh bench   run the benchmark (--quick for a short run) into bench/results/
+#   ./dev.sh gpu     on an NVIDIA GPU: tests in GPU mode and the GPU benchmark
 #   ./dev.sh student OUTDIR       write the student edition (book/instructors.md)
 #   ./dev.sh grade SUBMISSION     grade a student's edition (a folder or a zip)
 #   ./dev.sh help    this text
@@ -24,6 +25,11 @@ VPY="$VENV/bin/python"
 # exact version matches the local CPU wheel on the project's machines; a range
 # would make pip fetch the newest CUDA build (several GB).
 TORCH_VERSION="2.13.0"
+# CuPy backs nnref's 'cuda' device.  `./dev.sh gpu` installs it into .venv; the CPU
+# test run only needs its API (CuPy imports without a GPU), so it goes into a folder of
+# its own that the notebooks never see: the book shows nnref as a CPU machine has it.
+CUPY_PACKAGE="cupy-cuda12x"
+CUPY_SITE="$VENV/cupy-site"
 MIN_PYTHON="3.10"
 
 # ---------------------------------------------------------------- output ---
@@ -157,6 +163,7 @@ install_stamp() {
     hash="$({
         cat requirements.txt pyproject.toml
         printf 'torch==%s\n' "$TORCH_VERSION"
+        printf '%s in %s\n' "$CUPY_PACKAGE" "$CUPY_SITE"
         [[ -f nnref/__init__.py ]] && printf 'nnref package present\n'
         true
     } | sha256_of)"
@@ -187,6 +194,11 @@ or point PYTHON at one: PYTHON=/path/to/python3.12 ./dev.sh setup"
         "$VPY" -m pip install -e .
         if ! "$VPY" -m pip install "torch==$TORCH_VERSION"; then
             warn "could not install torch==$TORCH_VERSION; tests that compare against PyTorch will be skipped"
+        fi
+        rm -rf "$CUPY_SITE"
+        if ! "$VPY" -m pip install --no-deps --target "$CUPY_SITE" "$CUPY_PACKAGE" cuda-pathfinder; then
+            rm -rf "$CUPY_SITE"
+            warn "could not install $CUPY_PACKAGE; the check that CuPy has every function nnref calls will be skipped"
         fi
         rm -f "$VENV"/.installed-*
         touch "$stamp"
@@ -238,7 +250,9 @@ step_all_tests() {
     # must reproduce), the PyTorch parity check of each chapter, and the browser
     # test of the site built by the previous step.
     mkdir -p _build
-    NNREF_SITE_DIR="$ROOT/_build/html" "$VPY" -m pytest tests book \
+    local cupy_site=""
+    [[ -d "$CUPY_SITE" ]] && cupy_site="$CUPY_SITE"
+    NNREF_SITE_DIR="$ROOT/_build/html" NNREF_CUPY_SITE="$cupy_site" "$VPY" -m pytest tests book \
         --nbval --nbval-current-env --nbval-sanitize-with .ci/nbval_sanitize.cfg \
         -p no:cacheprovider --junitxml=_build/test-results.xml
 }
@@ -246,6 +260,36 @@ step_all_tests() {
 step_bench() {
     # Same interpreter as the tests; bench.run pins the BLAS thread count itself.
     "$VPY" -m bench.run "$@"
+}
+
+step_gpu_install() {
+    # Without a driver there is nothing to test; and CuPy stays out of .venv, whose
+    # notebooks (./dev.sh test) must show nnref as a machine without CuPy has it.
+    command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L \
+        || { printf 'No NVIDIA GPU here (nvidia-smi finds none): the GPU mode needs one.\n' >&2; exit 1; }
+    "$VPY" -m pip install "$CUPY_PACKAGE"
+    "$VPY" - <<'PY'
+import nnref
+from nnref._device import cuda_unavailable_reason
+reason = cuda_unavailable_reason()
+if reason:
+    raise SystemExit(f"no usable GPU: {reason}")
+print(f"GPU: {nnref.cuda.get_device_name()}")
+PY
+}
+
+step_gpu_tests() {
+    # The whole package suite with the device-parametrised tests (tests/device) on
+    # 'cuda', each compared with the CPU path.  The notebooks' stored outputs and the
+    # site were recorded on a machine without a GPU, so book/, tests/book and
+    # tests/site are left to `./dev.sh test`.
+    mkdir -p bench/results
+    NNREF_TEST_DEVICE=cuda NNREF_CUPY_SITE="" "$VPY" -m pytest tests --ignore=tests/book \
+        --ignore=tests/site -p no:cacheprovider --junitxml=bench/results/gpu-tests.xml
+}
+
+step_gpu_bench() {
+    "$VPY" -m bench.gpu --tests bench/results/gpu-tests.xml "$@"
 }
 
 print_test_totals() {
@@ -316,6 +360,16 @@ cmd_bench() {
     run_required_step "benchmark (python -m bench.run $*)" step_bench "$@"
 }
 
+cmd_gpu() {
+    setup
+    run_required_step "install $CUPY_PACKAGE and find the GPU" step_gpu_install
+    run_step "tests in GPU mode (NNREF_TEST_DEVICE=cuda)" step_gpu_tests
+    run_required_step "GPU benchmark (python -m bench.gpu $*)" step_gpu_bench "$@"
+    printf '\nRecorded: bench/results/gpu.json, gpu.md, gpu-tests.xml. Commit them; book/14_gpu.ipynb\n'
+    printf 'shows them (re-run it with ./dev.sh execute book/14_gpu.ipynb on the CPU machine).\n'
+    [[ ${#FAILED_STEPS[@]} -eq 0 ]] || { printf '%sFAILED steps: %s%s\n' "$RED" "${FAILED_STEPS[*]}" "$RESET"; exit 1; }
+}
+
 cmd_execute() {
     setup
     "$VPY" tools/execute_notebooks.py "$@"
@@ -367,6 +421,12 @@ Commands:
           Grade a student's edition (a folder or a zip): every task on its own,
           with its visible and hidden tests and a time limit; writes report.md
           and report.json to DIR (default grades/NAME).
+  gpu [--quick]
+          On a machine with an NVIDIA GPU: install $CUPY_PACKAGE, run the test
+          suite with the device tests on 'cuda' (NNREF_TEST_DEVICE=cuda), and
+          time the MLP step on the GPU against the CPU and PyTorch CUDA at
+          batch 512 and 8192. Writes bench/results/gpu.json, gpu.md and
+          gpu-tests.xml, which the GPU chapter shows.
   clean   Remove _build/ and test caches (keeps .venv/).
   help    Show this text.
 
@@ -386,6 +446,7 @@ main() {
         clean) cmd_clean "$@" ;;
         execute) cmd_execute "$@" ;;
         bench) cmd_bench "$@" ;;
+        gpu)   cmd_gpu "$@" ;;
         student) cmd_student "$@" ;;
         grade) cmd_grade "$@" ;;
         help|-h|--help) usage ;;

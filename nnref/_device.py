@@ -104,15 +104,14 @@ def canonical_device(spec):
     d = spec if isinstance(spec, device) else device(spec)
     if d.type == "cpu":
         return CPU  # CPU tensors never carry an index, as in PyTorch ('cpu:0' tensors say 'cpu')
+    if d.index not in (None, 0):
+        # CuPy allocates on its *current* GPU; keeping every tensor on GPU 0 keeps that right.
+        raise RuntimeError(f"nnref's GPU path uses one GPU, cuda:0, but {d} was asked for. To run "
+                           f"on another GPU, make it the only visible one: CUDA_VISIBLE_DEVICES={d.index}")
     reason = cuda_unavailable_reason()
     if reason is not None:
         raise RuntimeError(reason)
-    d = device("cuda", 0 if d.index is None else d.index)
-    count = _import_cupy().cuda.runtime.getDeviceCount()
-    if d.index >= count:
-        raise RuntimeError(f"CUDA error: invalid device ordinal: {d} asked for, but this "
-                           f"machine has {count} GPU(s) (cuda:0 to cuda:{count - 1})")
-    return d
+    return device("cuda", 0)
 
 
 def check_dtype_on_device(dtype, dev):

@@ -145,3 +145,32 @@ def test_agreement_check_refuses_different_work(monkeypatch):
     monkeypatch.setattr(mlp, "contenders", skewed)
     report = mlp.check_agreement({"nnref": nnref, "numpy": np}, [4])
     assert report["passed"] is False
+
+
+@needs_nn
+def test_gpu_benchmark_harness_runs_with_its_gpu_columns_on_the_cpu(tmp_path):
+    """``bench.gpu --device cpu``: the script that ``./dev.sh gpu`` runs works end to end
+    (agreement check, timing, ratios, JSON and Markdown); its numbers mean nothing here."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    proc = subprocess.run([sys.executable, "-m", "bench.gpu", "--quick", "--device", "cpu",
+                           "--batches", "16", "--out", str(tmp_path)], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, f"bench.gpu failed:\n{proc.stdout}\n{proc.stderr}"
+    assert "the contenders agree" in proc.stdout
+    results = json.loads((tmp_path / "gpu.json").read_text())
+    assert results["meta"]["device"] == "cpu" and "gpu" not in results["meta"]
+    run = results["mlp"]["16"]
+    assert {"nnref gpu", "nnref cpu"} <= set(run["median_ms"])
+    assert run["ratios"]["cpu/gpu nnref"] == pytest.approx(run["median_ms"]["nnref cpu"] / run["median_ms"]["nnref gpu"])
+    assert (tmp_path / "gpu.md").read_text().startswith("# nnref on the GPU: no GPU")
+
+
+def test_gpu_benchmark_without_a_gpu_says_what_is_missing(tmp_path):
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.run([sys.executable, "-m", "bench.gpu", "--quick", "--out", str(tmp_path)], cwd=ROOT,
+                          env=env, capture_output=True, text=True, timeout=60)
+    import nnref
+    if nnref.cuda.is_available():
+        pytest.skip("this machine has a GPU")
+    assert proc.returncode != 0 and "cupy" in proc.stderr.lower() and "--device cpu" in proc.stderr
+    assert not (tmp_path / "gpu.json").exists()

@@ -74,10 +74,27 @@ def check_same_device(a, b):
         f"{a._device} and {b._device}! Move one of them first, e.g. b.to(a.device).")
 
 
+def check_one_device(*tensors):
+    """:func:`check_same_device` over an op's tensor arguments (None for an absent optional one)."""
+    first = None
+    for t in tensors:
+        if t is not None:
+            if first is None:
+                first = t
+            else:
+                check_same_device(first, t)
+
+
 def operand_data(x, dtype):
-    """The raw array (or numpy scalar) of a tensor or number, in ``dtype``."""
+    """The raw array (or numpy scalar) of a tensor or number, in ``dtype``.
+
+    A 0-d numpy array becomes a numpy scalar: that is how a 0-d CPU tensor joins an op on
+    a GPU tensor, as a number would (CuPy refuses numpy arrays, even 0-d ones).
+    """
     if isinstance(x, Tensor):
         data = x._data
+        if not data.ndim and type(data) is np.ndarray:
+            data = data[()]
         return data if data.dtype == dtype.numpy else data.astype(dtype.numpy)
     return dtype.numpy.type(x)
 

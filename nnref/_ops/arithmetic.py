@@ -37,8 +37,6 @@ def _binary(operation, input, other, dtype, alpha=1, quiet=False):
         check_same_device(input, other)
     xp = array_module(_like(input, other)._device)
     a, b = operand_data(input, dtype), operand_data(other, dtype)
-    if xp is not np:  # a 0-d CPU tensor joins a GPU op as a number
-        a, b = (x[()] if isinstance(x, np.ndarray) else x for x in (a, b))
     if alpha != 1:
         b = b * dtype.numpy.type(alpha)
     try:

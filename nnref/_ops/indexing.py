@@ -10,6 +10,7 @@ import numbers
 
 import numpy as np
 
+from .._device import array_module, array_module_of
 from .._tensor import Tensor, _wrap_dim
 from ..autograd.graph import Node
 from ._common import needs_grad, wrap
@@ -84,7 +85,8 @@ class PlaceIntoZerosBackward(Node):
 
 def _place_into_zeros(grad, shape, region):
     """A zero tensor of ``shape`` with ``grad`` written at ``region`` (differentiable in grad)."""
-    data = np.zeros(shape, dtype=grad._data.dtype)
+    xp = array_module(grad._device)
+    data = xp.zeros(shape, dtype=grad._data.dtype)
     data[region] = grad._data
     out = wrap(data, grad)
     if needs_grad(grad):
@@ -113,8 +115,9 @@ class IndexPutBackward0(Node):
 
 
 def _index_add_into_zeros(grad, shape, index):
-    data = np.zeros(shape, dtype=grad._data.dtype)
-    np.add.at(data, index, grad._data)
+    xp = array_module(grad._device)
+    data = xp.zeros(shape, dtype=grad._data.dtype)
+    xp.add.at(data, index, grad._data)
     out = wrap(data, grad)
     if needs_grad(grad):
         out.grad_fn = IndexPutBackward0((None, grad))
@@ -128,7 +131,8 @@ def index_tensor(input, index):
         data = input._data[index]
     except IndexError as exc:
         raise IndexError(f"{exc}; tensor of shape {list(input.shape)}") from None
-    out = wrap(np.array(data, copy=True), input)
+    xp = array_module(input._device)
+    out = wrap(xp.array(data, copy=True), input)
     if needs_grad(input):
         node = IndexBackward0((input,))
         node.index, node.self_sizes = index, input._data.shape
@@ -138,18 +142,23 @@ def index_tensor(input, index):
 
 def scatter_into_zeros(grad, shape, dim, indices):
     """Zeros of ``shape`` with ``grad`` put at ``indices`` along ``dim`` (max/min(dim) backward)."""
-    grid = list(np.indices(indices.shape, sparse=True))
+    # Each dimension's positions, shaped to broadcast against ``indices`` (np.indices(sparse=True)).
+    xp = array_module_of(indices)
+    ndim = indices.ndim
+    grid = [xp.arange(size).reshape((1,) * k + (size,) + (1,) * (ndim - k - 1))
+            for k, size in enumerate(indices.shape)]
     grid[dim] = indices
     return _index_add_into_zeros(grad, shape, tuple(grid))
 
 
-def _index_plan(index, ndim):
+def _index_plan(index, ndim, xp):
     """Split an index the way PyTorch's ``applySlicing`` does.
 
     Returns ``(steps, advanced)``: ``steps`` are ``("unsqueeze", dim)``,
     ``("select", dim, i)`` and ``("slice", dim, slice)`` applied in order as
     views; ``advanced`` is the tuple of integer/bool arrays (with ``:`` for
     the dimensions in between) for one gather or scatter afterwards, or None.
+    Index arrays are made ``xp`` arrays (the indexed tensor's library).
     """
     if not isinstance(index, tuple):
         index = (index,)
@@ -176,7 +185,7 @@ def _index_plan(index, ndim):
             remaining.append(slice(None))
             dim += 1
         elif isinstance(item, (Tensor, list, np.ndarray)):
-            array = item._data if isinstance(item, Tensor) else np.asarray(item)
+            array = xp.asarray(item._data if isinstance(item, Tensor) else item)
             if array.dtype.kind == "f":
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
             remaining.append(array)
@@ -184,7 +193,7 @@ def _index_plan(index, ndim):
         else:
             raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte "
                              f"Variables are valid indices (got {type(item).__name__})")
-    advanced = tuple(remaining) if any(isinstance(r, np.ndarray) for r in remaining) else None
+    advanced = tuple(remaining) if any(not isinstance(r, slice) for r in remaining) else None
     return steps, advanced
 
 
@@ -201,7 +210,7 @@ def getitem(input, index):
         return alias(input)
     if isinstance(index, slice):
         return slice_dim(input, 0, index)
-    steps, advanced = _index_plan(index, input._data.ndim)
+    steps, advanced = _index_plan(index, input._data.ndim, array_module(input._device))
     out = input
     for kind, dim, *arg in steps:
         if kind == "unsqueeze":
@@ -235,12 +244,13 @@ class CopySlices(Node):
 
 
 def _region(data, steps):
-    """The numpy view of ``data`` that ``steps`` (from :func:`_index_plan`) select, and whether
+    """The view of ``data`` that ``steps`` (from :func:`_index_plan`) select, and whether
     any step actually made a view."""
+    xp = array_module_of(data)
     viewed = False
     for kind, dim, *arg in steps:
         if kind == "unsqueeze":
-            data = np.expand_dims(data, dim)
+            data = xp.expand_dims(data, dim)
         elif kind == "select":
             size = data.shape[dim]
             if not -size <= arg[0] < size:
@@ -278,10 +288,11 @@ def setitem(tensor, index, value):
     """
     from .inplace import _check_recordable, _rebase_history, check_writable, copy_, fill_
     check_writable(tensor)
+    xp = array_module(tensor._device)
     if index is Ellipsis or isinstance(index, slice) and _keeps_whole_dim(index, tensor.shape[0]):
         steps, advanced = [], None
     else:
-        steps, advanced = _index_plan(index, tensor._data.ndim)
+        steps, advanced = _index_plan(index, tensor._data.ndim, xp)
     region, viewed = _region(tensor._data, steps)
     if isinstance(value, Tensor):
         value = _fit_value(value, region.shape if advanced is None else None)
@@ -290,12 +301,12 @@ def setitem(tensor, index, value):
             return copy_(tensor, value)
         # A number is wrapped as a 0-d tensor of the tensor's dtype, so this is FillBackward3.
         return fill_(tensor, value if isinstance(value, Tensor) else
-                     wrap(np.asarray(value, dtype=tensor._dtype.numpy), tensor))
+                     wrap(xp.asarray(value, dtype=tensor._dtype.numpy), tensor))
     source = value._data if isinstance(value, Tensor) else value
     recording = needs_grad(tensor, value if isinstance(value, Tensor) else None)
     if recording:
         _check_recordable(tensor)
-        mask = np.zeros(tensor._data.shape, dtype=bool)
+        mask = xp.zeros(tensor._data.shape, dtype=bool)
         mask_region, _ = _region(mask, steps)
         mask_region[advanced if advanced is not None else ...] = True
         node_class = CopySlices if viewed else IndexPutBackward0
@@ -305,8 +316,8 @@ def setitem(tensor, index, value):
     try:
         region[advanced if advanced is not None else ...] = source
     except ValueError:
-        target = np.shape(region[advanced]) if advanced is not None else region.shape
-        raise RuntimeError(f"shape mismatch: value tensor of shape {list(np.shape(source))} cannot "
+        target = region[advanced].shape if advanced is not None else region.shape
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(xp.shape(source))} cannot "
                            f"be broadcast to indexing result of shape {list(target)}") from None
     tensor._bump_version()
     if recording:
@@ -317,7 +328,8 @@ def nonzero(input, *, as_tuple=False):
     """The indices of the nonzero elements: one row per element (``[n, ndim]`` int64), or with
     ``as_tuple`` one index tensor per dimension (what ``t[t.nonzero(as_tuple=True)]`` needs)."""
     data = input._data
+    xp = array_module(input._device)
     if as_tuple:
         # PyTorch treats a 0-d tensor as 1-d here.
-        return tuple(wrap(i.astype(np.int64, copy=False), input) for i in np.nonzero(np.atleast_1d(data)))
-    return wrap(np.argwhere(data).astype(np.int64, copy=False), input)
+        return tuple(wrap(i.astype(np.int64, copy=False), input) for i in xp.nonzero(xp.atleast_1d(data)))
+    return wrap(xp.argwhere(data).astype(np.int64, copy=False), input)

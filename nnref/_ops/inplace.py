@@ -26,9 +26,12 @@ def _snapshot(tensor):
 def check_writable(tensor):
     """An expanded tensor shares one element among many positions: writing to it is refused.
 
-    (numpy marks such broadcast views read-only; PyTorch refuses most of these writes too.)
+    PyTorch's test (``has_internal_overlap``): a dimension of size > 1 with stride 0.  numpy
+    also marks such views, and a few others, read-only; CuPy arrays have no such flag.
     """
-    if not tensor._data.flags.writeable:
+    data = tensor._data
+    if (any(stride == 0 and size > 1 for stride, size in zip(data.strides, data.shape))
+            or not getattr(data.flags, "writeable", True)):
         raise RuntimeError("unsupported operation: more than one element of the written-to tensor "
                            "refers to a single memory location. Please clone() the tensor before "
                            "performing the operation.")

@@ -5,8 +5,11 @@
 the same nodes (``DotBackward0``, ``MvBackward0``, ``MmBackward0``, or a
 folded ``MmBackward0``/``BmmBackward0`` between views for batches).
 """
+import math
+
 import numpy as np
 
+from .._device import array_module, array_module_of
 from ..autograd.graph import Node
 from ._common import check_same_device, from_accumulator, needs_grad, wrap
 from .shape import squeeze_result
@@ -20,7 +23,7 @@ def _same_dtype(name, a, b):
 
 
 def _product(function, a, b):
-    """``function(a, b)`` (a numpy product), accumulating 16-bit floats in float32 as PyTorch does."""
+    """``function(a, b)`` (a numpy or CuPy product), accumulating 16-bit floats in float32 as PyTorch does."""
     accumulate = a._dtype._accumulate
     if accumulate is a._dtype.numpy:
         return function(a._data, b._data)
@@ -34,9 +37,10 @@ def _matrix_product(a, b):
     With an inner size of 1 (a weight's gradient at batch size 1) the product is an outer
     product, and numpy's matmul has no fast path for it: a broadcast multiply is 5x faster.
     """
+    xp = array_module_of(a)
     if a.shape[1] == 1:
-        return np.multiply(a, b)
-    return np.matmul(a, b)
+        return xp.multiply(a, b)
+    return xp.matmul(a, b)
 
 
 def _shape_text(t):
@@ -103,7 +107,8 @@ def mv(input, vec):
     if input._data.ndim != 2 or vec._data.ndim != 1 or input._data.shape[1] != vec._data.shape[0]:
         raise RuntimeError(f"size mismatch, got input ({input._data.shape[0] if input._data.ndim else ''}), "
                            f"mat ({_shape_text(input)}), vec ({_shape_text(vec)})")
-    out = wrap(_product(np.matmul, input, vec), input)
+    xp = array_module(input._device)
+    out = wrap(_product(xp.matmul, input, vec), input)
     if needs_grad(input, vec):
         out.grad_fn = MvBackward0((input, vec), saved=(input, vec))
     return out
@@ -128,7 +133,8 @@ def dot(input, other):
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{input._data.shape[0]}] and "
                            f"src [{other._data.shape[0]}] to have the same number of elements, but got "
                            f"{input._data.shape[0]} and {other._data.shape[0]} elements respectively")
-    out = wrap(_product(np.dot, input, other), input)
+    xp = array_module(input._device)
+    out = wrap(_product(xp.dot, input, other), input)
     if needs_grad(input, other):
         out.grad_fn = DotBackward0((input, other), saved=(input, other))
     return out
@@ -151,7 +157,8 @@ def bmm(input, mat2):
     if a[0] != b[0] or a[2] != b[1]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{a[0]}, {a[2]}] but got: [{b[0]}, {b[1]}].")
-    out = wrap(_product(np.matmul, input, mat2), input)
+    xp = array_module(input._device)
+    out = wrap(_product(xp.matmul, input, mat2), input)
     if needs_grad(input, mat2):
         out.grad_fn = BmmBackward0((input, mat2), saved=(input, mat2))
     return out
@@ -218,7 +225,7 @@ def _folded_matmul(input, other):
         large, small = input, other
     sizes = large._data.shape
     output_shape = sizes[:-1]
-    rows = large.reshape(int(np.prod(output_shape, dtype=np.int64)), sizes[-1])
+    rows = large.reshape(math.prod(output_shape), sizes[-1])
     if small._data.ndim == 1:
         return _unsafe_view(mv(rows, small), output_shape)
     output = _unsafe_view(mm(rows, small), output_shape + (small._data.shape[1],))
@@ -246,7 +253,7 @@ def _batched_matmul(input, other):
         raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
                            f"non-singleton dimension {dim}: matmul's batch dimensions "
                            f"{list(batch1)} and {list(batch2)} cannot be broadcast") from None
-    count = int(np.prod(batch, dtype=np.int64))
+    count = math.prod(batch)
     left = input.expand(batch + (n, m1)).reshape(count, n, m1)
     if db == 1:
         right = other.expand(batch + (m2,)).reshape(count, m2).unsqueeze(2)

@@ -9,14 +9,15 @@ import builtins
 import numpy as np
 
 from .. import _dtype
+from .._device import array_module, array_module_of
 from .._tensor import Tensor
 from ..autograd.graph import Node
 from ._common import (broadcast_error, check_same_device, float_data, needs_grad,
                       operand_data, result_type, wrap)
 
 
-def _unary(np_func, node_class, input, *, save_input=False, save_result=False):
-    out = wrap(np_func(float_data(input)), input)
+def _unary(func, node_class, input, *, save_input=False, save_result=False):
+    out = wrap(func(float_data(input)), input)
     if needs_grad(input):
         node = node_class((input,), saved=(input,) if save_input else ())
         if save_result:
@@ -32,7 +33,8 @@ class ExpBackward0(Node):
 
 
 def exp(input):
-    return _unary(np.exp, ExpBackward0, input, save_result=True)
+    xp = array_module(input._device)
+    return _unary(xp.exp, ExpBackward0, input, save_result=True)
 
 
 class LogBackward0(Node):
@@ -42,8 +44,9 @@ class LogBackward0(Node):
 
 
 def log(input):
+    xp = array_module(input._device)
     with np.errstate(divide="ignore", invalid="ignore"):  # log(0) = -inf, log(-1) = nan, as in PyTorch
-        return _unary(np.log, LogBackward0, input, save_input=True)
+        return _unary(xp.log, LogBackward0, input, save_input=True)
 
 
 class SqrtBackward0(Node):
@@ -53,8 +56,9 @@ class SqrtBackward0(Node):
 
 
 def sqrt(input):
+    xp = array_module(input._device)
     with np.errstate(invalid="ignore"):
-        return _unary(np.sqrt, SqrtBackward0, input, save_result=True)
+        return _unary(xp.sqrt, SqrtBackward0, input, save_result=True)
 
 
 class SinBackward0(Node):
@@ -64,7 +68,8 @@ class SinBackward0(Node):
 
 
 def sin(input):
-    return _unary(np.sin, SinBackward0, input, save_input=True)
+    xp = array_module(input._device)
+    return _unary(xp.sin, SinBackward0, input, save_input=True)
 
 
 class CosBackward0(Node):
@@ -74,7 +79,8 @@ class CosBackward0(Node):
 
 
 def cos(input):
-    return _unary(np.cos, CosBackward0, input, save_input=True)
+    xp = array_module(input._device)
+    return _unary(xp.cos, CosBackward0, input, save_input=True)
 
 
 class RoundBackward0(Node):
@@ -91,9 +97,10 @@ class RoundBackward1(RoundBackward0):
 
 def _round_decimals(data, decimals, dtype):
     """PyTorch's ``round_decimals_kernel``: scale, round half to even, scale back, in opmath precision."""
+    xp = array_module_of(data)
     data = data.astype(dtype._accumulate, copy=False)
     scale = dtype._accumulate.type(10.0 ** builtins.abs(decimals))
-    rounded = np.rint(data * scale) / scale if decimals > 0 else np.rint(data / scale) * scale
+    rounded = xp.rint(data * scale) / scale if decimals > 0 else xp.rint(data / scale) * scale
     return rounded.astype(dtype.numpy, copy=False)
 
 
@@ -102,7 +109,8 @@ def round(input, *, decimals=None):
     if input._dtype is _dtype.bool or (decimals is not None and not input._dtype.is_floating_point):
         raise NotImplementedError(f'"round_cpu" not implemented for \'{input._dtype._legacy_name[:-6]}\'')
     if decimals is None:
-        out = wrap(np.rint(input._data) if input._dtype.is_floating_point else input._data.copy(), input)
+        xp = array_module(input._device)
+        out = wrap(xp.rint(input._data) if input._dtype.is_floating_point else input._data.copy(), input)
         node_class = RoundBackward0
     else:
         out = wrap(_round_decimals(input._data, decimals, input._dtype), input)
@@ -119,9 +127,10 @@ class AbsBackward0(Node):
 
 
 def abs(input):
+    xp = array_module(input._device)
     if not input._dtype.is_floating_point:
-        return wrap(np.abs(input._data), input)
-    return _unary(np.abs, AbsBackward0, input, save_input=True)
+        return wrap(xp.abs(input._data), input)
+    return _unary(xp.abs, AbsBackward0, input, save_input=True)
 
 
 class SignBackward0(Node):
@@ -130,7 +139,8 @@ class SignBackward0(Node):
 
 
 def sign(input):
-    out = wrap(np.sign(input._data), input)
+    xp = array_module(input._device)
+    out = wrap(xp.sign(input._data), input)
     if needs_grad(input):
         out.grad_fn = SignBackward0((input,))
     return out
@@ -143,7 +153,8 @@ class TanhBackward0(Node):
 
 
 def tanh(input):
-    return _unary(np.tanh, TanhBackward0, input, save_result=True)
+    xp = array_module(input._device)
+    return _unary(xp.tanh, TanhBackward0, input, save_result=True)
 
 
 class SigmoidBackward0(Node):
@@ -154,8 +165,9 @@ class SigmoidBackward0(Node):
 
 def _sigmoid(x):
     # exp(-|x|) never overflows; pick the algebraically equal form per sign.
-    e = np.exp(-np.abs(x))
-    return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+    xp = array_module_of(x)
+    e = xp.exp(-xp.abs(x))
+    return xp.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
 
 
 def sigmoid(input):
@@ -169,9 +181,10 @@ class ReluBackward0(Node):
 
 
 def relu(input):
+    xp = array_module(input._device)
     if not input._dtype.is_floating_point:
-        return wrap(np.maximum(input._data, 0), input)
-    out = wrap(np.maximum(input._data, input._dtype.numpy.type(0)), input)
+        return wrap(xp.maximum(input._data, 0), input)
+    out = wrap(xp.maximum(input._data, input._dtype.numpy.type(0)), input)
     if needs_grad(input):
         out.grad_fn = ReluBackward0((input,))
         out.grad_fn.save_result(out)
@@ -196,10 +209,11 @@ def clamp(input, min=None, max=None):
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     dtype = result_type(input, *(v for v in (min, max) if v is not None))
     data = operand_data(input, dtype)
+    xp = array_module(input._device)
     if min is not None:
-        data = np.maximum(data, dtype.numpy.type(min))
+        data = xp.maximum(data, dtype.numpy.type(min))
     if max is not None:
-        data = np.minimum(data, dtype.numpy.type(max))
+        data = xp.minimum(data, dtype.numpy.type(max))
     out = wrap(data, input)
     if needs_grad(input):
         node = ClampBackward1((input,), saved=(input,))
@@ -225,12 +239,12 @@ class MinimumBackward0(Node):
         return (where(self_ > other, 0.0, half), where(self_ < other, 0.0, half))
 
 
-def _extremum(np_func, node_class, input, other):
+def _extremum(func, node_class, input, other):
     check_same_device(input, other)
     dtype = result_type(input, other)
     a, b = operand_data(input, dtype), operand_data(other, dtype)
     try:
-        out = wrap(np_func(a, b), input)
+        out = wrap(func(a, b), input)
     except ValueError:
         raise broadcast_error(a, b) from None
     if needs_grad(input, other):
@@ -240,12 +254,14 @@ def _extremum(np_func, node_class, input, other):
 
 def maximum(input, other):
     """Elementwise larger of two tensors."""
-    return _extremum(np.maximum, MaximumBackward0, input, other)
+    xp = array_module(input._device)
+    return _extremum(xp.maximum, MaximumBackward0, input, other)
 
 
 def minimum(input, other):
     """Elementwise smaller of two tensors."""
-    return _extremum(np.minimum, MinimumBackward0, input, other)
+    xp = array_module(input._device)
+    return _extremum(xp.minimum, MinimumBackward0, input, other)
 
 
 class WhereBackward0(Node):
@@ -263,16 +279,17 @@ def where(condition, input, other):
                            f"with dtype {condition._dtype.name}; compare first, e.g. where(x > 0, ...)")
     dtype = result_type(input, other)
     a, b = operand_data(input, dtype), operand_data(other, dtype)
+    like = input if isinstance(input, Tensor) else other if isinstance(other, Tensor) else condition
+    xp = array_module(like._device)
     try:
-        data = np.where(condition._data, a, b)
+        data = xp.where(condition._data, a, b)
     except ValueError:
         try:
-            np.broadcast_shapes(np.shape(a), np.shape(b))
+            np.broadcast_shapes(a.shape, b.shape)
         except ValueError:
             raise broadcast_error(a, b) from None
-        raise broadcast_error(condition._data, np.empty(np.broadcast_shapes(np.shape(a), np.shape(b)))
+        raise broadcast_error(condition._data, xp.empty(np.broadcast_shapes(a.shape, b.shape))
                               ) from None
-    like = input if isinstance(input, Tensor) else other if isinstance(other, Tensor) else condition
     out = wrap(data, like)
     a_t = input if isinstance(input, Tensor) else None
     b_t = other if isinstance(other, Tensor) else None
@@ -294,8 +311,9 @@ def masked_fill(input, mask, value):
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
                            f"{mask._dtype.name}")
     value = value.item() if isinstance(value, Tensor) else value
+    xp = array_module(input._device)
     try:
-        data = np.where(mask._data, input._dtype.numpy.type(value), input._data)
+        data = xp.where(mask._data, input._dtype.numpy.type(value), input._data)
     except ValueError:
         raise broadcast_error(input._data, mask._data) from None
     if data.shape != input._data.shape:

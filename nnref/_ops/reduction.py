@@ -5,12 +5,14 @@ dimensions: by broadcasting (sum, mean), or onto the positions that won
 (max, min, amax), sharing it evenly between ties as PyTorch does.
 """
 import builtins
+import math
 import warnings
 from collections import namedtuple
 
 import numpy as np
 
 from .. import _dtype
+from .._device import array_module, array_module_of
 from .._tensor import _wrap_dim
 from ..autograd.graph import Node, NotImplemented
 from ._common import from_accumulator, needs_grad, wrap
@@ -56,7 +58,8 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     if dtype is None:
         dtype = input._dtype if input._dtype.is_floating_point else _dtype.int64
     dims = _dims(dim, input._data.ndim)
-    data = np.sum(input._data, axis=dims, keepdims=keepdim, dtype=dtype._accumulate)
+    xp = array_module(input._device)
+    data = xp.sum(input._data, axis=dims, keepdims=keepdim, dtype=dtype._accumulate)
     out = wrap(from_accumulator(data, dtype), input)
     if needs_grad(input):
         node = (SumBackward0 if dim is None else SumBackward1)((input,))
@@ -83,12 +86,13 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
             "mean(): could not infer output dtype. Input dtype must be either a floating point or "
             f"complex dtype. Got: {input._dtype._legacy_name[:-6]}. Convert first, e.g. t.float().mean()")
     dims = _dims(dim, input._data.ndim)
-    data = np.mean(input._data, axis=dims, keepdims=keepdim, dtype=dtype._accumulate)
+    xp = array_module(input._device)
+    data = xp.mean(input._data, axis=dims, keepdims=keepdim, dtype=dtype._accumulate)
     out = wrap(from_accumulator(data, dtype), input)
     if needs_grad(input):
         node = (MeanBackward0 if dim is None else MeanBackward1)((input,))
         node.self_sizes, node.dims, node.keepdim = input._data.shape, dims, keepdim
-        node.count = int(np.prod([input._data.shape[d] for d in dims], dtype=np.int64))
+        node.count = math.prod(input._data.shape[d] for d in dims)
         out.grad_fn = node
     return out
 
@@ -125,24 +129,25 @@ def _variance(name, node_class, input, dim, unbiased, keepdim, correction):
     if correction is None:
         correction = 0 if unbiased is False else 1
     dims = _dims(dim, input._data.ndim)
-    count = int(np.prod([input._data.shape[d] for d in dims], dtype=np.int64))
+    count = math.prod(input._data.shape[d] for d in dims)
+    xp = array_module(input._device)
     if count <= correction:
         warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less "
                       "than the reduction factor (input numel divided by output numel).",
                       UserWarning, stacklevel=3)
         # Like PyTorch: sum of squares / max(0, N - correction), so inf (or nan for 0/0).
-        centred = input._data - np.mean(input._data, axis=dims, keepdims=True)
+        centred = input._data - xp.mean(input._data, axis=dims, keepdims=True)
         with np.errstate(divide="ignore", invalid="ignore"):
-            data = np.sum(centred * centred, axis=dims, keepdims=keepdim) / 0.0
+            data = xp.sum(centred * centred, axis=dims, keepdims=keepdim) / 0.0
     else:
-        data = np.var(input._data, axis=dims, keepdims=keepdim, ddof=correction,
+        data = xp.var(input._data, axis=dims, keepdims=keepdim, ddof=correction,
                       dtype=input._dtype._accumulate)
     node = None
     if needs_grad(input):
         node = node_class((input,), saved=(input,))
         node.self_sizes, node.dims, node.keepdim = input._data.shape, dims, keepdim
         node.count, node.correction = count, correction
-    return np.asarray(data, dtype=input._dtype._accumulate), node
+    return xp.asarray(data, dtype=input._dtype._accumulate), node
 
 
 def var(input, dim=None, unbiased=True, keepdim=False, *, correction=None):
@@ -157,7 +162,8 @@ def var(input, dim=None, unbiased=True, keepdim=False, *, correction=None):
 def std(input, dim=None, unbiased=True, keepdim=False, *, correction=None):
     """Standard deviation, the square root of :func:`var` (same arguments)."""
     data, node = _variance("std", StdBackward0, input, dim, unbiased, keepdim, correction)
-    out = wrap(from_accumulator(np.sqrt(data), input._dtype), input)
+    xp = array_module(input._device)
+    out = wrap(from_accumulator(xp.sqrt(data), input._dtype), input)
     if node is not None:
         node.save_result(out)
         out.grad_fn = node
@@ -178,7 +184,7 @@ class LinalgVectorNormBackward0(Node):
             return (self_.sign() * grad,)
         if p == 2:
             return (grad * (self_ / result).masked_fill(result == 0, 0.0),)
-        if np.isinf(p):
+        if math.isinf(p):
             # Every position where |x| reaches the norm (or is nan) shares the gradient.
             magnitude = self_.abs()
             mask = (magnitude == result) | (magnitude != magnitude)
@@ -191,19 +197,20 @@ class LinalgVectorNormBackward0(Node):
 
 
 def _vector_norm(data, p, dims, keepdim):
-    magnitude = np.abs(data)
+    xp = array_module_of(data)
+    magnitude = xp.abs(data)
     if p == 2:
-        return np.sqrt(np.sum(magnitude * magnitude, axis=dims, keepdims=keepdim))
+        return xp.sqrt(xp.sum(magnitude * magnitude, axis=dims, keepdims=keepdim))
     if p == np.inf:
-        return np.max(magnitude, axis=dims, keepdims=keepdim)
+        return xp.max(magnitude, axis=dims, keepdims=keepdim)
     if p == -np.inf:
-        return np.min(magnitude, axis=dims, keepdims=keepdim)
+        return xp.min(magnitude, axis=dims, keepdims=keepdim)
     if p == 0:
-        return np.sum(magnitude != 0, axis=dims, keepdims=keepdim).astype(data.dtype)
+        return xp.sum(magnitude != 0, axis=dims, keepdims=keepdim).astype(data.dtype)
     if p == 1:
-        return np.sum(magnitude, axis=dims, keepdims=keepdim)
+        return xp.sum(magnitude, axis=dims, keepdims=keepdim)
     with np.errstate(divide="ignore"):  # p < 0 with a zero entry: inf ** (1/p) = 0, quietly
-        return np.sum(magnitude ** p, axis=dims, keepdims=keepdim) ** (1.0 / p)
+        return xp.sum(magnitude ** p, axis=dims, keepdims=keepdim) ** (1.0 / p)
 
 
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
@@ -222,7 +229,8 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
                            f"input. Got {input._dtype._legacy_name[:-6]}")
     dims = _dims(dim, input._data.ndim)
     data = _vector_norm(input._data.astype(dtype._accumulate, copy=False), p, dims, keepdim)
-    out = wrap(from_accumulator(np.asarray(data), dtype), input)
+    xp = array_module(input._device)
+    out = wrap(from_accumulator(xp.asarray(data), dtype), input)
     if needs_grad(input):
         node = LinalgVectorNormBackward0((input,), saved=(input,))
         node.ord, node.dims, node.keepdim = p, dims, keepdim
@@ -265,8 +273,9 @@ class _IndexSelected(Node):
         from .indexing import scatter_into_zeros
         indices = self.indices._data
         if not self.keepdim:
+            xp = array_module_of(indices)
             grad = grad.unsqueeze(self.dim)
-            indices = np.expand_dims(indices, self.dim)
+            indices = xp.expand_dims(indices, self.dim)
         return (scatter_into_zeros(grad, self.self_sizes, self.dim, indices),)
 
 
@@ -290,12 +299,12 @@ def _return_type(name):
     return _return_types[name]
 
 
-def _extreme(np_reduce, np_arg, full_node, dim_node, name, input, dim, keepdim):
+def _extreme(reduce, arg, full_node, dim_node, name, input, dim, keepdim):
     if input._data.size == 0:
         raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
                            "Specify the reduction dim with the 'dim' argument.")
     if dim is None:
-        out = wrap(np_reduce(input._data), input)
+        out = wrap(reduce(input._data), input)
         if needs_grad(input):
             node = full_node((input,), saved=(input,))
             node.dims, node.keepdim = tuple(range(input._data.ndim)), False
@@ -303,11 +312,12 @@ def _extreme(np_reduce, np_arg, full_node, dim_node, name, input, dim, keepdim):
             out.grad_fn = node
         return out
     axis = _wrap_dim(dim, input._data.ndim)
-    indices = np_arg(input._data, axis=axis, keepdims=keepdim) if input._data.ndim else np.array(0)
-    values = np.take_along_axis(input._data, indices if keepdim else np.expand_dims(indices, axis),
+    xp = array_module(input._device)
+    indices = arg(input._data, axis=axis, keepdims=keepdim) if input._data.ndim else xp.array(0)
+    values = xp.take_along_axis(input._data, indices if keepdim else xp.expand_dims(indices, axis),
                                 axis) if input._data.ndim else input._data
     if not keepdim and input._data.ndim:
-        values = np.squeeze(values, axis)
+        values = xp.squeeze(values, axis)
     values, indices = wrap(values, input), wrap(indices.astype(np.int64), input)
     if needs_grad(input):
         node = dim_node((input,))
@@ -322,7 +332,8 @@ def max(input, dim=None, keepdim=False):
     if not isinstance(dim, (int, type(None))):
         from .pointwise import maximum
         return maximum(input, dim)
-    return _extreme(np.max, np.argmax, MaxBackward1, MaxBackward0, "max", input, dim, keepdim)
+    xp = array_module(input._device)
+    return _extreme(xp.max, xp.argmax, MaxBackward1, MaxBackward0, "max", input, dim, keepdim)
 
 
 def min(input, dim=None, keepdim=False):
@@ -330,12 +341,13 @@ def min(input, dim=None, keepdim=False):
     if not isinstance(dim, (int, type(None))):
         from .pointwise import minimum
         return minimum(input, dim)
-    return _extreme(np.min, np.argmin, MinBackward1, MinBackward0, "min", input, dim, keepdim)
+    xp = array_module(input._device)
+    return _extreme(xp.min, xp.argmin, MinBackward1, MinBackward0, "min", input, dim, keepdim)
 
 
-def _amax_amin(np_reduce, node_class, input, dim, keepdim):
+def _amax_amin(reduce, node_class, input, dim, keepdim):
     dims = _dims(dim if dim != () else None, input._data.ndim)
-    out = wrap(np_reduce(input._data, axis=dims, keepdims=keepdim), input)
+    out = wrap(reduce(input._data, axis=dims, keepdims=keepdim), input)
     if needs_grad(input):
         node = node_class((input,), saved=(input,))
         node.dims, node.keepdim = dims, keepdim
@@ -346,26 +358,30 @@ def _amax_amin(np_reduce, node_class, input, dim, keepdim):
 
 def amax(input, dim=(), keepdim=False):
     """Largest values over ``dim`` (all dims by default); ties share the gradient."""
-    return _amax_amin(np.max, AmaxBackward0, input, dim, keepdim)
+    xp = array_module(input._device)
+    return _amax_amin(xp.max, AmaxBackward0, input, dim, keepdim)
 
 
 def amin(input, dim=(), keepdim=False):
-    return _amax_amin(np.min, AminBackward0, input, dim, keepdim)
+    xp = array_module(input._device)
+    return _amax_amin(xp.min, AminBackward0, input, dim, keepdim)
 
 
 def argmax(input, dim=None, keepdim=False):
     """Index of the largest element (of the flattened tensor when ``dim`` is None)."""
+    xp = array_module(input._device)
     if dim is None:
-        index = np.argmax(input._data)
-        return wrap(np.asarray(index, dtype=np.int64).reshape((1,) * input._data.ndim if keepdim else ()), input)
-    return wrap(np.argmax(input._data, axis=_wrap_dim(dim, input._data.ndim),
+        index = xp.argmax(input._data)
+        return wrap(xp.asarray(index, dtype=np.int64).reshape((1,) * input._data.ndim if keepdim else ()), input)
+    return wrap(xp.argmax(input._data, axis=_wrap_dim(dim, input._data.ndim),
                           keepdims=keepdim).astype(np.int64), input)
 
 
 def argmin(input, dim=None, keepdim=False):
+    xp = array_module(input._device)
     if dim is None:
-        return wrap(np.asarray(np.argmin(input._data), dtype=np.int64), input)
-    return wrap(np.argmin(input._data, axis=_wrap_dim(dim, input._data.ndim),
+        return wrap(xp.asarray(xp.argmin(input._data), dtype=np.int64), input)
+    return wrap(xp.argmin(input._data, axis=_wrap_dim(dim, input._data.ndim),
                           keepdims=keepdim).astype(np.int64), input)
 
 
@@ -388,11 +404,13 @@ def sum_to_size(input, *size):
 
 
 def all(input):
-    return wrap(np.all(input._data), input)
+    xp = array_module(input._device)
+    return wrap(xp.all(input._data), input)
 
 
 def any(input):
-    return wrap(np.any(input._data), input)
+    xp = array_module(input._device)
+    return wrap(xp.any(input._data), input)
 
 
 
@@ -408,13 +426,14 @@ def bincount(input, weights=None, minlength=0):
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if minlength < 0:
         raise RuntimeError("minlength should be >= 0")
+    xp = array_module(input._device)
     if weights is None:
-        return wrap(np.bincount(data, minlength=minlength).astype(np.int64, copy=False), input)
+        return wrap(xp.bincount(data, minlength=minlength).astype(np.int64, copy=False), input)
     if weights._data.shape != data.shape:
         raise RuntimeError("weights should be 1-d and have the same length as input")
     dtype = weights._dtype if weights._dtype is _dtype.float32 else _dtype.float64
-    counts = np.zeros(builtins.max(minlength, int(data.max()) + 1 if data.size else 0), dtype.numpy)
-    np.add.at(counts, data, weights._data.astype(dtype.numpy))  # in order, in dtype: PyTorch's loop
+    counts = xp.zeros(builtins.max(minlength, int(data.max()) + 1 if data.size else 0), dtype.numpy)
+    xp.add.at(counts, data, weights._data.astype(dtype.numpy))  # in order, in dtype: PyTorch's loop
     out = wrap(counts, input)
     if needs_grad(weights):
         out.grad_fn = NotImplemented("_bincount", (weights,))

@@ -4,10 +4,10 @@ Views share memory *and the version counter* with their base, as in PyTorch,
 so an in-place change through either is seen by the saved-tensor check.
 Each backward undoes its forward's rearrangement.
 """
+import math
 import numbers
 
-import numpy as np
-
+from .._device import array_module
 from .._tensor import Tensor, _wrap_dim
 from ..autograd.graph import Node
 from ._common import check_same_device, needs_grad, result_type, wrap
@@ -32,11 +32,11 @@ def _infer_shape(shape, numel):
     if shape.count(-1) > 1:
         raise RuntimeError("only one dimension can be inferred")
     if -1 in shape:
-        known = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
+        known = math.prod(s for s in shape if s != -1)
         if known == 0 or numel % known:
             raise RuntimeError(f"shape '{shape}' is invalid for input of size {numel}")
         shape[shape.index(-1)] = numel // known
-    if int(np.prod(shape, dtype=np.int64)) != numel:
+    if math.prod(shape) != numel:
         raise RuntimeError(f"shape '{shape}' is invalid for input of size {numel}")
     return tuple(shape)
 
@@ -164,7 +164,8 @@ class UnsqueezeBackward0(Node):
 def unsqueeze(input, dim):
     """Insert a dimension of size 1 at ``dim``."""
     dim = _wrap_dim(dim, input._data.ndim + 1)
-    out = make_view(input, np.expand_dims(input._data, dim))
+    xp = array_module(input._device)
+    out = make_view(input, xp.expand_dims(input._data, dim))
     if needs_grad(input):
         out.grad_fn = UnsqueezeBackward0((input,))
         out.grad_fn.dim = dim
@@ -180,7 +181,8 @@ def transpose(input, dim0, dim1):
     """Swap two dimensions (a view)."""
     ndim = input._data.ndim
     dim0, dim1 = _wrap_dim(dim0, ndim), _wrap_dim(dim1, ndim)
-    out = make_view(input, np.swapaxes(input._data, dim0, dim1))
+    xp = array_module(input._device)
+    out = make_view(input, xp.swapaxes(input._data, dim0, dim1))
     if needs_grad(input):
         out.grad_fn = TransposeBackward0((input,))
         out.grad_fn.dim0, out.grad_fn.dim1 = dim0, dim1
@@ -205,7 +207,8 @@ def t(input):
 
 class PermuteBackward0(Node):
     def backward(self, grad):
-        return (grad.permute(*np.argsort(self.dims).tolist()),)
+        # The inverse permutation: dimension i of the input sits at position dims.index(i).
+        return (grad.permute(*(self.dims.index(i) for i in range(len(self.dims)))),)
 
 
 def permute(input, *dims):
@@ -214,7 +217,8 @@ def permute(input, *dims):
     if sorted(dims) != list(range(input._data.ndim)):
         raise RuntimeError(f"permute(): expected each of the {input._data.ndim} dimensions exactly "
                            f"once, got dims={list(dims)}")
-    out = make_view(input, np.transpose(input._data, dims))
+    xp = array_module(input._device)
+    out = make_view(input, xp.transpose(input._data, dims))
     if needs_grad(input):
         out.grad_fn = PermuteBackward0((input,))
         out.grad_fn.dims = dims
@@ -248,9 +252,10 @@ def expand(input, *sizes):
                            f"equal to the number of dimensions in the tensor ({len(shape)})")
     lead = len(sizes) - len(shape)
     target = tuple(shape[i - lead] if s == -1 and i >= lead else s for i, s in enumerate(sizes))
+    xp = array_module(input._device)
     try:
         # An expand to the same size is a plain (writable) view, as in PyTorch.
-        data = input._data.view() if target == shape else np.broadcast_to(input._data, target)
+        data = input._data.view() if target == shape else xp.broadcast_to(input._data, target)
     except ValueError:
         bad = next(i for i in range(len(shape)) if shape[i] not in (1, target[i + lead]))
         raise RuntimeError(f"The expanded size of the tensor ({target[bad + lead]}) must match the "
@@ -287,7 +292,8 @@ class CloneBackward0(Node):
 
 def clone(input, *, contiguous=False, memory_format=None):
     """A copy with its own memory (recorded, so gradients flow through it)."""
-    out = wrap(np.array(input._data, order="C" if contiguous else "K", copy=True), input)
+    xp = array_module(input._device)
+    out = wrap(xp.array(input._data, order="C" if contiguous else "K", copy=True), input)
     if needs_grad(input):
         out.grad_fn = CloneBackward0((input,))
     return out
@@ -323,8 +329,9 @@ def cat(tensors, dim=0):
     for other in tensors[1:]:
         check_same_device(tensors[0], other)
     dim = _wrap_dim(dim, tensors[0]._data.ndim)
+    xp = array_module(tensors[0]._device)
     try:
-        data = np.concatenate([t._data.astype(dtype.numpy, copy=False) for t in tensors], axis=dim)
+        data = xp.concatenate([t._data.astype(dtype.numpy, copy=False) for t in tensors], axis=dim)
     except ValueError:
         shapes = [list(t.shape) for t in tensors]
         raise RuntimeError(f"Sizes of tensors must match except in dimension {dim}; got shapes "
@@ -382,7 +389,8 @@ def stack(tensors, dim=0):
                            f"{[list(t.shape) for t in tensors]}")
     dtype = result_type(*tensors)
     dim = _wrap_dim(dim, tensors[0]._data.ndim + 1)
-    out = wrap(np.stack([t._data.astype(dtype.numpy, copy=False) for t in tensors], axis=dim), tensors[0])
+    xp = array_module(tensors[0]._device)
+    out = wrap(xp.stack([t._data.astype(dtype.numpy, copy=False) for t in tensors], axis=dim), tensors[0])
     if needs_grad(*tensors):
         node = StackBackward0(tuple(tensors))
         node.dim = dim

@@ -1,6 +1,7 @@
 """``softmax`` and ``log_softmax`` along a dimension, computed stably (max subtracted first)."""
 import numpy as np
 
+from .._device import array_module_of
 from .._tensor import _wrap_dim
 from ..autograd.graph import Node
 from ._common import from_accumulator, needs_grad, wrap
@@ -31,9 +32,10 @@ def softmax(input, dim, dtype=None):
     """``exp(x) / sum(exp(x))`` along ``dim``."""
     data, result_dtype = _floating_data(input, dtype, "softmax")
     dim = _wrap_dim(dim, data.ndim)
+    xp = array_module_of(data)
     with np.errstate(invalid="ignore"):  # inf - inf is nan, quietly (PyTorch)
-        shifted = np.exp(data - np.max(data, axis=dim, keepdims=True))
-        result = shifted / np.sum(shifted, axis=dim, keepdims=True)
+        shifted = xp.exp(data - xp.max(data, axis=dim, keepdims=True))
+        result = shifted / xp.sum(shifted, axis=dim, keepdims=True)
     out = wrap(from_accumulator(result, result_dtype), input)
     if needs_grad(input):
         out.grad_fn = SoftmaxBackward0((input,))
@@ -54,9 +56,10 @@ def log_softmax(input, dim, dtype=None):
     """``x - logsumexp(x)`` along ``dim``: the log-probabilities cross-entropy uses."""
     data, result_dtype = _floating_data(input, dtype, "log_softmax")
     dim = _wrap_dim(dim, data.ndim)
+    xp = array_module_of(data)
     with np.errstate(invalid="ignore", divide="ignore"):
-        shifted = data - np.max(data, axis=dim, keepdims=True)
-        result = shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
+        shifted = data - xp.max(data, axis=dim, keepdims=True)
+        result = shifted - xp.log(xp.sum(xp.exp(shifted), axis=dim, keepdims=True))
     out = wrap(from_accumulator(result, result_dtype), input)
     if needs_grad(input):
         out.grad_fn = LogSoftmaxBackward0((input,))

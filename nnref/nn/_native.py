@@ -15,9 +15,9 @@ silently returning zeros.  The losses whose backward is a short formula
 and so support double backward, as in PyTorch.
 """
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 
 from .. import _dtype
+from .._device import array_module_of
 from .._ops._common import needs_grad, wrap
 from .._ops.pointwise import clamp
 from ..autograd.grad_mode import _GradState, no_grad
@@ -69,7 +69,9 @@ def _as(array, like):
 
 def _reduce(data, reduction):
     if reduction == "mean":
-        return data.mean(dtype=data.dtype) if data.size else np.array(np.nan, dtype=data.dtype)
+        if not data.size:
+            return array_module_of(data).array(np.nan, dtype=data.dtype)
+        return data.mean(dtype=data.dtype)
     if reduction == "sum":
         return data.sum(dtype=data.dtype)
     return data
@@ -90,7 +92,8 @@ def _windows(padded, kernel, stride, dilation):
     """View ``(N, C, H, W)`` as ``(N, C, OH, OW, KH, KW)`` patches; no copy."""
     (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
     span_h, span_w = dh * (kh - 1) + 1, dw * (kw - 1) + 1
-    view = sliding_window_view(padded, (span_h, span_w), axis=(2, 3))
+    xp = array_module_of(padded)
+    view = xp.lib.stride_tricks.sliding_window_view(padded, (span_h, span_w), axis=(2, 3))
     return view[:, :, ::sh, ::sw, ::dh, ::dw]
 
 
@@ -113,6 +116,7 @@ class ConvolutionBackward0(_NumpyBackward):
         input, weight = self.saved_tensors
         wants_input, wants_weight, wants_bias = _wants(self)
         g = _opmath(grad._data)
+        xp = array_module_of(g)
         n, out_channels, oh, ow = g.shape
         groups = self.groups
         g_groups = g.reshape(n, groups, out_channels // groups, oh * ow)
@@ -124,12 +128,12 @@ class ConvolutionBackward0(_NumpyBackward):
             if columns is None:  # retain_graph=True after the columns were released: rebuild them
                 columns, _ = _im2col(self._pad(_opmath(input._data)), w.shape[2:], self.stride,
                                      self.dilation, groups)
-            per_sample = np.matmul(g_groups, columns.transpose(0, 1, 3, 2))
+            per_sample = xp.matmul(g_groups, columns.transpose(0, 1, 3, 2))
             grad_weight = wrap(_as(per_sample.sum(axis=0).reshape(w.shape), grad._data), grad)
         if wants_bias:
             grad_bias = wrap(_as(g.sum(axis=(0, 2, 3)), grad._data), grad)
         if wants_input:
-            d_columns = np.matmul(w_mat.transpose(0, 2, 1), g_groups)
+            d_columns = xp.matmul(w_mat.transpose(0, 2, 1), g_groups)
             grad_input = wrap(_as(self._col2im(d_columns, input._data.shape, w.shape, (oh, ow)),
                                   grad._data), grad)
         return grad_input, grad_weight, grad_bias
@@ -138,7 +142,7 @@ class ConvolutionBackward0(_NumpyBackward):
         (top, bottom), (left, right) = self.padding
         if top == bottom == left == right == 0:
             return x
-        return np.pad(x, ((0, 0), (0, 0), (top, bottom), (left, right)))
+        return array_module_of(x).pad(x, ((0, 0), (0, 0), (top, bottom), (left, right)))
 
     def _col2im(self, d_columns, input_shape, weight_shape, out_size):
         """Scatter-add patch gradients back onto the (padded) input, one kernel offset at a time."""
@@ -148,14 +152,15 @@ class ConvolutionBackward0(_NumpyBackward):
         (top, bottom), (left, right) = self.padding
         (sh, sw), (dh, dw) = self.stride, self.dilation
         patches = d_columns.reshape(n, c, kh, kw, oh, ow)
-        padded = np.zeros((n, c, h + top + bottom, w + left + right), dtype=d_columns.dtype)
+        xp = array_module_of(d_columns)
+        padded = xp.zeros((n, c, h + top + bottom, w + left + right), dtype=d_columns.dtype)
         # KH*KW strided adds: each kernel offset touches a regular grid of input positions.
         for i in range(kh):
             rows = slice(i * dh, i * dh + sh * (oh - 1) + 1, sh)
             for j in range(kw):
                 cols = slice(j * dw, j * dw + sw * (ow - 1) + 1, sw)
                 padded[:, :, rows, cols] += patches[:, :, i, j]
-        return np.ascontiguousarray(padded[:, :, top:top + h, left:left + w])
+        return xp.ascontiguousarray(padded[:, :, top:top + h, left:left + w])
 
     def release_variables(self):
         super().release_variables()
@@ -168,7 +173,7 @@ class _IndexPadBackward(_NumpyBackward):
     def backward(self, grad):
         rows, cols = self.row_map, self.col_map  # one-hot (padded, original) matrices
         summed = rows.T @ (_opmath(grad._data) @ cols)
-        return (wrap(np.ascontiguousarray(_as(summed, grad._data)), grad),)
+        return (wrap(array_module_of(summed).ascontiguousarray(_as(summed, grad._data)), grad),)
 
 
 class ReflectionPad2DBackward0(_IndexPadBackward):
@@ -197,6 +202,7 @@ def pad_2d(input, pads, mode):
     wrapped (``'circular'``), the non-zero padding modes of ``Conv2d``."""
     numpy_mode, node_class = _PAD_MODES[mode]
     x = input._data
+    xp = array_module_of(x)
     maps = []
     for dim, (before, after) in zip((x.ndim - 2, x.ndim - 1), pads):
         size = x.shape[dim]
@@ -206,8 +212,8 @@ def pad_2d(input, pads, mode):
                                f"{dim} of input {list(x.shape)}")
         if mode == "circular" and max(before, after) > size:
             raise RuntimeError("Padding value causes wrapping around more than once.")
-        index = np.pad(np.arange(size), (before, after), mode=numpy_mode)
-        maps.append((index, (index[:, None] == np.arange(size)).astype(_opmath(x[:0]).dtype)))
+        index = xp.pad(xp.arange(size), (before, after), mode=numpy_mode)
+        maps.append((index, (index[:, None] == xp.arange(size)).astype(_opmath(x[:0]).dtype)))
     (row_index, row_map), (col_index, col_map) = maps
     out = wrap(x[..., row_index[:, None], col_index], input)
     if needs_grad(input):
@@ -283,7 +289,7 @@ def convolution(input, weight, bias, stride, padding, dilation, groups):
     node.stride, node.dilation, node.groups, node.padding = tuple(stride), tuple(dilation), groups, pads
     columns, (oh, ow) = _im2col(node._pad(_opmath(x)), (kh, kw), stride, dilation, groups)
     # (G, O/G, K) @ (N, G, K, OH*OW) -> (N, G, O/G, OH*OW): one (batched) product.
-    out = np.matmul(_opmath(w).reshape(groups, out_channels // groups, -1), columns)
+    out = array_module_of(x).matmul(_opmath(w).reshape(groups, out_channels // groups, -1), columns)
     if bias is not None:
         out += _opmath(bias._data).reshape(1, groups, out_channels // groups, 1)
     result = wrap(_as(out, x).reshape(x.shape[0], out_channels, oh, ow), input)
@@ -315,10 +321,11 @@ class MaxPool2DWithIndicesBackward0(_NumpyBackward):
     def backward(self, grad):
         n, c, h, w = self.self_sizes
         indices = self.indices
+        xp = array_module_of(indices)
         # Offset each plane's indices so one bincount scatters the whole batch.
-        plane_offsets = (np.arange(n * c, dtype=np.int64) * (h * w)).reshape(n, c, 1, 1)
+        plane_offsets = (xp.arange(n * c, dtype=np.int64) * (h * w)).reshape(n, c, 1, 1)
         flat = (indices + plane_offsets).ravel()
-        summed = np.bincount(flat, weights=grad._data.ravel(), minlength=n * c * h * w)
+        summed = xp.bincount(flat, weights=grad._data.ravel(), minlength=n * c * h * w)
         input_shape = self._input_metadata[0][0]  # (C, H, W) when the input was unbatched
         return (wrap(summed.astype(grad._data.dtype, copy=False).reshape(input_shape), grad),)
 
@@ -328,6 +335,7 @@ def max_pool2d_with_indices(input, kernel, stride, padding, dilation, ceil_mode)
     index into ``H*W``."""
     unbatched = input._data.ndim == 3
     x = input._data[None] if unbatched else input._data
+    xp = array_module_of(x)
     n, c, h, w = x.shape
     for k, s, p, d in zip(kernel, stride, padding, dilation):
         if k <= 0 or s <= 0 or d <= 0:
@@ -347,16 +355,16 @@ def max_pool2d_with_indices(input, kernel, stride, padding, dilation, ceil_mode)
     right = max(0, (ow - 1) * stride[1] + dilation[1] * (kernel[1] - 1) + 1 - w - padding[1])
     lowest = -np.inf if input._dtype.is_floating_point else np.iinfo(x.dtype).min
     if padding[0] or padding[1] or bottom or right:
-        x = np.pad(x, ((0, 0), (0, 0), (padding[0], bottom), (padding[1], right)),
+        x = xp.pad(x, ((0, 0), (0, 0), (padding[0], bottom), (padding[1], right)),
                    constant_values=lowest)
     patches = _windows(x, kernel, stride, dilation)[:, :, :oh, :ow]
     patches = patches.reshape(n, c, oh, ow, kernel[0] * kernel[1])
     # argmax returns the first maximum (and the first NaN), which is what PyTorch's kernel keeps.
-    best = np.argmax(patches, axis=-1)[..., None]
-    values = np.take_along_axis(patches, best, axis=-1)[..., 0]
+    best = xp.argmax(patches, axis=-1)[..., None]
+    values = xp.take_along_axis(patches, best, axis=-1)[..., 0]
     best = best[..., 0]
-    rows = (np.arange(oh) * stride[0] - padding[0]).reshape(oh, 1) + (best // kernel[1]) * dilation[0]
-    cols = (np.arange(ow) * stride[1] - padding[1]) + (best % kernel[1]) * dilation[1]
+    rows = (xp.arange(oh) * stride[0] - padding[0]).reshape(oh, 1) + (best // kernel[1]) * dilation[0]
+    cols = (xp.arange(ow) * stride[1] - padding[1]) + (best % kernel[1]) * dilation[1]
     indices = (rows * w + cols).astype(np.int64, copy=False)
     out = wrap(values[0] if unbatched else values, input)
     if needs_grad(input):
@@ -426,7 +434,7 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
             raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
         mean = _as(_opmath(running_mean._data).reshape(shape), x)
         var = _as(_opmath(running_var._data).reshape(shape), x)
-    invstd = _as(1 / np.sqrt(var + eps), x)
+    invstd = _as(1 / array_module_of(var).sqrt(var + eps), x)
     y = (x - mean) * invstd
     if weight is not None:
         y = y * _opmath(weight._data).reshape(shape)
@@ -487,7 +495,7 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
     axes = tuple(range(x.ndim - k, x.ndim))
     mean = x.mean(axis=axes, keepdims=True)
     var = ((x - mean) ** 2).mean(axis=axes, keepdims=True)
-    invstd = _as(1 / np.sqrt(var + eps), x)
+    invstd = _as(1 / array_module_of(var).sqrt(var + eps), x)
     y = (x - mean) * invstd
     if weight is not None:
         y = y * _opmath(weight._data)
@@ -517,14 +525,15 @@ class EmbeddingBackward0(_NumpyBackward):
 
     def backward(self, grad):
         indices = self.indices.ravel()
+        xp = array_module_of(indices)
         g = _opmath(grad._data).reshape(indices.size, -1)
         if self.scale_grad_by_freq:
-            counts = np.bincount(indices, minlength=self.num_weights)
+            counts = xp.bincount(indices, minlength=self.num_weights)
             g = g / counts[indices, None].astype(g.dtype)
         if self.padding_idx is not None:
-            g = np.where((indices == self.padding_idx)[:, None], g.dtype.type(0), g)
-        grad_weight = np.zeros((self.num_weights, g.shape[1]), dtype=g.dtype)
-        np.add.at(grad_weight, indices, g)
+            g = xp.where((indices == self.padding_idx)[:, None], g.dtype.type(0), g)
+        grad_weight = xp.zeros((self.num_weights, g.shape[1]), dtype=g.dtype)
+        xp.add.at(grad_weight, indices, g)
         return (wrap(_as(grad_weight, grad._data), grad),)
 
 
@@ -536,7 +545,7 @@ def embedding(weight, indices, padding_idx, scale_grad_by_freq):
     idx = indices._data
     if idx.size and (idx.min() < 0 or idx.max() >= weight._data.shape[0]):
         raise IndexError("index out of range in self")
-    out = wrap(np.take(weight._data, idx, axis=0), weight)
+    out = wrap(array_module_of(idx).take(weight._data, idx, axis=0), weight)
     if needs_grad(weight):
         node = EmbeddingBackward0((weight,))
         node.indices, node.num_weights = idx.copy(), weight._data.shape[0]
@@ -548,13 +557,14 @@ def embedding(weight, indices, padding_idx, scale_grad_by_freq):
 def embedding_renorm_(weight, indices, max_norm, norm_type):
     """Shrink, in place, every looked-up row whose ``norm_type``-norm exceeds ``max_norm``."""
     _check_indices(indices, "embedding_renorm_")
-    rows = np.unique(indices._data)
+    xp = array_module_of(indices._data)
+    rows = xp.unique(indices._data)
     if rows.size == 0:
         return weight
     if rows.min() < 0 or rows.max() >= weight._data.shape[0]:
         raise IndexError("index out of range in self")
     data = weight._data
-    norms = np.linalg.norm(data[rows].astype(np.float64), ord=norm_type, axis=1)
+    norms = xp.linalg.norm(data[rows].astype(np.float64), ord=norm_type, axis=1)
     too_long = norms > max_norm
     # PyTorch's kernel adds 1e-7 to the norm, so renormalised rows end just below max_norm.
     scale = (max_norm / (norms[too_long] + 1e-7)).astype(data.dtype)
@@ -572,15 +582,16 @@ class NllLossBackward0(_NumpyBackward):
 
     def backward(self, grad):
         g = _opmath(grad._data)
+        xp = array_module_of(g)
         if self.total_weight == 0 and self.reduction == "mean":  # every target ignored
-            return (wrap(np.zeros(self._input_metadata[0][0], dtype=grad._data.dtype), grad),)
+            return (wrap(xp.zeros(self._input_metadata[0][0], dtype=grad._data.dtype), grad),)
         if self.reduction == "none":
             scale = g * self.picked_weight
         elif self.reduction == "mean":
             scale = self.picked_weight * (g / self.total_weight)
         else:
             scale = self.picked_weight * g
-        grad_input = np.zeros(self.self_sizes, dtype=g.dtype)
+        grad_input = xp.zeros(self.self_sizes, dtype=g.dtype)
         _pick_classes(grad_input, self.safe_target, -_as(scale, g))
         # A 1-D input was computed as a batch of one.
         return (wrap(_as(grad_input, grad._data).reshape(self._input_metadata[0][0]), grad),)
@@ -596,21 +607,23 @@ def _pick_classes(array, classes, values=None):
     Plain integer indexing for the usual ``(N, C)`` case (``take_along_axis`` costs several
     Python-level numpy calls per use); ``take/put_along_axis`` for spatial ``(N, C, d...)``.
     """
+    xp = array_module_of(array)
     if array.ndim == 2:
-        rows = np.arange(array.shape[0])
+        rows = xp.arange(array.shape[0])
         if values is None:
             return array[rows, classes]
         array[rows, classes] = values
         return None
     if values is None:
-        return np.take_along_axis(array, np.expand_dims(classes, 1), axis=1)[:, 0]
-    np.put_along_axis(array, np.expand_dims(classes, 1), np.expand_dims(values, 1), axis=1)
+        return xp.take_along_axis(array, xp.expand_dims(classes, 1), axis=1)[:, 0]
+    xp.put_along_axis(array, xp.expand_dims(classes, 1), xp.expand_dims(values, 1), axis=1)
     return None
 
 
 def nll_loss_nd(input, target, weight, reduction, ignore_index):
     """Negative log-likelihood of class-index targets for ``(C)``, ``(N, C)`` or ``(N, C, d1, ...)``."""
     x, t = _opmath(input._data), target._data
+    xp = array_module_of(x)
     if target._dtype is not _dtype.int64:
         raise RuntimeError(
             f"expected target dtype to be Long or Byte, but got {target._dtype._legacy_name[:-6]}: "
@@ -633,14 +646,14 @@ def nll_loss_nd(input, target, weight, reduction, ignore_index):
     ignored = t == ignore_index
     bad = ~ignored & ((t < 0) | (t >= classes))
     if bad.any():
-        raise IndexError(f"Target {t[bad].flat[0]} is out of bounds.")
-    safe = np.where(ignored, 0, t)
+        raise IndexError(f"Target {t[bad][0]} is out of bounds.")
+    safe = xp.where(ignored, 0, t)
     picked = _pick_classes(x, safe)
     if weight is None:  # the common case: every non-ignored target weighs 1
         picked_weight = (~ignored).astype(x.dtype)
     else:
         class_weight = weight._data.astype(x.dtype, copy=False)
-        picked_weight = np.where(ignored, x.dtype.type(0), class_weight[safe])
+        picked_weight = xp.where(ignored, x.dtype.type(0), class_weight[safe])
     losses = -picked_weight * picked
     total_weight = picked_weight.sum(dtype=x.dtype)
     if reduction == "mean":
@@ -650,7 +663,7 @@ def nll_loss_nd(input, target, weight, reduction, ignore_index):
         data = losses.sum(dtype=x.dtype)
     else:
         data = losses.reshape(target._data.shape)
-    out = wrap(_as(np.asarray(data), input._data), input)
+    out = wrap(_as(xp.asarray(data), input._data), input)
     if needs_grad(input):
         node_class = NllLoss2DBackward0 if input._data.ndim > 2 else NllLossBackward0
         node = node_class((input,))
@@ -692,7 +705,8 @@ def mse_loss(input, target, reduction):
     """Mean (or sum, or none) of squared differences of two same-shaped tensors."""
     _floating("mse_loss", input, target)
     diff = _opmath(input._data) - _opmath(target._data)
-    out = wrap(_as(np.asarray(_reduce(diff * diff, reduction)), input._data), input)
+    xp = array_module_of(diff)
+    out = wrap(_as(xp.asarray(_reduce(diff * diff, reduction)), input._data), input)
     if needs_grad(input, target):
         node = MseLossBackward0((input, target), saved=(input, target))
         node.reduction, node.count = reduction, diff.size
@@ -726,7 +740,8 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
 
 def _log_sigmoid(x):
     # log(sigmoid(x)) = -(max(-x, 0) + log1p(exp(-|x|))): never overflows, never log(0).
-    return -(np.maximum(-x, 0) + np.log1p(np.exp(-np.abs(x))))
+    xp = array_module_of(x)
+    return -(xp.maximum(-x, 0) + xp.log1p(xp.exp(-xp.abs(x))))
 
 
 def _log_sigmoid_tensor(input):
@@ -745,7 +760,8 @@ def binary_cross_entropy_with_logits(input, target, weight, pos_weight, reductio
         losses = (1 - t) * x - ((_opmath(pos_weight._data) - 1) * t + 1) * log_sig
     if weight is not None:
         losses = losses * _opmath(weight._data)
-    out = wrap(_as(np.asarray(_reduce(_as(losses, x), reduction)), input._data), input)
+    out = wrap(_as(array_module_of(x).asarray(_reduce(_as(losses, x), reduction)), input._data),
+               input)
     if needs_grad(input, target):
         node = BinaryCrossEntropyWithLogitsBackward0((input, target),
                                                      saved=(input, target, weight, pos_weight))

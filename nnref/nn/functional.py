@@ -10,8 +10,9 @@ import warnings
 import numpy as np
 
 from .. import _random
+from .._device import array_module
 from .._ops import pointwise as _pointwise, shape as _shape, softmax as _softmax
-from .._ops._common import broadcast_error
+from .._ops._common import broadcast_error, check_one_device
 from .._ops.inplace import apply_inplace
 from .._ops.linalg import addmm, matmul
 from .._tensor import Tensor
@@ -95,9 +96,10 @@ def dropout(input, p=0.5, training=True, inplace=False):
         return input
     dtype = input._dtype.numpy
     if p == 1:
-        noise = np.zeros(input._data.shape, dtype=dtype)
+        noise = array_module(input._device).zeros(input._data.shape, dtype=dtype)
     else:
-        keep = _random.generator().random(input._data.shape) >= p
+        # The input's device draws the mask, so a CUDA input gets a CUDA mask.
+        keep = _random.generator(input._device).random(input._data.shape) >= p
         noise = keep.astype(dtype) / dtype.type(1 - p)
     mask = Tensor._make(noise, input._device)
     if inplace:
@@ -135,6 +137,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     if input.dim() not in (3, 4):
         raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input "
                            f"of size: {list(input.shape)}")
+    check_one_device(input, weight, bias)
     unbatched = input.dim() == 3
     if unbatched:
         input = input.unsqueeze(0)
@@ -188,6 +191,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     if input.dim() < 2:
         raise RuntimeError(f"batch_norm expects an input with at least 2 dimensions (N, C, ...), "
                            f"got input of size {list(input.shape)}")
+    check_one_device(input, running_mean, running_var, weight, bias)
     if training:
         _verify_batch_size(input.shape)
     return _native.native_batch_norm(input, weight, bias, running_mean, running_var, training,
@@ -198,6 +202,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """Normalise over the last ``len(normalized_shape)`` dimensions of every sample."""
     if isinstance(normalized_shape, numbers.Integral):
         normalized_shape = (normalized_shape,)
+    check_one_device(input, weight, bias)
     return _native.native_layer_norm(input, normalized_shape, weight, bias, eps)
 
 
@@ -216,6 +221,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
             padding_idx = rows + padding_idx
     if sparse:
         raise NotImplementedError("nnref has no sparse tensors: use sparse=False")
+    check_one_device(weight, input)
     if max_norm is not None:
         with no_grad():
             _native.embedding_renorm_(weight, input.contiguous(), max_norm, norm_type)
@@ -245,6 +251,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
                       f"({input.size()}). This will likely lead to incorrect results due to "
                       "broadcasting. Please ensure they have the same size.", stacklevel=2)
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    check_one_device(input, target)
     if target.shape != input.shape:
         try:
             shape = np.broadcast_shapes(input._data.shape, target._data.shape)
@@ -271,6 +278,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     that are not ``ignore_index``.
     """
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    check_one_device(input, target, weight)
     _check_batch(input, target)
     if input.dim() > 2 and tuple(target.shape[1:]) != tuple(input.shape[2:]):
         raise RuntimeError(f"Expected target size {[input.shape[0], *input.shape[2:]]}, got "
@@ -351,6 +359,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     ``pos_weight`` scales the positive term, per class.
     """
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    check_one_device(input, target, weight, pos_weight)
     if target.shape != input.shape:
         raise ValueError(f"Target size ({target.size()}) must be the same as input size "
                          f"({input.size()})")

@@ -11,10 +11,9 @@ For each parameter with gradient ``g``, at step ``t``::
 """
 import math
 
-import numpy as np
-
 from .. import _dtype
 from .._creation import tensor, zeros_like
+from .._device import array_module_of
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from .optimizer import Optimizer, _params_with_grad
@@ -82,36 +81,37 @@ class Adam(Optimizer):
         beta1, beta2 = group["betas"]
         lr, eps, weight_decay = group["lr"], group["eps"], group["weight_decay"]
         param, grad = p._data, p.grad._data
+        xp = array_module_of(param)  # numpy on the CPU, CuPy on 'cuda'
         exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
         m, v = exp_avg._data, exp_avg_sq._data
-        grad_work, work = self._scratch(param, 2)
-        step_t = state["step"]
-        np.add(step_t._data, 1, out=step_t._data)
+        grad_work, work = self._scratch(p, 2)
+        step_t = state["step"]  # a CPU tensor, as in PyTorch: the step count is host arithmetic
+        step_t._data += 1
         step = float(step_t._data)
 
         if group["maximize"]:
-            grad = np.negative(grad, out=grad_work)
+            grad = xp.negative(grad, out=grad_work)
         if weight_decay != 0:
             if group["decoupled_weight_decay"]:
-                np.multiply(param, 1 - lr * weight_decay, out=param)
+                xp.multiply(param, 1 - lr * weight_decay, out=param)
             else:
-                np.multiply(param, weight_decay, out=work)
-                grad = np.add(grad, work, out=grad_work)
+                xp.multiply(param, weight_decay, out=work)
+                grad = xp.add(grad, work, out=grad_work)
 
         # m.lerp_(g, 1 - beta1), with the two-sided formula of PyTorch's CPU lerp kernel.
         weight = 1 - beta1
-        np.subtract(grad, m, out=work)
+        xp.subtract(grad, m, out=work)
         if weight < 0.5:
-            np.multiply(work, weight, out=work)
-            np.add(m, work, out=m)
+            xp.multiply(work, weight, out=work)
+            xp.add(m, work, out=m)
         else:
-            np.multiply(work, 1 - weight, out=work)
-            np.subtract(grad, work, out=m)
+            xp.multiply(work, 1 - weight, out=work)
+            xp.subtract(grad, work, out=m)
         # v.mul_(beta2).addcmul_(g, g, value=1 - beta2)
-        np.multiply(v, beta2, out=v)
-        np.multiply(grad, 1 - beta2, out=work)
-        np.multiply(work, grad, out=work)
-        np.add(v, work, out=v)
+        xp.multiply(v, beta2, out=v)
+        xp.multiply(grad, 1 - beta2, out=work)
+        xp.multiply(work, grad, out=work)
+        xp.add(v, work, out=v)
 
         bias_correction1 = 1 - beta1 ** step
         bias_correction2_sqrt = math.sqrt(1 - beta2 ** step)
@@ -119,16 +119,16 @@ class Adam(Optimizer):
         second_moment = v
         if group["amsgrad"]:
             max_sq = state["max_exp_avg_sq"]
-            np.maximum(max_sq._data, v, out=max_sq._data)
+            xp.maximum(max_sq._data, v, out=max_sq._data)
             max_sq._bump_version()
             second_moment = max_sq._data
         # p.addcdiv_(m, sqrt(v) / sqrt(bc2) + eps, value=-step_size)
-        np.sqrt(second_moment, out=work)
-        np.divide(work, bias_correction2_sqrt, out=work)
-        np.add(work, eps, out=work)
-        np.multiply(m, -step_size, out=grad_work)
-        np.divide(grad_work, work, out=grad_work)
-        np.add(param, grad_work, out=param)
+        xp.sqrt(second_moment, out=work)
+        xp.divide(work, bias_correction2_sqrt, out=work)
+        xp.add(work, eps, out=work)
+        xp.multiply(m, -step_size, out=grad_work)
+        xp.divide(grad_work, work, out=grad_work)
+        xp.add(param, grad_work, out=param)
         for t in (p, exp_avg, exp_avg_sq, step_t):
             t._bump_version()
 

@@ -11,8 +11,7 @@ from copy import deepcopy
 from itertools import chain
 import warnings
 
-import numpy as np
-
+from .._device import array_module
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
 
@@ -120,12 +119,15 @@ class Optimizer:
         with enable_grad():
             return closure()
 
-    def _scratch(self, array, count):
-        """``count`` work arrays shaped like ``array``, reused across steps and parameters."""
-        key = (array.shape, array.dtype.str)
+    def _scratch(self, param, count):
+        """``count`` work arrays like ``param``'s values (shape, dtype, device), reused across steps
+        and parameters."""
+        array = param._data
+        key = (param._device, array.shape, array.dtype.str)
         arrays = self._scratch_arrays.get(key)
         if arrays is None or len(arrays) < count:
-            arrays = self._scratch_arrays[key] = [np.empty_like(array) for _ in range(count)]
+            xp = array_module(param._device)
+            arrays = self._scratch_arrays[key] = [xp.empty_like(array) for _ in range(count)]
         return arrays
 
     # -- saving and restoring --------------------------------------------------------------------

@@ -8,8 +8,7 @@ For each parameter with a gradient ``g`` (``_single_tensor_sgd``)::
     g = g + momentum * buf  if nesterov  else  buf   (if momentum)
     p = p - lr * g
 """
-import numpy as np
-
+from .._device import array_module_of
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ._fused import subtract_scaled_
@@ -62,32 +61,33 @@ class SGD(Optimizer):
         lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
         weight_decay, maximize = group["weight_decay"], group["maximize"]
         param, grad = p._data, p.grad._data
-        (work,) = self._scratch(param, 1)
+        xp = array_module_of(param)  # numpy on the CPU, CuPy on 'cuda'
+        (work,) = self._scratch(p, 1)
         d_p = grad
         if weight_decay != 0:
-            np.multiply(param, weight_decay, out=work)
-            (np.subtract if maximize else np.add)(work, grad, out=work)
+            xp.multiply(param, weight_decay, out=work)
+            (xp.subtract if maximize else xp.add)(work, grad, out=work)
             d_p = work
         elif maximize:
-            d_p = np.negative(grad, out=work)
+            d_p = xp.negative(grad, out=work)
         if momentum != 0:
             state = self.state[p]
             buf = state.get("momentum_buffer")
             if buf is None:
                 buf = state["momentum_buffer"] = Tensor._make(d_p.copy(), p._device)
             else:
-                np.multiply(buf._data, momentum, out=buf._data)
+                xp.multiply(buf._data, momentum, out=buf._data)
                 if dampening == 0:
-                    np.add(buf._data, d_p, out=buf._data)
+                    xp.add(buf._data, d_p, out=buf._data)
                 else:
-                    np.add(buf._data, d_p * (1 - dampening), out=buf._data)
+                    xp.add(buf._data, d_p * (1 - dampening), out=buf._data)
                 buf._bump_version()
             if group["nesterov"]:
                 if d_p is work:
-                    np.add(work, buf._data * momentum, out=work)
+                    xp.add(work, buf._data * momentum, out=work)
                 else:
-                    np.multiply(buf._data, momentum, out=work)
-                    np.add(d_p, work, out=work)
+                    xp.multiply(buf._data, momentum, out=work)
+                    xp.add(d_p, work, out=work)
                 d_p = work
             else:
                 d_p = buf._data

@@ -52,6 +52,12 @@ def test_without_cupy_the_cuda_queries_answer_no(without_cupy):
         nnref.cuda.get_device_name()
 
 
+@pytest.mark.parametrize("spec", ["cuda:1", "cuda:7", 1])
+def test_only_gpu_0_is_used_and_the_error_says_how_to_pick_another(spec):
+    with pytest.raises(RuntimeError, match=r"uses one GPU, cuda:0.*CUDA_VISIBLE_DEVICES=\d"):
+        nnref.zeros(1, device=spec)
+
+
 def test_with_cupy_but_no_gpu_the_error_says_the_gpu_is_missing():
     pytest.importorskip("cupy", reason="CuPy is not installed here")
     with pytest.raises(RuntimeError, match="CuPy is installed but cannot reach a GPU"):
