@@ -173,11 +173,6 @@ def test_array_module_picks_numpy_for_the_cpu():
     assert _device.array_module(nnref.ones(2).device) is np
 
 
-def test_array_module_picks_cupy_for_cuda():
-    cupy = pytest.importorskip("cupy", reason="CuPy is not installed (pip install -e .[gpu])")
-    assert _device.array_module(nnref.device("cuda", 0)) is cupy
-
-
 def test_to_host_returns_numpy_arrays_unchanged():
     array = np.arange(3)
     assert _device.to_host(array) is array
