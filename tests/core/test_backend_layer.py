@@ -109,6 +109,12 @@ def _xp_attribute_chains():
                     inner = inner.value
                 if isinstance(inner, ast.Name) and inner.id == "xp":
                     chains.add(tuple(reversed(parts)))
+    # arithmetic.py names its ufuncs as strings ("add", "floor_divide") that _binary looks up
+    # with getattr(xp, name): those are calls on xp too.
+    arithmetic = ast.parse((PACKAGE / "_ops" / "arithmetic.py").read_text())
+    chains |= {(node.value,) for node in ast.walk(arithmetic)
+               if isinstance(node, ast.Constant) and isinstance(node.value, str)
+               and isinstance(getattr(np, node.value, None), np.ufunc)}
     # keep only the longest chains (xp.add.at, not also xp.add)
     return {c for c in chains if not any(o[:len(c)] == c and len(o) > len(c) for o in chains)}
 
