@@ -413,8 +413,10 @@ class Tensor:
         new.__dict__.update(self.__dict__)
         return new
 
-    def __setstate__(self, state):
-        raise TypeError("nnref tensors are not pickled; use nnref.save / nnref.load")
+    def __reduce_ex__(self, protocol):
+        """Refused at pickling time, so no pickle holds a tensor that could never be loaded."""
+        from .serialization import _not_picklable_message
+        raise TypeError(_not_picklable_message(self))
 
 
 class Size(tuple):

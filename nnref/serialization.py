@@ -1,7 +1,12 @@
 """``nnref.save`` / ``nnref.load``: checkpoints without pickle (``torch/serialization.py``'s role).
 
 ``torch.save`` pickles, and unpickling a file can run any code it names.  An
-nnref checkpoint holds only data, so loading a file from anywhere is safe:
+nnref checkpoint holds only data, so loading a file from anywhere is safe.
+``nnref.load`` also reads PyTorch's own zip checkpoints (the weights-only
+subset, through a restricted unpickler that admits only PyTorch's tensor
+rebuild functions, see ``nnref/_torch_checkpoint.py``) and ``.safetensors``
+files (``nnref/utils/safetensors.py``); ``nnref.save(obj, f, format="torch")``
+and ``format="safetensors"`` write those formats.
 
 Format (version 1)
 ------------------
@@ -33,51 +38,95 @@ everything else is a one-key object::
                                         "metadata" is a state_dict's ``_metadata``
     {"dtype": "float32"}   {"device": "cpu"}
 
-Writing is atomic: the archive goes to a temporary file in the target's
-directory, is flushed and fsync'ed, then ``os.replace``\\ s the target, so a
-crash leaves either the old checkpoint or the new one, never half of one.
+Writing a path is atomic: the archive goes to a temporary file
+``.<name>.<pid>.<random>.nnref-tmp`` in the target's directory, is flushed and
+fsync'ed, then ``os.replace``\\ s the target, so a crash leaves either the old
+checkpoint or the new one, never half of one.  Every error removes the
+temporary file, and a later save into the same directory removes those left by
+processes that no longer run (a power cut).  A write-protected target raises
+``PermissionError``; a FIFO or device is written through, not replaced.
 
-Reading trusts nothing: any archive that is truncated, corrupted (ZIP CRCs
-cover every entry), foreign (e.g. a pickle-based ``torch.save`` file) or
-crafted (compressed entries, sizes beyond the file's own size, shapes that do
-not match the byte count, unknown dtypes, nesting deeper than
-``MAX_NESTING``) raises :class:`CheckpointError`, naming the file and the
-problem.  What nnref does not keep: storage sharing between *different*
-tensor objects (views are saved as separate copies), autograd history (a
-tensor that requires grad loads as a leaf that requires grad, as in
-PyTorch), and types outside the list above (saving one raises ``TypeError``).
+Reading trusts nothing, and its cost is bounded by the file's size: any file
+that is truncated, corrupted (ZIP CRCs cover every entry), foreign or crafted
+raises :class:`CheckpointError`, naming the file and the problem (and the
+limit, when it is one of the limits below).  The archive's entries must be
+stored, in order and without overlapping one another, so the bytes that load
+never exceed the file's size; shapes must match their bytes; the manifest must
+be under ``MAX_MANIFEST_BYTES``; nesting under ``MAX_NESTING``; and no more
+than ``MAX_HASH_COLLISIONS`` keys of one dict may share a hash value (keys
+crafted to collide would make building the dict quadratic).  Loading imports
+nothing: a tensor saved on ``'cuda'`` goes to the GPU only when CuPy is
+already in use or ``map_location`` asks for the GPU.
+
+What nnref does not keep: storage sharing between *different* tensor objects
+(views are saved as separate copies), autograd history (a tensor that requires
+grad loads as a leaf that requires grad, as in PyTorch), and types outside the
+list above (saving one raises ``TypeError``; saving a module or an optimizer
+says how to save its ``state_dict()`` instead).
 """
-from collections import OrderedDict
+from collections import Counter, OrderedDict
+import errno
 import io
 import json
 import math
 import numbers
 import os
+import secrets
+import stat
+import struct
 import sys
-import tempfile
 import zipfile
+import zlib
 
 import numpy as np
 
-from . import _dtype
+from . import _device, _dtype
 from ._device import CPU, device as Device
 from ._device import to_host
 from ._tensor import Size, Tensor
 
-__all__ = ["save", "load", "CheckpointError", "FORMAT_VERSION", "MAX_NESTING"]
+__all__ = ["save", "load", "CheckpointError", "FORMAT_VERSION", "MAX_NESTING",
+           "MAX_MANIFEST_BYTES", "MAX_HASH_COLLISIONS"]
 
 FORMAT_NAME = "nnref-checkpoint"
 FORMAT_VERSION = 1
+FORMATS = ("nnref", "torch", "safetensors")
 MAX_NESTING = 200
+MAX_MANIFEST_BYTES = 256 * 2**20
+MAX_HASH_COLLISIONS = 16
 _MAX_DIMS = 64
 _PREFIX = "nnref_checkpoint/"
 _MANIFEST = _PREFIX + "manifest.json"
 _DTYPES = {d.name: d for d in _dtype.ALL_DTYPES}
 _FIXED_TIME = (1980, 1, 1, 0, 0, 0)  # identical objects give byte-identical files
+_TEMPORARY_SUFFIX = ".nnref-tmp"
+_LOCAL_HEADER = struct.Struct("<4s2B4HL2L2H")
+_LOCAL_HEADER_SIGNATURE = b"PK\x03\x04"
 
 
 class CheckpointError(RuntimeError):
-    """The file is not a readable nnref checkpoint (truncated, corrupted, foreign or malformed)."""
+    """The file is not a readable checkpoint (truncated, corrupted, foreign, malformed or beyond a limit)."""
+
+
+def _not_picklable_message(obj):
+    """What to do instead of pickling ``obj`` (a tensor, module or optimizer): the checkpoint recipe."""
+    from .nn.modules.module import Module
+    from .optim.optimizer import Optimizer
+    kind = type(obj).__name__
+    if isinstance(obj, Module):
+        save, reload = ("nnref.save(model.state_dict(), path)",
+                        f"model = {kind}(...)  # built as before\n    "
+                        "model.load_state_dict(nnref.load(path))")
+    elif isinstance(obj, Optimizer):
+        save, reload = ("nnref.save(optimizer.state_dict(), path)",
+                        f"optimizer = {kind}(model.parameters(), ...)  # built as before\n    "
+                        "optimizer.load_state_dict(nnref.load(path))")
+    else:
+        save, reload = "nnref.save(tensor, path)", "tensor = nnref.load(path)"
+    return (f"an nnref {kind} cannot be pickled: a pickle stores code references, and loading "
+            "one can run any code. Save the values instead (for a model: nnref.save("
+            "model.state_dict(), path)):\n"
+            f"    {save}\nand reload them with\n    {reload}")
 
 
 # --------------------------------------------------------------------------------------------
@@ -119,9 +168,7 @@ class _Encoder:
             return {"dtype": obj.name}
         if isinstance(obj, Device):
             return {"device": str(obj)}
-        raise TypeError(f"nnref.save cannot store an object of type {type(obj).__module__}."
-                        f"{type(obj).__qualname__}; it stores tensors, numbers, strings, bools, "
-                        "None, dtypes, devices, and lists/tuples/dicts/OrderedDicts of them")
+        raise unsupported_type(obj)
 
     def _key(self, key, depth):
         if key is None or isinstance(key, (bool, str, numbers.Number)) or type(key) is tuple:
@@ -137,6 +184,18 @@ class _Encoder:
         return index
 
 
+def unsupported_type(obj):
+    """The TypeError for an object no checkpoint format stores (modules get the state_dict recipe)."""
+    from .nn.modules.module import Module
+    from .optim.optimizer import Optimizer
+    if isinstance(obj, (Module, Optimizer)):
+        return TypeError("nnref.save stores values, not whole objects: "
+                         + _not_picklable_message(obj).split(": ", 1)[1])
+    return TypeError(f"nnref.save cannot store an object of type {type(obj).__module__}."
+                     f"{type(obj).__qualname__}; it stores tensors, numbers, strings, bools, None, "
+                     "dtypes, devices, and lists/tuples/dicts/OrderedDicts of them")
+
+
 def _tensor_entry(t):
     from .nn.parameter import Parameter
     return {"dtype": t._dtype.name, "shape": list(t._data.shape), "device": str(t._device),
@@ -144,7 +203,7 @@ def _tensor_entry(t):
             "parameter": isinstance(t, Parameter)}
 
 
-def _little_endian_bytes(t):
+def little_endian_bytes(t):
     """The tensor's values as a flat byte array, C order, little-endian (no copy when possible)."""
     array = np.ascontiguousarray(to_host(t._data))
     if sys.byteorder != "little":
@@ -152,14 +211,33 @@ def _little_endian_bytes(t):
     return array.reshape(-1).view(np.uint8)
 
 
-def _write_archive(stream, manifest, tensors):
+def _write_archive(stream, obj):
+    encoder = _Encoder()
+    manifest = {"format": FORMAT_NAME, "version": FORMAT_VERSION, "byteorder": "little",
+                "tensors": None, "object": encoder.encode(obj)}
+    manifest["tensors"] = [_tensor_entry(t) for t in encoder.tensors]
+    entries = [(_MANIFEST, json.dumps(manifest, separators=(",", ":")).encode("utf-8"))]
+    entries += [(f"{_PREFIX}tensors/{i}", t) for i, t in enumerate(encoder.tensors)]
+    write_zip(stream, entries)
+
+
+def write_zip(stream, entries, align=1):
+    """Write ``(name, bytes or tensor)`` entries, stored, data aligned to ``align`` bytes.
+
+    Tensors are converted to bytes one at a time, so saving holds at most one
+    extra copy of one tensor (none for contiguous CPU tensors).
+    """
     with zipfile.ZipFile(stream, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as archive:
-        info = zipfile.ZipInfo(_MANIFEST, date_time=_FIXED_TIME)
-        archive.writestr(info, json.dumps(manifest, separators=(",", ":")).encode("utf-8"))
-        for i, t in enumerate(tensors):
-            data = _little_endian_bytes(t)
-            info = zipfile.ZipInfo(f"{_PREFIX}tensors/{i}", date_time=_FIXED_TIME)
-            with archive.open(info, "w", force_zip64=data.nbytes >= 2**31) as entry:
+        for name, value in entries:
+            data = little_endian_bytes(value) if isinstance(value, Tensor) else value
+            info = zipfile.ZipInfo(name, date_time=_FIXED_TIME)
+            if align > 1:
+                # A padding extra field (id 'FB', as PyTorch writes) puts the data on the boundary.
+                start = archive.fp.tell() + 30 + len(name.encode()) + 4
+                zip64 = len(data) >= 2**31
+                start += 20 if zip64 else 0
+                info.extra = b"FB" + struct.pack("<H", -start % align) + b"Z" * (-start % align)
+            with archive.open(info, "w", force_zip64=len(data) >= 2**31) as entry:
                 entry.write(memoryview(data))
 
 
@@ -170,26 +248,62 @@ def _default_file_mode():
     return 0o666 & ~umask
 
 
-def save(obj, f):
+def save(obj, f, *, format="nnref"):
     """Write ``obj`` (tensors, numbers, strings and containers of them) to the path or file ``f``.
 
-    A path is replaced atomically; an open binary file object is written as is.
+    ``format`` is ``"nnref"`` (the default, described above), ``"torch"`` (the
+    zip that ``torch.save`` writes, which ``torch.load(f, weights_only=True)``
+    reads) or ``"safetensors"`` (a flat ``{name: tensor}`` dict, as
+    ``safetensors.torch.save_file`` writes).  A path is replaced atomically; an
+    open binary file object is written as is.
     """
-    encoder = _Encoder()
-    manifest = {"format": FORMAT_NAME, "version": FORMAT_VERSION, "byteorder": "little",
-                "tensors": None, "object": encoder.encode(obj)}
-    manifest["tensors"] = [_tensor_entry(t) for t in encoder.tensors]
+    if format not in FORMATS:
+        raise ValueError(f"nnref.save: format must be one of {', '.join(map(repr, FORMATS))}, "
+                         f"not {format!r}")
+    if format == "torch":
+        from ._torch_checkpoint import write_torch_zip as write
+    elif format == "safetensors":
+        from .utils.safetensors import write_safetensors as write
+    else:
+        write = _write_archive
     if hasattr(f, "write"):
-        _write_archive(f, manifest, encoder.tensors)
+        write(f, obj)
         return
-    path = os.path.realpath(os.fspath(f))  # through a symlink: replace its target, keep the link
+    _save_to_path(write, obj, os.fspath(f))
+
+
+def _save_to_path(write, obj, user_path):
+    path = os.path.realpath(user_path)  # through a symlink: replace its target, keep the link
     directory = os.path.dirname(path)
-    mode = os.stat(path).st_mode & 0o7777 if os.path.exists(path) else _default_file_mode()
-    fd, temporary = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".",
-                                     suffix=".tmp")
+    try:
+        status = os.stat(path)
+    except FileNotFoundError:
+        status = None
+    if status is not None and not stat.S_ISREG(status.st_mode):
+        if stat.S_ISDIR(status.st_mode):
+            raise IsADirectoryError(errno.EISDIR, "Is a directory", user_path)
+        with open(path, "wb") as stream:  # a FIFO or a device: write through it, as open() would
+            write(stream, obj)
+        return
+    if not os.path.isdir(directory):
+        raise RuntimeError(f"Parent directory {os.path.dirname(os.path.abspath(user_path))} does "
+                           "not exist.")  # PyTorch's words
+    if status is not None and (not os.access(path, os.W_OK) or not status.st_mode & 0o222):
+        # open(path, "wb") would fail here (torch.save does); even root keeps a write-protected file.
+        raise PermissionError(errno.EACCES, "Permission denied (the file is write-protected)",
+                              user_path)
+    mode = status.st_mode & 0o7777 if status is not None else _default_file_mode()
+    _remove_stale_temporaries(directory, os.path.basename(path))
+    temporary = os.path.join(directory, f".{os.path.basename(path)}.{os.getpid()}."
+                                        f"{secrets.token_hex(4)}{_TEMPORARY_SUFFIX}")
+    try:
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except PermissionError:
+        raise PermissionError(errno.EACCES, "Permission denied (cannot create a file in its "
+                                            "folder)", user_path) from None
     try:
         with os.fdopen(fd, "wb") as stream:
-            _write_archive(stream, manifest, encoder.tensors)
+            write(stream, obj)
             stream.flush()
             os.fsync(stream.fileno())
         os.chmod(temporary, mode)
@@ -201,6 +315,36 @@ def save(obj, f):
             pass
         raise
     _fsync_directory(directory)
+
+
+def _remove_stale_temporaries(directory, name):
+    """Delete ``.<name>.<pid>.*.nnref-tmp`` files whose writing process is gone (crash, power cut)."""
+    prefix = f".{name}."
+    try:
+        candidates = [n for n in os.listdir(directory)
+                      if n.startswith(prefix) and n.endswith(_TEMPORARY_SUFFIX)]
+    except OSError:
+        return
+    for candidate in candidates:
+        pid = candidate[len(prefix):].split(".", 1)[0]
+        if not pid.isdigit() or _process_alive(int(pid)):
+            continue
+        try:
+            os.unlink(os.path.join(directory, candidate))
+        except OSError:
+            pass
+
+
+def _process_alive(pid):
+    if pid == os.getpid():
+        return False  # this process is not saving this file now: its own leftovers are stale
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True
+    return True
 
 
 def _fsync_directory(directory):
@@ -218,40 +362,153 @@ def _fsync_directory(directory):
 
 
 # --------------------------------------------------------------------------------------------
-# Loading
+# Loading: the parts every format shares
+# --------------------------------------------------------------------------------------------
+
+class Archive:
+    """A ZIP archive checked before anything is read: stored entries, in order, not overlapping.
+
+    ``zipfile`` parses the central directory; the data are then read straight
+    from the file into their final arrays (no intermediate copy), and checked
+    against their CRC-32.
+    """
+
+    def __init__(self, stream, size, fail):
+        self.stream = stream
+        self.fail = fail
+        zip_file = zipfile.ZipFile(stream)
+        self.names = {}
+        end_of_previous = 0
+        for info in zip_file.infolist():
+            if info.filename in self.names:
+                fail(f"the archive holds two entries named '{info.filename}'")
+            if info.compress_type != zipfile.ZIP_STORED:
+                fail(f"entry '{info.filename}' is compressed; checkpoints store entries uncompressed")
+            if info.flag_bits & 0x1:
+                fail(f"entry '{info.filename}' is encrypted")
+            if info.compress_size != info.file_size or info.file_size > size:
+                fail(f"entry '{info.filename}' claims {info.file_size} bytes, more than the whole "
+                     f"file ({size} bytes)")
+            if info.header_offset < end_of_previous:
+                fail(f"entry '{info.filename}' overlaps the entry before it or comes out of order "
+                     "(limit: every byte of the file belongs to at most one entry)")
+            stream.seek(info.header_offset)
+            header = stream.read(_LOCAL_HEADER.size)
+            if len(header) != _LOCAL_HEADER.size or header[:4] != _LOCAL_HEADER_SIGNATURE:
+                fail(f"entry '{info.filename}' has no valid local header")
+            name_length, extra_length = _LOCAL_HEADER.unpack(header)[-2:]
+            start = info.header_offset + _LOCAL_HEADER.size + name_length + extra_length
+            stream.seek(info.header_offset + _LOCAL_HEADER.size)
+            if stream.read(name_length) != info.orig_filename.encode("utf-8" if info.flag_bits
+                                                                    & 0x800 else "cp437"):
+                fail(f"entry '{info.filename}' has a different name in its local header")
+            end_of_previous = start + info.file_size
+            if end_of_previous > zip_file.start_dir:
+                fail(f"entry '{info.filename}' runs past the start of the archive's directory")
+            self.names[info.filename] = (start, info.file_size, info.CRC)
+        zip_file.close()
+
+    def size_of(self, name):
+        if name not in self.names:
+            self.fail(f"the archive has no entry '{name}'")
+        return self.names[name][1]
+
+    def read_into(self, name, buffer):
+        """Fill the writable byte buffer ``buffer`` with entry ``name``'s data (sizes must match)."""
+        start, size, crc = self.names[name]
+        if buffer.nbytes != size:
+            self.fail(f"entry '{name}' holds {size} bytes, not the {buffer.nbytes} it should")
+        self.stream.seek(start)
+        got = 0
+        while got < size:
+            n = self.stream.readinto(buffer[got:])
+            if not n:
+                self.fail(f"entry '{name}' is truncated")
+            got += n
+        if zlib.crc32(buffer) != crc:
+            self.fail(f"entry '{name}' fails its CRC-32 check (the file is corrupted)")
+
+    def read(self, name, limit=None):
+        size = self.size_of(name)
+        if limit is not None and size > limit:
+            self.fail(f"entry '{name}' holds {size} bytes, over the limit of {limit} bytes")
+        data = bytearray(size)
+        self.read_into(name, memoryview(data))
+        return bytes(data)
+
+
+def build_mapping(pairs, ordered, fail):
+    """A dict (or OrderedDict) from checked ``(key, value)`` pairs, refusing hash-flooding key sets.
+
+    Inserting n keys that share one hash costs n**2 comparisons.  Hash values
+    are ints below 2**61 whose own hashes are themselves, so counting them
+    costs linear time whatever the keys are; a genuine checkpoint never has
+    more than a couple of keys per hash value.
+    """
+    keys = []
+    for key, _ in pairs:
+        try:
+            keys.append(hash(key))
+        except TypeError:
+            fail(f"a dict key of type {type(key).__name__} is not hashable")
+    if keys:
+        _, most = Counter(keys).most_common(1)[0]
+        if most > MAX_HASH_COLLISIONS:
+            fail(f"{most} keys of one dict share one hash value (limit: MAX_HASH_COLLISIONS = "
+                 f"{MAX_HASH_COLLISIONS}); keys crafted to collide would make loading quadratic")
+    return (OrderedDict if ordered else dict)(pairs)
+
+
+def target_device(map_location, saved):
+    """Where a tensor saved on ``saved`` goes: ``map_location`` (a device, string or dict) decides."""
+    if map_location is None:
+        return saved
+    if isinstance(map_location, dict):
+        mapped = map_location.get(str(saved), str(saved))
+        return mapped if isinstance(mapped, Device) else Device(mapped)
+    if isinstance(map_location, (str, Device)):
+        return Device(map_location)
+    raise TypeError("map_location should be a string, a device, a dict or None, not "
+                    f"{type(map_location).__name__}")
+
+
+def place(array, saved_device, map_location, fail, requires_grad=False, parameter=False):
+    """The loaded array as a tensor (or Parameter) on the device ``map_location`` gives."""
+    t = Tensor._make(array, CPU)
+    target = target_device(map_location, saved_device)
+    if target.type != "cpu":
+        if map_location is None and _device._cupy is None:
+            # Starting CuPy imports code; nnref does that only when the user asked for the GPU.
+            fail(f"a tensor was saved on {saved_device}, and nnref.load does not start the GPU on "
+                 "its own: pass map_location='cpu' to load it on the CPU, or "
+                 "map_location='cuda' to load it onto the GPU")
+        try:
+            t = t.to(target)
+        except (RuntimeError, TypeError) as exc:
+            fail(f"cannot place a tensor on {target} ({exc}); pass map_location='cpu' to load it "
+                 "on the CPU")
+    if parameter:
+        from .nn.parameter import Parameter
+        return Parameter(t, requires_grad=requires_grad)
+    return t.requires_grad_(requires_grad) if requires_grad else t
+
+
+# --------------------------------------------------------------------------------------------
+# Loading the nnref format
 # --------------------------------------------------------------------------------------------
 
 class _Reader:
-    """Validates the archive and rebuilds the object; every problem becomes a CheckpointError."""
+    """Validates the manifest and rebuilds the object; every problem becomes a CheckpointError."""
 
-    def __init__(self, archive, archive_size, name, map_location):
+    def __init__(self, archive, name, map_location, fail):
         self.archive = archive
-        self.archive_size = archive_size
         self.name = name
         self.map_location = map_location
+        self.fail = fail
         self.loaded = {}
 
-    def fail(self, problem):
-        raise CheckpointError(f"{self.name}: {problem}")
-
-    def entry(self, name):
-        try:
-            info = self.archive.getinfo(name)
-        except KeyError:
-            self.fail(f"the archive has no entry '{name}'")
-        if info.compress_type != zipfile.ZIP_STORED:
-            self.fail(f"entry '{name}' is compressed; nnref checkpoints store entries uncompressed")
-        if info.file_size > self.archive_size:
-            self.fail(f"entry '{name}' claims {info.file_size} bytes, more than the whole file "
-                      f"({self.archive_size} bytes)")
-        return info
-
     def manifest(self):
-        info = self.entry(_MANIFEST)
-        with self.archive.open(info) as stream:
-            raw = stream.read(info.file_size + 1)
-        if len(raw) != info.file_size:
-            self.fail("the manifest's size does not match its header")
+        raw = self.archive.read(_MANIFEST, limit=MAX_MANIFEST_BYTES)
         try:
             manifest = json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, ValueError, RecursionError) as exc:
@@ -266,7 +523,7 @@ class _Reader:
             self.fail(f"unsupported byte order {manifest.get('byteorder')!r}")
         if not isinstance(manifest.get("tensors"), list) or "object" not in manifest:
             self.fail("the manifest lacks its 'tensors' list or its 'object'")
-        if len(manifest["tensors"]) > len(self.archive.infolist()):
+        if len(manifest["tensors"]) > len(self.archive.names):
             self.fail("the manifest lists more tensors than the archive has entries")
         self.tensor_table = manifest["tensors"]
         return manifest["object"]
@@ -274,7 +531,8 @@ class _Reader:
     # -- values --------------------------------------------------------------------------------
     def value(self, node, depth=0):
         if depth > MAX_NESTING:
-            self.fail(f"the object is nested more than {MAX_NESTING} levels deep")
+            self.fail(f"the object is nested more than {MAX_NESTING} levels deep (limit: "
+                      "MAX_NESTING)")
         if node is None or isinstance(node, (bool, str, int, float)):
             return node
         if not isinstance(node, dict) or not node:
@@ -309,17 +567,15 @@ class _Reader:
     def mapping(self, node, tag, body, depth):
         if set(node) - {tag, "metadata"} or not isinstance(body, list):
             self.fail(f"malformed '{tag}' entry")
-        result = {} if tag == "dict" else OrderedDict()
+        pairs = []
         for pair in body:
             if not isinstance(pair, list) or len(pair) != 2:
                 self.fail(f"a '{tag}' item is not a [key, value] pair")
-            key = self.value(pair[0], depth + 1)
-            try:
-                hash(key)
-            except TypeError:
-                self.fail(f"a '{tag}' key of type {type(key).__name__} is not hashable")
-            result[key] = self.value(pair[1], depth + 1)
+            pairs.append((self.value(pair[0], depth + 1), self.value(pair[1], depth + 1)))
+        result = build_mapping(pairs, tag == "odict", self.fail)
         if "metadata" in node:
+            if tag != "odict":
+                self.fail("only an 'odict' carries metadata")
             result._metadata = self.value(node["metadata"], depth + 1)
         return result
 
@@ -355,58 +611,59 @@ class _Reader:
         if requires_grad and not dtype.is_floating_point:
             self.fail(f"tensor {index}: a {dtype.name} tensor cannot require grad")
         saved_device = self.device(meta.get("device"))
+        name = f"{_PREFIX}tensors/{index}"
         nbytes = math.prod(shape) * dtype.itemsize
-        info = self.entry(f"{_PREFIX}tensors/{index}")
-        if info.file_size != nbytes:
+        size = self.archive.size_of(name)
+        if size != nbytes:
             self.fail(f"tensor {index}: shape {shape} of {dtype.name} needs {nbytes} bytes, but "
-                      f"its entry holds {info.file_size}")
+                      f"its entry holds {size}")
         array = np.empty(shape, dtype=dtype.numpy)
-        with self.archive.open(info) as stream:
-            got = stream.readinto(memoryview(array.reshape(-1).view(np.uint8)))
-            if got != nbytes or stream.read(1):
-                self.fail(f"tensor {index}: the entry's data does not match its size")
+        self.archive.read_into(name, memoryview(array.reshape(-1).view(np.uint8)))
         if sys.byteorder != "little":
             array = array.byteswap()
-        return self.make_tensor(array, saved_device, requires_grad, parameter)
-
-    def make_tensor(self, array, saved_device, requires_grad, parameter):
-        t = Tensor._make(array, CPU)
-        target = _target_device(self.map_location, saved_device)
-        if target != CPU:
-            try:
-                t = t.to(target)
-            except RuntimeError as exc:
-                self.fail(f"cannot place a tensor on {target} ({exc}); pass map_location='cpu' to "
-                          "load it on the CPU")
-        if parameter:
-            from .nn.parameter import Parameter
-            return Parameter(t, requires_grad=requires_grad)
-        return t.requires_grad_(requires_grad) if requires_grad else t
+        return place(array, saved_device, self.map_location, self.fail, requires_grad, parameter)
 
 
-def _target_device(map_location, saved):
-    """Where a tensor saved on ``saved`` goes: ``map_location`` (a device, string or dict) decides."""
-    if map_location is None:
-        return saved
-    if isinstance(map_location, dict):
-        mapped = map_location.get(str(saved), str(saved))
-        return mapped if isinstance(mapped, Device) else Device(mapped)
-    if isinstance(map_location, (str, Device)):
-        return Device(map_location)
-    raise TypeError("map_location should be a string, a device, a dict or None, not "
-                    f"{type(map_location).__name__}")
+def convert_torch_tensors(state_dict):
+    """``state_dict`` with PyTorch tensors replaced by nnref tensors (exact, through numpy).
+
+    Only when torch is already imported (nnref never imports it); other values
+    pass through, and the result keeps the ``_metadata`` of the original.
+    """
+    torch = sys.modules.get("torch")
+    if torch is None or not any(isinstance(v, torch.Tensor) for v in state_dict.values()):
+        return state_dict
+    converted = OrderedDict((k, _from_torch(torch, k, v) if isinstance(v, torch.Tensor) else v)
+                            for k, v in state_dict.items())
+    metadata = getattr(state_dict, "_metadata", None)
+    if metadata is not None:
+        converted._metadata = metadata
+    return converted
 
 
-def _size_of(f):
-    position = f.tell()
-    f.seek(0, io.SEEK_END)
-    size = f.tell()
-    f.seek(position)
-    return size
+def _from_torch(torch, key, value):
+    name = str(value.dtype).replace("torch.", "")
+    if name not in _DTYPES:
+        raise TypeError(f"'{key}' is a PyTorch tensor of dtype {value.dtype}, which nnref does "
+                        f"not have; convert it first, e.g. state_dict['{key}'] = "
+                        f"nnref.tensor(value.float().numpy())")
+    value = value.detach().cpu()
+    if value.dtype == torch.bfloat16:  # numpy has no bfloat16: move the bits
+        array = value.contiguous().view(torch.int16).numpy().view(_DTYPES[name].numpy)
+    else:
+        array = value.numpy()
+    return Tensor._make(np.array(array, copy=True), CPU)
+
+
+# --------------------------------------------------------------------------------------------
+# load()
+# --------------------------------------------------------------------------------------------
+
+_LEGACY_TORCH_MAGIC = b"\x80\x02\x8a\x0al\xfc\x9cF\xf9 j\xa8P\x19."
 
 
 def load(f, map_location=None, weights_only=None, **kwargs):
-    """Read an object written by :func:`save` from the path or binary file ``f``.
+    """Read a checkpoint from the path or binary file ``f``: nnref's, PyTorch's zip, or safetensors.
 
     ``map_location`` (``'cpu'``, a device, or a dict such as ``{'cuda:0': 'cpu'}``)
     moves tensors as they load.  ``weights_only`` is accepted for PyTorch
@@ -415,7 +672,7 @@ def load(f, map_location=None, weights_only=None, **kwargs):
     """
     if kwargs:
         raise TypeError(f"load() got unexpected keyword arguments {sorted(kwargs)}")
-    _target_device(map_location, CPU)  # reject a malformed map_location before reading
+    target_device(map_location, CPU)  # reject a malformed map_location before reading
     if hasattr(f, "read"):
         name = getattr(f, "name", None) or f"<{type(f).__name__}>"
         return _load_from(f, str(name), map_location)
@@ -425,13 +682,43 @@ def load(f, map_location=None, weights_only=None, **kwargs):
 
 
 def _load_from(stream, name, map_location):
+    def fail(problem):
+        raise CheckpointError(f"{name}: {problem}")
+
     try:
-        size = _size_of(stream)
-        with zipfile.ZipFile(stream) as archive:
-            reader = _Reader(archive, size, name, map_location)
-            return reader.value(reader.manifest())
+        start = stream.tell()
+        stream.seek(0, io.SEEK_END)
+        size = stream.tell() - start
+        stream.seek(start)
+        head = stream.read(16)
+        stream.seek(start)
+        if head[:2] == b"PK":
+            archive = Archive(stream, start + size, fail)
+            if _MANIFEST in archive.names:
+                reader = _Reader(archive, name, map_location, fail)
+                return reader.value(reader.manifest())
+            from ._torch_checkpoint import read_torch_zip, torch_zip_prefix
+            prefix = torch_zip_prefix(archive)
+            if prefix is not None:
+                return read_torch_zip(archive, prefix, map_location, fail)
+            fail("a ZIP archive, but neither an nnref checkpoint (no 'nnref_checkpoint/"
+                 "manifest.json') nor a PyTorch one (no '<name>/data.pkl')")
+        if head.startswith(_LEGACY_TORCH_MAGIC):
+            fail("a PyTorch checkpoint in the legacy format (torch.save with "
+                 "_use_new_zipfile_serialization=False, or PyTorch < 1.6): a bare pickle, which "
+                 "nnref does not read because unpickling can run code. Convert it once with "
+                 "PyTorch: torch.save(torch.load(path, weights_only=True), new_path), then "
+                 "nnref.load(new_path)")
+        if head[:1] == b"\x80":
+            fail("a Python pickle, not a checkpoint; nnref never unpickles (it can run code)")
+        from .utils.safetensors import looks_like_safetensors, read_safetensors
+        if looks_like_safetensors(head, size):
+            return read_safetensors(stream.read(), map_location, fail)
+        fail("not an nnref, PyTorch (zip) or safetensors checkpoint")
     except CheckpointError:
         raise
-    except Exception as exc:  # zipfile, struct, OS and numpy errors from a damaged archive
-        raise CheckpointError(f"{name}: not a readable nnref checkpoint ({type(exc).__name__}: "
+    except MemoryError:
+        raise CheckpointError(f"{name}: not enough memory to load it") from None
+    except Exception as exc:  # zipfile, struct, OS and numpy errors from a damaged file
+        raise CheckpointError(f"{name}: not a readable checkpoint ({type(exc).__name__}: "
                               f"{exc})") from exc

@@ -45,6 +45,22 @@ class Optimizer:
         self.__dict__.update(state)
         self.__dict__.setdefault("_scratch_arrays", {})
 
+    def __reduce_ex__(self, protocol):
+        """``pickle.dump(optimizer, f)`` fails at once (its state holds tensors): save the state_dict."""
+        from ..serialization import _not_picklable_message
+        raise TypeError(_not_picklable_message(self))
+
+    def __copy__(self):
+        new = type(self).__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        return new
+
+    def __deepcopy__(self, memo):
+        new = type(self).__new__(type(self))
+        memo[id(self)] = new
+        new.__setstate__(deepcopy(self.__getstate__(), memo))
+        return new
+
     def __repr__(self):
         format_string = self.__class__.__name__ + " ("
         for i, group in enumerate(self.param_groups):
@@ -155,7 +171,20 @@ class Optimizer:
         return {"state": packed_state, "param_groups": param_groups}
 
     def load_state_dict(self, state_dict):
-        """Restore hyper-parameters and state saved by :meth:`state_dict` (same parameter layout)."""
+        """Restore hyper-parameters and state saved by :meth:`state_dict` (same parameter layout).
+
+        PyTorch's algorithm, made atomic: the optimizer's attributes are recorded
+        first and restored if anything raises, so a failed load changes nothing.
+        """
+        attributes = dict(self.__dict__)
+        try:
+            self._load_state_dict_as_pytorch(state_dict)
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(attributes)
+            raise
+
+    def _load_state_dict_as_pytorch(self, state_dict):
         state_dict = state_dict.copy()
         groups = self.param_groups
         saved_groups = deepcopy(state_dict["param_groups"])

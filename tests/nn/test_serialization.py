@@ -173,7 +173,7 @@ def test_crash_during_save_keeps_the_previous_checkpoint(tmp_path, monkeypatch):
     nnref.save({"epoch": 1, "w": nnref.ones(1000)}, path)
     before = path.read_bytes()
 
-    def crash(stream, manifest, tensors):
+    def crash(stream, obj):
         stream.write(b"PK\x03\x04 half a checkpoint")
         raise KeyboardInterrupt  # a crash as abrupt as Ctrl-C mid-write
 
@@ -336,11 +336,19 @@ def test_entry_claiming_more_bytes_than_the_file_is_rejected_before_reading(tmp_
         nnref.load(io.BytesIO(bytes(data)))
 
 
-def test_a_real_torch_checkpoint_is_refused_not_unpickled(tmp_path):
+def test_a_torch_checkpoint_naming_other_code_is_refused_not_run(tmp_path):
+    """A torch.save zip whose data.pkl names any global beyond the tensor-rebuild set is refused."""
     torch = pytest.importorskip("torch")
-    path = tmp_path / "torch.pt"
+    path = tmp_path / "evil.pt"
     torch.save({"w": torch.ones(2)}, path)
-    with pytest.raises(CheckpointError, match="not describe an nnref checkpoint|no entry"):
+    entries = {}
+    with zipfile.ZipFile(path) as archive:
+        for info in archive.infolist():
+            entries[info.filename] = archive.read(info)
+    prefix = next(n for n in entries if n.endswith("data.pkl"))[:-len("data.pkl")]
+    entries[prefix + "data.pkl"] = b"\x80\x02cos\nsystem\nX\x04\x00\x00\x00echo\x85R."
+    path.write_bytes(write_zip(entries))
+    with pytest.raises(CheckpointError, match="'os.system', which a weights-only load refuses"):
         nnref.load(path)
 
 

@@ -14,9 +14,11 @@ chapter can put the two side by side:
 
 What nnref leaves out: TorchScript/tracing, ``torch.compile``, meta and lazy
 tensors, ``torch.__future__`` switches and the registration hooks.  One
-behaviour differs on purpose: ``load_state_dict`` checks everything before it
-copies anything, so a failed load leaves the model unchanged.
+behaviour differs on purpose: ``load_state_dict`` runs PyTorch's algorithm
+unchanged but inside a snapshot, and a load that raises restores every
+parameter, buffer and extra state, so a failed load leaves the model as it was.
 """
+import copy
 import functools
 import itertools
 import warnings
@@ -111,10 +113,6 @@ _global_forward_hooks_always_called = OrderedDict()
 _global_forward_hooks_with_kwargs = OrderedDict()
 
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
-
-# ``load_state_dict`` puts a list under this key of each module's ``local_metadata``; while it is
-# there, ``_load_from_state_dict`` queues its copies in the list instead of copying at once.
-_DEFERRED_COPIES = "nnref_deferred_copies"
 
 
 def register_module_forward_pre_hook(hook):
@@ -888,8 +886,7 @@ class Module:
         """Run ``hook(module, incompatible_keys)`` after this module and its children were checked.
 
         The hook may edit ``incompatible_keys.missing_keys``/``unexpected_keys``
-        in place, which changes whether a strict load fails.  In nnref it runs
-        before the values are copied (copies wait until nothing failed).
+        in place, which changes whether a strict load fails.
         """
         handle = RemovableHandle(self._load_state_dict_post_hooks)
         self._load_state_dict_post_hooks[handle.id] = hook
@@ -897,7 +894,7 @@ class Module:
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
                               unexpected_keys, error_msgs):
-        """Check (and copy, or queue the copy of) this module's own entries of ``state_dict``.
+        """Copy this module's own entries of ``state_dict`` into its parameters and buffers.
 
         Problems are appended to ``missing_keys``/``unexpected_keys``/``error_msgs``
         rather than raised, so ``load_state_dict`` can report them all at once.
@@ -912,13 +909,6 @@ class Module:
         local_name_params = itertools.chain(self._parameters.items(), persistent_buffers.items())
         local_state = {k: v for k, v in local_name_params if v is not None}
         assign_to_params_buffers = local_metadata.get("assign_to_params_buffers", False)
-        deferred = local_metadata.get(_DEFERRED_COPIES)
-
-        def copy_or_defer(function, *args):
-            if deferred is None:
-                function(*args)
-            else:
-                deferred.append(functools.partial(function, *args))
 
         for name, param in local_state.items():
             key = prefix + name
@@ -938,15 +928,31 @@ class Module:
                                       f"{input_param.shape} from checkpoint, the shape in current "
                                       f"model is {param.shape}.")
                     continue
-                copy_or_defer(_copy_into_module, self, name, param, input_param,
-                              assign_to_params_buffers)
+                try:
+                    with no_grad():
+                        if assign_to_params_buffers:
+                            if isinstance(param, Parameter):
+                                if not isinstance(input_param, Parameter):
+                                    input_param = Parameter(input_param,
+                                                            requires_grad=param.requires_grad)
+                                else:
+                                    input_param.requires_grad_(param.requires_grad)
+                            setattr(self, name, input_param)
+                        else:
+                            param.copy_(input_param)
+                except Exception as ex:
+                    error_msgs.append(f'While copying the parameter named "{key}", whose '
+                                      f"dimensions in the model are {param.size()} and whose "
+                                      f"dimensions in the checkpoint are {input_param.size()}, "
+                                      f"an exception occurred : {ex.args}.")
             elif strict:
                 missing_keys.append(key)
 
         extra_state_key = prefix + _EXTRA_STATE_KEY_SUFFIX
-        if type(self).set_extra_state is not Module.set_extra_state:
+        if getattr(self.__class__, "set_extra_state", Module.set_extra_state) \
+                is not Module.set_extra_state:
             if extra_state_key in state_dict:
-                copy_or_defer(self.set_extra_state, state_dict[extra_state_key])
+                self.set_extra_state(state_dict[extra_state_key])
             elif strict:
                 missing_keys.append(extra_state_key)
         elif strict and (extra_state_key in state_dict):
@@ -971,17 +977,31 @@ class Module:
         returned ``_IncompatibleKeys``.  A shape mismatch always fails.  With
         ``assign=True`` the checkpoint's tensors replace the module's (keeping
         each parameter's ``requires_grad``) instead of being copied into them.
+        A state_dict of PyTorch tensors is converted through numpy first.
 
-        Unlike PyTorch, a load that fails changes nothing: every module first
-        checks its entries and only queues the copies, which run once the whole
-        tree was checked without error.  (PyTorch copies as it goes, so after
-        its RuntimeError the model can be half loaded.)
+        The algorithm is PyTorch's, unchanged, so overrides of
+        ``_load_from_state_dict`` and ``set_extra_state`` and the load hooks see
+        and do what they do in PyTorch.  Unlike PyTorch, a load that raises
+        changes nothing: every module's parameters, buffers, attributes and
+        extra state are recorded first and restored if anything raises (PyTorch
+        copies as it goes, so after its RuntimeError the model can be half
+        loaded).  The record costs one copy of the parameters and buffers
+        while the load runs.
         """
         if not isinstance(state_dict, Mapping):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        from ...serialization import convert_torch_tensors
+        state_dict = convert_torch_tensors(state_dict)
+        snapshot = _Snapshot(self)
+        try:
+            return self._load_state_dict_as_pytorch(state_dict, strict, assign)
+        except BaseException:
+            snapshot.restore()
+            raise
 
+    def _load_state_dict_as_pytorch(self, state_dict, strict, assign):
+        """``torch.nn.Module.load_state_dict``'s body, line for line."""
         missing_keys, unexpected_keys, error_msgs = [], [], []
-        deferred_copies = []
 
         # A copy, so that _load_from_state_dict may edit it.
         metadata = getattr(state_dict, "_metadata", None)
@@ -990,10 +1010,9 @@ class Module:
             state_dict._metadata = metadata
 
         def load(module, local_state_dict, prefix=""):
-            local_metadata = dict({} if metadata is None else metadata.get(prefix[:-1], {}))
+            local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
             if assign:
                 local_metadata["assign_to_params_buffers"] = assign
-            local_metadata[_DEFERRED_COPIES] = deferred_copies
             module._load_from_state_dict(local_state_dict, prefix, local_metadata, True,
                                          missing_keys, unexpected_keys, error_msgs)
             for name, child in module._modules.items():
@@ -1026,9 +1045,6 @@ class Module:
         if len(error_msgs) > 0:
             raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
                 self.__class__.__name__, "\n\t".join(error_msgs)))
-
-        for copy in deferred_copies:
-            copy()
         return _IncompatibleKeys(missing_keys, unexpected_keys)
 
     # -- walking the tree --------------------------------------------------------------------
@@ -1189,6 +1205,28 @@ class Module:
         keys = [key for key in keys if not key[0].isdigit()]
         return sorted(keys)
 
+    # -- copying, and why pickling is refused ------------------------------------------------
+    def __reduce_ex__(self, protocol):
+        """``pickle.dump(model, f)`` fails at once, saying how to save the weights instead.
+
+        PyTorch pickles the module (its class by name, its tensors by value);
+        nnref's tensors never go into a pickle, so a pickled model could not be
+        loaded, and the loss would only show at load time.
+        """
+        from ...serialization import _not_picklable_message
+        raise TypeError(_not_picklable_message(self))
+
+    def __copy__(self):
+        new = type(self).__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        return new
+
+    def __deepcopy__(self, memo):
+        new = type(self).__new__(type(self))
+        memo[id(self)] = new
+        new.__dict__.update(copy.deepcopy(self.__dict__, memo))
+        return new
+
     def _replicate_for_data_parallel(self):
         """A shallow copy for one device of DataParallel: shares children and buffers, no parameters."""
         replica = self.__new__(type(self))
@@ -1200,15 +1238,52 @@ class Module:
         return replica
 
 
-def _copy_into_module(module, name, param, input_param, assign):
-    """Put a checkpoint value into ``module.<name>``: copied in place, or assigned if ``assign``."""
-    with no_grad():
-        if assign:
-            if isinstance(param, Parameter):
-                if not isinstance(input_param, Parameter):
-                    input_param = Parameter(input_param, requires_grad=param.requires_grad)
-                else:
-                    input_param.requires_grad_(param.requires_grad)
-            setattr(module, name, input_param)
-        else:
-            param.copy_(input_param)
+class _Snapshot:
+    """Everything ``load_state_dict`` may change in a module tree, recorded so it can be put back.
+
+    Per module: its attributes (a shallow copy of ``__dict__``), the contents of
+    its ``_parameters``/``_buffers``/``_modules`` dicts (``assign=True`` and
+    overrides rebind entries) and, where ``get_extra_state`` is overridden, a
+    deep copy of the extra state.  Per tensor: its array, a copy of its values
+    and its version, so only tensors that were written to are restored (and
+    their version bumped, as for any in-place change).
+    """
+
+    def __init__(self, root):
+        self.modules = []
+        self.tensors = {}
+        for module in root.modules():
+            extra = _NO_EXTRA_STATE
+            if type(module).get_extra_state is not Module.get_extra_state \
+                    and type(module).set_extra_state is not Module.set_extra_state:
+                try:
+                    extra = copy.deepcopy(module.get_extra_state())
+                except Exception:
+                    extra = _NO_EXTRA_STATE  # attributes are still restored below
+            self.modules.append((module, dict(module.__dict__), dict(module._parameters),
+                                 dict(module._buffers), dict(module._modules), extra))
+            for t in itertools.chain(module._parameters.values(), module._buffers.values()):
+                if t is not None and id(t) not in self.tensors:
+                    self.tensors[id(t)] = (t, t._data, t._data.copy(), t._version_counter[0])
+
+    def restore(self):
+        for module, attributes, parameters, buffers, modules, extra in self.modules:
+            if extra is not _NO_EXTRA_STATE:
+                try:
+                    module.set_extra_state(extra)
+                except Exception:
+                    pass  # the attributes below are what the module held before the load
+            module.__dict__.clear()
+            module.__dict__.update(attributes)
+            for live, saved in ((module._parameters, parameters), (module._buffers, buffers),
+                                (module._modules, modules)):
+                live.clear()
+                live.update(saved)
+        for t, array, values, version in self.tensors.values():
+            if t._data is not array or t._version_counter[0] != version:
+                t._data = array
+                array[...] = values
+                t._bump_version()
+
+
+_NO_EXTRA_STATE = object()
