@@ -4,6 +4,12 @@ Mirrors ``torch.device`` (c10/core/Device.h).  A CPU tensor keeps its values in
 a numpy array; a ``'cuda'`` tensor keeps them in a CuPy array.  Every other
 module asks :func:`array_module` instead of testing the device itself.
 """
+import importlib.machinery
+import importlib.util
+import os
+import site
+import sys
+
 import numpy as np
 
 __all__ = ["device", "array_module", "array_module_of", "to_host", "check_dtype_on_device", "cuda_unavailable_reason"]
@@ -51,15 +57,37 @@ CPU = device("cpu")
 
 
 def _import_cupy():
-    """CuPy, imported the first time a CUDA array is met; None when it is not installed."""
+    """CuPy, imported the first time a CUDA array is met; None when it is not installed.
+
+    CuPy is looked for only in site-packages (and the folders named in
+    ``NNREF_CUPY_SITE``), never in the current directory: a ``cupy.py`` lying
+    next to a notebook or a downloaded checkpoint must not run.
+    """
     global _cupy
     if _cupy is None:
-        try:
-            import cupy
-        except ImportError:
-            return None
+        cupy = sys.modules.get("cupy")
+        if cupy is None:
+            spec = importlib.machinery.PathFinder.find_spec("cupy", _cupy_search_path())
+            if spec is None:
+                return None
+            cupy = importlib.util.module_from_spec(spec)
+            sys.modules["cupy"] = cupy
+            try:
+                spec.loader.exec_module(cupy)
+            except ImportError:
+                del sys.modules["cupy"]
+                return None
+            except BaseException:
+                del sys.modules["cupy"]
+                raise
         _cupy = cupy
     return _cupy
+
+
+def _cupy_search_path():
+    folders = site.getsitepackages() + [site.getusersitepackages()]
+    folders += [f for f in os.environ.get("NNREF_CUPY_SITE", "").split(os.pathsep) if f]
+    return [f for f in folders if os.path.isabs(f)]
 
 
 _cupy = None

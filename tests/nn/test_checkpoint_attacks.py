@@ -1,0 +1,367 @@
+"""Hostile checkpoints cost bounded time and memory, run no code, and raise one error type.
+
+Crafted files for each known bomb (overlapping ZIP entries, colliding dict
+keys, deep nesting, code named in a PyTorch pickle, a planted ``cupy.py``),
+then a fixed-seed fuzz of 1,000 mutated files per format (nnref, PyTorch zip,
+safetensors), each case timed and its memory traced.
+"""
+import io
+import json
+import os
+import struct
+import subprocess
+import sys
+import time
+import tracemalloc
+import zipfile
+import zlib
+
+import numpy as np
+import pytest
+
+import nnref
+from nnref import nn
+from nnref.serialization import CheckpointError, MAX_HASH_COLLISIONS, MAX_NESTING
+
+M = "nnref_checkpoint/manifest.json"
+
+
+def manifest(obj, tensors=()):
+    return json.dumps({"format": "nnref-checkpoint", "version": 1, "byteorder": "little",
+                       "tensors": list(tensors), "object": obj}).encode()
+
+
+def stored_zip(entries):
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, data in entries.items():
+            archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+def load_bytes(data):
+    return nnref.load(io.BytesIO(data))
+
+
+def bounded(data, seconds=2.0, extra_bytes=None):
+    """Load ``data``; return the exception type (None if it loaded), after checking time and memory."""
+    limit = extra_bytes if extra_bytes is not None else 8 * len(data) + 2**20
+    tracemalloc.start()
+    start = time.perf_counter()
+    try:
+        load_bytes(data)
+        outcome = None
+    except Exception as exc:  # the assertion below names any type but CheckpointError
+        outcome = exc
+    elapsed = time.perf_counter() - start
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert elapsed < seconds, f"loading took {elapsed:.2f} s"
+    assert peak < limit, f"loading allocated {peak} bytes for a {len(data)}-byte file"
+    return outcome
+
+
+# -- memory bomb: ZIP entries whose data overlap -------------------------------------------------
+def overlapping_zip(count, payload):
+    """Entry i's data runs over the local headers of entries i+1.. and the payload: with stored
+    entries, ``zipfile`` would read about ``count * len(payload)`` bytes from one payload."""
+    names = [f"nnref_checkpoint/tensors/{i}".encode() for i in range(count)]
+    offsets, position = [], 0
+    for name in names:
+        offsets.append(position)
+        position += 30 + len(name)
+    end = position + len(payload)
+    sizes = [end - (offset + 30 + len(name)) for offset, name in zip(offsets, names)]
+    man = manifest({"list": [{"tensor": i} for i in range(count)]},
+                   [{"dtype": "bool", "shape": [size], "device": "cpu", "requires_grad": False,
+                     "parameter": False} for size in sizes])
+    blob = bytearray(b"".join(_local(name, 0, 0) for name in names) + payload)
+    for offset, size in zip(offsets, sizes):
+        blob[offset + 18:offset + 26] = struct.pack("<2L", size, size)
+    records = []
+    for name, offset, size in reversed(list(zip(names, offsets, sizes))):  # CRCs cover later CRCs
+        crc = zlib.crc32(bytes(blob[end - size:end]))
+        blob[offset + 14:offset + 18] = struct.pack("<L", crc)
+        records.insert(0, (name, offset, crc, size))
+    records.append((M.encode(), len(blob), zlib.crc32(man), len(man)))
+    blob += _local(M.encode(), zlib.crc32(man), len(man)) + man
+    central = b"".join(struct.pack("<4s4B4HL2L5H2L", b"PK\x01\x02", 20, 0, 20, 0, 0, 0, 0, 0x21,
+                                   crc, size, size, len(name), 0, 0, 0, 0, 0, offset) + name
+                       for name, offset, crc, size in records)
+    return bytes(blob) + central + struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, len(records),
+                                               len(records), len(central), len(blob), 0)
+
+
+def _local(name, crc, size):
+    return struct.pack("<4s2B4HL2L2H", b"PK\x03\x04", 20, 0, 0, 0, 0, 0x21, crc, size, size,
+                       len(name), 0) + name
+
+
+def test_overlapping_entries_are_refused_before_any_tensor_is_read():
+    data = overlapping_zip(300, b"\0" * 50_000)
+    # Without the check these 120 KB would load as about 300 * 60 KB = 18 MB.
+    assert len(data) < 130_000
+    outcome = bounded(data, extra_bytes=2 * 2**20)
+    assert isinstance(outcome, CheckpointError), outcome
+    assert "overlaps the entry before it" in str(outcome)
+
+
+def test_entries_out_of_order_are_refused():
+    data = stored_zip({M: manifest({"list": [{"tensor": 0}, {"tensor": 1}]},
+                                   [{"dtype": "float32", "shape": [1], "device": "cpu",
+                                     "requires_grad": False, "parameter": False}] * 2),
+                       "nnref_checkpoint/tensors/0": b"\0" * 4,
+                       "nnref_checkpoint/tensors/1": b"\0" * 4})
+    directory = data.index(b"PK\x01\x02")
+    records = data[directory:data.index(b"PK\x05\x06")].split(b"PK\x01\x02")[1:]
+    swapped = b"".join(b"PK\x01\x02" + r for r in [records[0], records[2], records[1]])
+    data = data[:directory] + swapped + data[data.index(b"PK\x05\x06"):]
+    with pytest.raises(CheckpointError, match="out of order"):
+        load_bytes(data)
+
+
+# -- CPU bomb: dict keys that share one hash -----------------------------------------------------
+COLLIDING = [k * (2**61 - 1) for k in range(1, 20_001)]  # every hash(k * (2**61 - 1)) is 0
+
+
+def test_colliding_int_keys_are_refused_in_linear_time():
+    data = stored_zip({M: manifest({"dict": [[k, 0] for k in COLLIDING]})})
+    assert len(data) > 400_000
+    outcome = bounded(data, seconds=2.0, extra_bytes=64 * 2**20)
+    assert isinstance(outcome, CheckpointError), outcome
+    assert f"limit: MAX_HASH_COLLISIONS = {MAX_HASH_COLLISIONS}" in str(outcome)
+
+
+def test_colliding_keys_in_a_torch_pickle_are_refused():
+    buffer = io.BytesIO()
+    nnref.save({"x": 1}, buffer, format="torch")
+    pickle_bytes = b"\x80\x02}(" + b"".join(b"\x8a" + bytes([len(e)]) + e + b"K\x00"
+                                           for e in (k.to_bytes(16, "little", signed=True)
+                                                     for k in COLLIDING[:5000])) + b"u."
+    data = _replace_torch_pickle(buffer.getvalue(), pickle_bytes)
+    outcome = bounded(data, seconds=2.0, extra_bytes=64 * 2**20)
+    assert isinstance(outcome, CheckpointError) and "share one hash value" in str(outcome), outcome
+
+
+def _replace_torch_pickle(data, pickle_bytes):
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        entries = {i.filename: archive.read(i) for i in archive.infolist()}
+    name = next(n for n in entries if n.endswith("/data.pkl"))
+    entries[name] = pickle_bytes
+    return stored_zip(entries)
+
+
+def test_genuine_int_keys_load():
+    state = {i: {"step": i} for i in range(5000)}
+    buffer = io.BytesIO()
+    nnref.save(state, buffer)
+    assert load_bytes(buffer.getvalue()) == state
+
+
+# -- nesting and code --------------------------------------------------------------------------
+def test_deep_nesting_in_a_torch_pickle_is_refused():
+    buffer = io.BytesIO()
+    nnref.save([1], buffer, format="torch")
+    deep = b"\x80\x02" + b"](" * (MAX_NESTING + 10) + b"e" * (MAX_NESTING + 10) + b"."
+    with pytest.raises(CheckpointError, match="limit: MAX_NESTING"):
+        load_bytes(_replace_torch_pickle(buffer.getvalue(), deep))
+
+
+@pytest.mark.parametrize("payload", [
+    b"\x80\x02cbuiltins\neval\nX\x01\x00\x00\x001\x85R.",                 # a call
+    b"\x80\x02cnnref\ntensor\n.",                                          # any other global
+    b"\x80\x02ccollections\nOrderedDict\n)R}X\x03\x00\x00\x00fooK\x01sb.",  # attributes
+    b"\x80\x02c__main__\nX\n)\x81.",                                      # NEWOBJ: not admitted
+    b"\x80\x02(cos\nsystem\nX\x02\x00\x00\x00lsi.",                       # INST
+], ids=["reduce-eval", "other-global", "build-attributes", "newobj", "inst"])
+def test_torch_pickles_that_name_code_are_refused(payload):
+    buffer = io.BytesIO()
+    nnref.save({"x": 1}, buffer, format="torch")
+    with pytest.raises(CheckpointError):
+        load_bytes(_replace_torch_pickle(buffer.getvalue(), payload))
+
+
+def test_legacy_torch_file_and_plain_pickles_say_what_they_are(tmp_path):
+    torch = pytest.importorskip("torch")
+    path = tmp_path / "old.pt"
+    torch.save({"w": torch.ones(2)}, path, _use_new_zipfile_serialization=False)
+    with pytest.raises(CheckpointError, match=r"legacy format.*torch.save\(torch.load\(path, "
+                                              r"weights_only=True\), new_path\)"):
+        nnref.load(path)
+    with pytest.raises(CheckpointError, match="a Python pickle, not a checkpoint"):
+        load_bytes(b"\x80\x04\x95\x10\x00\x00\x00\x00\x00\x00\x00}\x94.")
+
+
+PLANTED = "open({marker!r}, 'w').write('ran')\n"
+
+
+@pytest.mark.parametrize("fmt", ["nnref", "torch"])
+def test_a_cuda_checkpoint_never_imports_a_planted_cupy(tmp_path, fmt):
+    """``cupy.py`` beside the checkpoint, cwd on sys.path (as in Jupyter or ``python -c``)."""
+    marker = tmp_path / "planted-code-ran"
+    (tmp_path / "cupy.py").write_text(PLANTED.format(marker=str(marker)))
+    buffer = io.BytesIO()
+    nnref.save({"w": nnref.ones(2)}, buffer, format=fmt)
+    data = buffer.getvalue()
+    if fmt == "nnref":
+        data = _retag(data, M, b'"device":"cpu"', b'"device":"cuda"')
+    else:
+        data = _retag(data, "archive/data.pkl", b"X\x03\x00\x00\x00cpu", b"X\x04\x00\x00\x00cuda")
+    (tmp_path / "gpu.pt").write_bytes(data)
+    script = ("import nnref, sys\n"
+              "assert sys.path[0] == ''\n"
+              "for where in [None, 'cuda', {'cuda': 'cuda:0'}]:\n"
+              "    try:\n"
+              "        nnref.load('gpu.pt', map_location=where)\n"
+              "    except nnref.serialization.CheckpointError as exc:\n"
+              "        print('refused:', exc)\n"
+              "print(nnref.load('gpu.pt', map_location='cpu')['w'].device)\n"
+              "print('cupy' in sys.modules)\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [os.path.dirname(os.path.dirname(nnref.__file__))]), NNREF_CUPY_SITE="")
+    run = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert not marker.exists(), "the planted cupy.py ran"
+    lines = run.stdout.splitlines()
+    assert "nnref.load does not start the GPU on its own" in lines[0]
+    assert lines[-2:] == ["cpu", "False"]
+
+
+def _retag(data, name, old, new):
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        entries = {i.filename: archive.read(i) for i in archive.infolist()}
+    assert old in entries[name]
+    entries[name] = entries[name].replace(old, new)
+    return stored_zip(entries)
+
+
+# -- fuzzing -----------------------------------------------------------------------------------
+def reference_object():
+    nnref.manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4), nn.Linear(4, 2))
+    optimizer = nnref.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    model(nnref.randn(5, 3)).sum().backward()
+    optimizer.step()
+    return {"epoch": 5, "model": model.state_dict(), "optimizer": optimizer.state_dict(),
+            "half": nnref.ones(3).to(nnref.bfloat16), "names": ["a", "b"], "loss": 0.42}
+
+
+def reference_files():
+    obj = reference_object()
+    files = {}
+    for fmt in ("nnref", "torch"):
+        buffer = io.BytesIO()
+        nnref.save(obj, buffer, format=fmt)
+        files[fmt] = buffer.getvalue()
+    pytest.importorskip("safetensors")
+    buffer = io.BytesIO()
+    nnref.save(dict(obj["model"]), buffer, format="safetensors")
+    files["safetensors"] = buffer.getvalue()
+    return files
+
+
+def inner_entry(fmt):
+    return {"nnref": M, "torch": "archive/data.pkl"}.get(fmt)
+
+
+def mutate(data, rng, fmt):
+    """One of eight kinds of damage; the last two rewrite the inner manifest/pickle validly zipped,
+    so the parsers behind the ZIP layer see hostile input too."""
+    data = bytearray(data)
+    kind = rng.integers(0, 8)
+    if kind == 0:
+        return bytes(data[:rng.integers(0, len(data))])
+    if kind == 1:
+        for _ in range(rng.integers(1, 6)):
+            data[rng.integers(0, len(data))] ^= 1 << rng.integers(0, 8)
+        return bytes(data)
+    if kind == 2:
+        start = rng.integers(0, len(data))
+        data[start:start + 8] = rng.integers(0, 256, 8, dtype=np.uint8).tobytes()
+        return bytes(data)
+    if kind == 3:  # a 4-byte field set to an extreme value (sizes, offsets, counts)
+        start = rng.integers(0, max(1, len(data) - 4))
+        data[start:start + 4] = struct.pack("<I", int(rng.choice([0, 1, 2**31 - 1, 2**32 - 1])))
+        return bytes(data)
+    if kind == 4:
+        start = rng.integers(0, len(data))
+        del data[start:start + rng.integers(1, 64)]
+        return bytes(data)
+    if kind == 5:
+        start = rng.integers(0, len(data))
+        return bytes(data[:start] + data[start:start + rng.integers(1, 200)] * 2 + data[start:])
+    name = inner_entry(fmt)
+    if name is None:  # safetensors: mutate the JSON header in place
+        header = int.from_bytes(data[:8], "little")
+        position = 8 + rng.integers(0, header)
+        data[position] = int(rng.choice(list(b'0123456789{}[]",:-e')))
+        return bytes(data)
+    with zipfile.ZipFile(io.BytesIO(bytes(data))) as archive:
+        entries = {i.filename: archive.read(i) for i in archive.infolist()}
+    inner = bytearray(entries[name])
+    if kind == 6:
+        for _ in range(rng.integers(1, 4)):
+            inner[rng.integers(0, len(inner))] = rng.integers(0, 256)
+    else:
+        start, length = rng.integers(0, len(inner)), rng.integers(1, 40)
+        inner[start:start] = inner[rng.integers(0, len(inner)):][:length]
+    entries[name] = bytes(inner)
+    return stored_zip(entries)
+
+
+def fuzz(fmt, cases=1000, traced_every=10):
+    """Load ``cases`` mutated files; every case is timed, one in ``traced_every`` has its memory
+    traced (tracemalloc slows loading tenfold).  Returns counts and the worst figures."""
+    data = reference_files()[fmt]
+    rng = np.random.default_rng({"nnref": 16, "torch": 1616, "safetensors": 161616}[fmt])
+    stats = {"refused": 0, "loaded": 0, "slowest_s": 0.0, "largest_peak": 0, "other_errors": []}
+    for case in range(cases):
+        mutated = mutate(data, rng, fmt)
+        traced = case % traced_every == 0
+        if traced:
+            tracemalloc.start()
+        start = time.perf_counter()
+        try:
+            load_bytes(mutated)
+            stats["loaded"] += 1
+        except CheckpointError:
+            stats["refused"] += 1
+        except Exception as exc:  # reported by the test, with the case number
+            stats["other_errors"].append(f"case {case}: {exc!r}")
+        stats["slowest_s"] = max(stats["slowest_s"], time.perf_counter() - start)
+        if traced:
+            stats["largest_peak"] = max(stats["largest_peak"], tracemalloc.get_traced_memory()[1])
+            tracemalloc.stop()
+    stats["file_bytes"] = len(data)
+    return stats
+
+
+FUZZ_SCRIPT = """
+import json, resource, sys
+sys.path.insert(0, {tests!r})
+import test_checkpoint_attacks as t
+t.fuzz({fmt!r}, cases=20)  # warm up: imports, caches
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+stats = t.fuzz({fmt!r})
+stats["max_rss_growth"] = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) * 1024
+print(json.dumps(stats))
+"""
+
+
+@pytest.mark.parametrize("fmt", ["nnref", "torch", "safetensors"])
+def test_fuzzed_files_raise_only_checkpoint_error_in_bounded_time_and_memory(fmt):
+    """1,000 mutated files in a fresh process: the peak resident memory after them all bounds
+    every case's memory (and one in ten is traced exactly); every case is timed."""
+    pytest.importorskip("safetensors")
+    script = FUZZ_SCRIPT.format(tests=os.path.dirname(__file__), fmt=fmt)
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(nnref.__file__)))
+    run = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, run.stderr
+    stats = json.loads(run.stdout.splitlines()[-1])
+    assert stats["other_errors"] == []
+    assert stats["refused"] + stats["loaded"] == 1000 and stats["refused"] > 500, stats
+    assert stats["slowest_s"] < 1.0, stats
+    assert stats["largest_peak"] < 16 * stats["file_bytes"] + 2**20, stats
+    assert stats["max_rss_growth"] < 64 * 2**20, stats
