@@ -108,25 +108,30 @@ class CheckpointError(RuntimeError):
     """The file is not a readable checkpoint (truncated, corrupted, foreign, malformed or beyond a limit)."""
 
 
-def _not_picklable_message(obj):
-    """What to do instead of pickling ``obj`` (a tensor, module or optimizer): the checkpoint recipe."""
+def _recipe(obj):
+    """How to save and reload ``obj``'s values: the lines a user can copy."""
     from .nn.modules.module import Module
     from .optim.optimizer import Optimizer
     kind = type(obj).__name__
     if isinstance(obj, Module):
-        save, reload = ("nnref.save(model.state_dict(), path)",
-                        f"model = {kind}(...)  # built as before\n    "
-                        "model.load_state_dict(nnref.load(path))")
-    elif isinstance(obj, Optimizer):
-        save, reload = ("nnref.save(optimizer.state_dict(), path)",
-                        f"optimizer = {kind}(model.parameters(), ...)  # built as before\n    "
-                        "optimizer.load_state_dict(nnref.load(path))")
-    else:
-        save, reload = "nnref.save(tensor, path)", "tensor = nnref.load(path)"
-    return (f"an nnref {kind} cannot be pickled: a pickle stores code references, and loading "
-            "one can run any code. Save the values instead (for a model: nnref.save("
-            "model.state_dict(), path)):\n"
-            f"    {save}\nand reload them with\n    {reload}")
+        return (f"Save its values instead:\n    nnref.save(model.state_dict(), path)\nand reload "
+                f"them into a model built as before:\n    model = {kind}(...)\n    "
+                "model.load_state_dict(nnref.load(path))")
+    if isinstance(obj, Optimizer):
+        return (f"Save its values instead:\n    nnref.save(optimizer.state_dict(), path)\nand "
+                f"reload them into an optimizer built as before:\n    optimizer = {kind}("
+                "model.parameters(), ...)\n    optimizer.load_state_dict(nnref.load(path))\n"
+                "(and the model's with nnref.save(model.state_dict(), path))")
+    return ("Save it with\n    nnref.save(tensor, path)\nand reload it with\n    tensor = "
+            "nnref.load(path)\n(a model's tensors: nnref.save(model.state_dict(), path), then "
+            "model.load_state_dict(nnref.load(path)))")
+
+
+def _not_picklable_message(obj):
+    """Why ``pickle.dump`` of a tensor, module or optimizer fails, and what to do instead."""
+    return (f"an nnref {type(obj).__name__} cannot be pickled: nnref keeps tensors out of "
+            "pickles, whose loading can run any code, so this pickle could never be loaded. "
+            + _recipe(obj))
 
 
 # --------------------------------------------------------------------------------------------
@@ -189,8 +194,9 @@ def unsupported_type(obj):
     from .nn.modules.module import Module
     from .optim.optimizer import Optimizer
     if isinstance(obj, (Module, Optimizer)):
-        return TypeError("nnref.save stores values, not whole objects: "
-                         + _not_picklable_message(obj).split(": ", 1)[1])
+        return TypeError(f"nnref.save stores values, not a whole {type(obj).__name__} "
+                         "(torch.save(model) pickles the object; nnref never pickles). "
+                         + _recipe(obj))
     return TypeError(f"nnref.save cannot store an object of type {type(obj).__module__}."
                      f"{type(obj).__qualname__}; it stores tensors, numbers, strings, bools, None, "
                      "dtypes, devices, and lists/tuples/dicts/OrderedDicts of them")
