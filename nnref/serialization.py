@@ -64,7 +64,8 @@ grad loads as a leaf that requires grad, as in PyTorch), and types outside the
 list above (saving one raises ``TypeError``; saving a module or an optimizer
 says how to save its ``state_dict()`` instead).
 """
-from collections import Counter, OrderedDict
+from collections import OrderedDict
+import collections
 import errno
 import io
 import json
@@ -458,7 +459,7 @@ def build_mapping(pairs, ordered, fail):
         except TypeError:
             fail(f"a dict key of type {type(key).__name__} is not hashable")
     if keys:
-        _, most = Counter(keys).most_common(1)[0]
+        _, most = collections.Counter(keys).most_common(1)[0]
         if most > MAX_HASH_COLLISIONS:
             fail(f"{most} keys of one dict share one hash value (limit: MAX_HASH_COLLISIONS = "
                  f"{MAX_HASH_COLLISIONS}); keys crafted to collide would make loading quadratic")
