@@ -47,7 +47,7 @@ _STORAGE_DTYPES = {"FloatStorage": "float32", "DoubleStorage": "float64", "HalfS
 _STORAGE_OF = {dtype: storage for storage, dtype in _STORAGE_DTYPES.items()}
 _TORCH_DTYPE_NAMES = set(_STORAGE_DTYPES.values())
 _DTYPES = {d.name: d for d in _dtype.ALL_DTYPES}
-_MAX_PICKLE_BYTES = 256 * 2**20
+_MAX_PICKLE_BYTES = 32 * 2**20
 
 
 def torch_zip_prefix(archive):
