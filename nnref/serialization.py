@@ -673,9 +673,13 @@ def load(f, map_location=None, weights_only=None, **kwargs):
     """Read a checkpoint from the path or binary file ``f``: nnref's, PyTorch's zip, or safetensors.
 
     ``map_location`` (``'cpu'``, a device, or a dict such as ``{'cuda:0': 'cpu'}``)
-    moves tensors as they load.  ``weights_only`` is accepted for PyTorch
-    compatibility; nnref loading never runs code, whatever it is.
-    A file that is not a valid checkpoint raises :class:`CheckpointError`.
+    moves tensors as they load.  Without it, a tensor saved on ``'cuda'`` goes
+    to the GPU only if CuPy is already in use in this process; otherwise the
+    load raises and says to pass ``map_location`` (loading never imports
+    anything on its own).  ``weights_only`` is accepted for PyTorch
+    compatibility; nnref loading never runs code, whatever it is.  A file that
+    is not a valid checkpoint, or that exceeds a limit, raises
+    :class:`CheckpointError`.
     """
     if kwargs:
         raise TypeError(f"load() got unexpected keyword arguments {sorted(kwargs)}")

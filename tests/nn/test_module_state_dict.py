@@ -1,7 +1,8 @@
 """state_dict / load_state_dict against PyTorch: keys, order, metadata, hooks, errors.
 
 Plus the one place nnref differs on purpose: a failed ``load_state_dict``
-leaves the model exactly as it was.
+leaves the model exactly as it was (PyTorch's algorithm inside a snapshot that
+is restored on error; see also tests/nn/test_checkpoint_interop.py).
 """
 from collections import OrderedDict
 
@@ -156,7 +157,7 @@ def test_error_message_shape():
 
 @pytest.mark.parametrize("edit", ["missing", "unexpected", "wrong_shape", "not_a_tensor"])
 def test_failed_load_changes_nothing(edit):
-    """nnref checks the whole tree before copying anything (PyTorch copies as it goes)."""
+    """nnref restores everything a failed load copied (PyTorch leaves it half loaded)."""
     src, dst = filled(nnref, nn_ref), filled(nnref, nn_ref, offset=0.5)
     before = values(dst.state_dict())
     sd = src.state_dict()
