@@ -200,8 +200,9 @@ class _RestrictedUnpickler(pickle._Unpickler):
 class _Builder:
     """Turns the unpickled records into nnref objects, reading each storage once."""
 
-    def __init__(self, archive, prefix, map_location, fail):
+    def __init__(self, archive, prefix, byteorder, map_location, fail):
         self.archive, self.prefix, self.map_location, self.fail = archive, prefix, map_location, fail
+        self.byteorder = byteorder
         self.done = {}  # id(record) -> object: shared records stay shared, and are built once
         self.arrays = {}
         self.claimed = set()
@@ -301,12 +302,12 @@ class _Builder:
 
 def read_torch_zip(archive, prefix, map_location, fail):
     """The object in a ``torch.save`` zip archive, rebuilt as nnref objects (weights only)."""
-    builder = _Builder(archive, prefix, map_location, fail)
-    builder.byteorder = "little"
+    byteorder = "little"  # files from PyTorch < 1.10 have no byteorder entry, and are little-endian
     if f"{prefix}byteorder" in archive.names:
-        builder.byteorder = archive.read(f"{prefix}byteorder", limit=16).decode("ascii", "replace")
-        if builder.byteorder not in ("little", "big"):
-            fail(f"unknown byte order {builder.byteorder!r}")
+        byteorder = archive.read(f"{prefix}byteorder", limit=16).decode("ascii", "replace")
+        if byteorder not in ("little", "big"):
+            fail(f"unknown byte order {byteorder!r}")
+    builder = _Builder(archive, prefix, byteorder, map_location, fail)
     data = archive.read(f"{prefix}data.pkl", limit=_MAX_PICKLE_BYTES)
     unpickler = _RestrictedUnpickler(data, fail)
     try:

@@ -50,6 +50,8 @@ def test_nnref_to_torch_to_nnref_is_exact_for_every_dtype_and_shape(tmp_path, dt
     nnref.save(tensors, tmp_path / "a.pt", format="torch")
     theirs = torch.load(tmp_path / "a.pt", weights_only=True)
     assert {k: bits(v) for k, v in theirs.items()} == {k: bits(v) for k, v in tensors.items()}
+    mapped = torch.load(tmp_path / "a.pt", weights_only=True, mmap=True)  # needs aligned data
+    assert {k: bits(v) for k, v in mapped.items()} == {k: bits(v) for k, v in tensors.items()}
     torch.save(theirs, tmp_path / "b.pt")
     back = nnref.load(tmp_path / "b.pt")
     assert {k: bits(v) for k, v in back.items()} == {k: bits(v) for k, v in tensors.items()}
