@@ -134,14 +134,13 @@ def test_safetensors_round_trip_is_exact_and_matches_the_library(tmp_path, dtype
     assert (tmp_path / "b.safetensors").read_bytes() == (tmp_path / "a.safetensors").read_bytes()
     assert {k: bits(v) for k, v in nnref.load(tmp_path / "b.safetensors").items()} == \
         {k: bits(v) for k, v in tensors.items()}
-    torch = pytest.importorskip("torch")
+    pytest.importorskip("torch")
     import safetensors.torch
     theirs = safetensors.torch.load_file(tmp_path / "a.safetensors")
     assert {k: bits(v) for k, v in theirs.items()} == {k: bits(v) for k, v in tensors.items()}
     safetensors.torch.save_file(theirs, tmp_path / "c.safetensors")
     assert {k: bits(v) for k, v in st.load_file(tmp_path / "c.safetensors").items()} == \
         {k: bits(v) for k, v in tensors.items()}
-    del torch
 
 
 def test_safetensors_refuses_what_it_cannot_hold(tmp_path):
@@ -364,7 +363,7 @@ def test_write_protected_file_raises_permission_error_and_stays(tmp_path):
     path.chmod(0o444)
     with pytest.raises(PermissionError) as info:
         nnref.save({"epoch": 2}, path)
-    assert info.value.filename == path.__fspath__() or info.value.filename == str(path)
+    assert info.value.filename == str(path)
     assert path.read_bytes() == before and stat.S_IMODE(path.stat().st_mode) == 0o444
     assert os.listdir(tmp_path) == ["ck.pt"]
 
@@ -399,7 +398,6 @@ def test_a_directory_target_is_refused(tmp_path):
 
 
 def test_errors_remove_the_temporary_file_and_stale_ones_are_cleaned(tmp_path, monkeypatch):
-    from nnref import serialization
     path = tmp_path / "ck.pt"
     with pytest.raises(TypeError):
         nnref.save({"bad": object()}, path)
@@ -419,7 +417,6 @@ def test_errors_remove_the_temporary_file_and_stale_ones_are_cleaned(tmp_path, m
         nnref.save({"epoch": 2}, path)
     assert sorted(os.listdir(tmp_path)) == sorted(["ck.pt", alive.name])
     assert nnref.load(path) == {"epoch": 1}
-    del serialization
 
 
 def test_unknown_format_is_a_value_error(tmp_path):
