@@ -474,6 +474,20 @@ def _function(name, np_function):
     return call
 
 
+def _kernel_function(np_function):
+    """R4 for CuPy functions that are elementwise kernels (``where(c, x, y)``, ``clip``): their
+    operands follow the kernels' rule, so a list or 0-d numpy array is refused there too."""
+    def call(*args, **kwargs):
+        name = np_function.__name__
+        operands = [a for a in args if a is not None]
+        operands += [kwargs[k] for k in ("a_min", "a_max", "min", "max", "out") if kwargs.get(k) is not None]
+        for operand in operands:
+            _device_operand(operand, name)
+        return _function(name, np_function)(*args, **kwargs)
+    call.__name__ = np_function.__name__
+    return call
+
+
 def _asarray(a, dtype=None, order=None, copy=None, *, blocking=False):
     """R6: ``cupy.asarray``: host data copied to the device; a device array of that dtype as it is."""
     if isinstance(a, ndarray):
@@ -611,6 +625,7 @@ random = types.SimpleNamespace(default_rng=default_rng, Generator=Generator)
 
 cupy = _Namespace("strictcuda", np, special={
     "ndarray": ndarray, "ufunc": ufunc, "asnumpy": asnumpy, "get_array_module": get_array_module,
+    "where": _kernel_function(np.where), "clip": _kernel_function(np.clip),
     "array": _array, "asarray": _asarray, "asanyarray": _asarray, "random": random, "cuda": cuda,
     "linalg": _Namespace("strictcuda.linalg", np.linalg), "fft": _Namespace("strictcuda.fft", np.fft),
     "lib": types.SimpleNamespace(stride_tricks=_Namespace("strictcuda.lib.stride_tricks",
