@@ -49,3 +49,14 @@ def device(request, monkeypatch):
     if request.param == "strictcuda":
         use_strict_stand_in(monkeypatch)
     return nnref.device("cuda", 0)
+
+
+@pytest.fixture(params=[name for name in DEVICES if name != "cpu"] or ["cpu"])
+def second_device(request, monkeypatch):
+    """The 'cuda' devices of the run, for tests that compare a device with the CPU path (in a
+    run without one, 'cpu' and the test skips itself)."""
+    if request.param == "cpu":
+        pytest.skip("compares 'cuda' with the CPU path; this run has no 'cuda' device")
+    if request.param == "strictcuda":
+        use_strict_stand_in(monkeypatch)
+    return nnref.device("cuda", 0)
