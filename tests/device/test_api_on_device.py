@@ -26,6 +26,7 @@ dtypes, nested lists of them; ``leaf(d, shape)`` and ``labels(d, values)`` make 
 that never touch tensor values (dtypes, grad-mode queries), ``ELSEWHERE(test)`` for names a
 named test of tests/device runs on the device (checked to exist).
 """
+import copy
 import pathlib
 
 import numpy as np
@@ -39,13 +40,18 @@ from nnref.optim import lr_scheduler
 
 FLOAT32 = dict(rtol=1e-4, atol=1e-5)
 HERE = pathlib.Path(__file__).parent
+# Tensor's dunder attributes that are Python plumbing, not operations on values
+PLUMBING = {"__dict__", "__module__", "__slots__", "__weakref__", "__doc__", "__init__", "__repr__",
+            "__hash__", "__array_priority__", "__setstate__", "__getstate__", "__reduce_ex__",
+            "__new__", "__init_subclass__", "__format__", "__str__", "__class_getitem__"}
 SUBMODULES = {"autograd", "cuda", "nn", "optim", "serialization", "utils", "viz", "functional", "init",
               "modules", "parameter", "lr_scheduler"}
 
 
 def public_api():
-    """Every public name, as 'module.name', of the namespaces a PyTorch user imports."""
-    names = {f"nnref.{n}" for n in dir(nnref) if not n.startswith("_")}
+    """Every public name, as 'module.name', of the namespaces a PyTorch user imports, and every
+    method, property and operator of Tensor."""
+    names = {f"nnref.{n}" for n in dir(nnref) if not n.startswith("_") and n not in SUBMODULES}
     namespaces = {"nnref.nn": nn, "nnref.nn.functional": F, "nnref.nn.init": init,
                   "nnref.optim": optim, "nnref.optim.lr_scheduler": lr_scheduler}
     try:
@@ -58,8 +64,11 @@ def public_api():
         if exported is None:
             exported = [n for n in dir(module) if not n.startswith("_")
                         and getattr(getattr(module, n), "__module__", "").startswith("nnref")]
-        names |= {f"{prefix}.{n}" for n in exported}
-    return {n for n in names if n.rsplit(".", 1)[1] not in SUBMODULES}
+        names |= {f"{prefix}.{n}" for n in exported if n not in SUBMODULES}
+    names |= {f"nnref.Tensor.{n}" for n in dir(nnref.Tensor)
+              if not n.startswith("_") or (n.startswith("__") and n in vars(nnref.Tensor)
+                                           and n not in PLUMBING)}
+    return names
 
 
 # -- the builders of the table -----------------------------------------------------------------------
@@ -476,6 +485,159 @@ CASES = {
         "test_api_on_device.py::test_each_name_on_the_device_matches_the_cpu"),
     "nnref.optim.lr_scheduler.StepLR": scheduler(lambda o: lr_scheduler.StepLR(o, step_size=2, gamma=0.5)),
 }
+
+CASES.update({
+    # nnref.Tensor: properties
+    **{f"nnref.Tensor.{n}": HOST_ONLY("metadata") for n in (
+        "dtype", "shape", "ndim", "is_leaf", "requires_grad", "retains_grad", "grad_fn")},
+    "nnref.Tensor.device": case(lambda d: [leaf(d, (2,)).device == d, (labels(d, [1]) + 1).device == d]),
+    "nnref.Tensor.is_cuda": case(lambda d: leaf(d, (2,)).is_cuda == (d.type == "cuda")),
+    "nnref.Tensor.data": op(lambda x: [x.data * 2, x.data.requires_grad], (3,)),
+    "nnref.Tensor.grad": op(lambda x: (x * x).sum(), (3,)),
+    "nnref.Tensor.T": op(lambda x: x.T, (3, 4)),
+    "nnref.Tensor.mT": op(lambda x: x.mT, (2, 3, 4)),
+    # sizes and conversions
+    **{f"nnref.Tensor.{n}": case(lambda d, n=n: getattr(leaf(d, (2, 3)), n)()) for n in (
+        "dim", "numel", "nelement", "size", "element_size", "is_contiguous", "is_floating_point")},
+    "nnref.Tensor.data_ptr": case(lambda d: leaf(d, (2, 3)).data_ptr() != 0),
+    "nnref.Tensor.item": case(lambda d: leaf(d, (1,)).item()),
+    "nnref.Tensor.tolist": case(lambda d: leaf(d, (2, 2)).tolist()),
+    "nnref.Tensor.numpy": case(lambda d: leaf(d, (2,)).detach().cpu().numpy().tolist()),
+    "nnref.Tensor.__array__": case(lambda d: np.asarray(leaf(d, (2,)).detach().cpu()).tolist()),
+    "nnref.Tensor.type": case(lambda d: [leaf(d, (2,)).type().replace("cuda.", ""),
+                                         leaf(d, (2,)).type(nnref.float64)]),
+    "nnref.Tensor.type_as": op(lambda x: x.type_as(labels(x.device, [1, 2])), (2,)),
+    "nnref.Tensor.to": op(lambda x: [x.to(nnref.float64), x.to("cpu").to(x.device), x.to(x.device, nnref.float16)],
+                          (3,)),
+    "nnref.Tensor.cpu": op(lambda x: [(x.cpu() * 2).to(x.device), x.cpu().device.type], (3,)),
+    "nnref.Tensor.cuda": ELSEWHERE("test_on_device.py::test_module_to_keeps_parameter_identity_and_the_optimizer_works"),
+    **{f"nnref.Tensor.{n}": op(lambda x, n=n: getattr(x, n)(), (3,)) for n in (
+        "float", "double", "half", "int", "long", "bool")},
+    "nnref.Tensor.bfloat16": HOST_ONLY("refused on 'cuda' (CuPy has no bfloat16): test_on_device.py"),
+    "nnref.Tensor.clone": op(lambda x: x.clone(), (3, 4)),
+    "nnref.Tensor.contiguous": op(lambda x: x.t().contiguous(), (3, 4)),
+    "nnref.Tensor.detach": op(lambda x: x.detach() * 2, (3,)),
+    "nnref.Tensor.detach_": op(lambda x: (x * 2).detach_(), (3,)),
+    "nnref.Tensor.requires_grad_": case(lambda d: leaf(d, (3,), grad=False).requires_grad_()),
+    # autograd
+    "nnref.Tensor.backward": op(lambda x: (x.exp() * 2).sum(), (3,)),
+    "nnref.Tensor.register_hook": op(lambda x: _hooked(x), (3,)),
+    "nnref.Tensor.retain_grad": op(lambda x: _retained(x), (3,)),
+    # the methods that mirror functions of nnref
+    **{f"nnref.Tensor.{n}": op(lambda x, n=n: getattr(x, n)(), (3, 4)) for n in (
+        "abs", "neg", "exp", "sin", "cos", "tanh", "sigmoid", "relu", "sign", "round", "sum", "mean",
+        "std", "var", "norm", "max", "min", "argmax", "argmin", "amax", "amin", "flatten", "t",
+        "nonzero", "all", "any", "unbind", "squeeze")},
+    **{f"nnref.Tensor.{n}": op(lambda x, n=n: getattr(x, n)(), (3, 4), values=positive) for n in (
+        "log", "sqrt", "reciprocal")},
+    **{f"nnref.Tensor.{n}": op(lambda x, y, n=n: [getattr(x, n)(y), getattr(x, n)(1.5)], (3, 4), (4,),
+                               values=positive) for n in (
+        "add", "sub", "mul", "div", "pow", "remainder", "eq", "ne", "lt", "le", "gt", "ge")},
+    "nnref.Tensor.maximum": op(lambda x, y: x.maximum(y), (3, 4), (4,)),
+    "nnref.Tensor.floor_divide": op(lambda x, y: x.detach().floor_divide(y.detach()), (3, 4), (4,),
+                                    values=positive),
+    "nnref.Tensor.minimum": op(lambda x, y: x.minimum(y), (3, 4), (4,)),
+    "nnref.Tensor.clamp": op(lambda x: x.clamp(-0.5, 0.5), (3, 4)),
+    "nnref.Tensor.clip": op(lambda x: x.clip(max=0.5), (3, 4)),
+    "nnref.Tensor.where": op(lambda x, y: x.where(x > 0, y), (3, 4), (4,)),
+    "nnref.Tensor.masked_fill": op(lambda x: x.masked_fill(x < 0, 0.5), (3, 4)),
+    "nnref.Tensor.isclose": op(lambda x, y: x.isclose(y), (3, 4), (3, 4)),
+    "nnref.Tensor.allclose": op(lambda x, y: [x.allclose(y), x.allclose(x)], (3, 4), (3, 4)),
+    "nnref.Tensor.equal": op(lambda x, y: x.equal(y), (3, 4), (3, 4)),
+    "nnref.Tensor.softmax": op(lambda x: x.softmax(1), (3, 4)),
+    "nnref.Tensor.log_softmax": op(lambda x: x.log_softmax(0), (3, 4)),
+    "nnref.Tensor.matmul": op(lambda a, b: a.matmul(b), (3, 4), (4,)),
+    "nnref.Tensor.mm": op(lambda a, b: a.mm(b), (3, 4), (4, 2)),
+    "nnref.Tensor.mv": op(lambda a, b: a.mv(b), (3, 4), (4,)),
+    "nnref.Tensor.bmm": op(lambda a, b: a.bmm(b), (2, 3, 4), (2, 4, 1)),
+    "nnref.Tensor.dot": op(lambda a, b: a.dot(b), (4,), (4,)),
+    "nnref.Tensor.addmm": op(lambda c, a, b: c.addmm(a, b), (3, 2), (3, 4), (4, 2)),
+    "nnref.Tensor.bincount": case(lambda d: labels(d, [1, 1, 3]).bincount()),
+    "nnref.Tensor.reshape": op(lambda x: x.reshape(4, 3), (3, 4)),
+    "nnref.Tensor.reshape_as": op(lambda x, y: x.reshape_as(y), (3, 4), (12,)),
+    "nnref.Tensor.view": op(lambda x: x.view(2, 6), (3, 4)),
+    "nnref.Tensor.view_as": op(lambda x, y: x.view_as(y), (3, 4), (6, 2)),
+    "nnref.Tensor.expand": op(lambda x: x.expand(2, 3, 4), (3, 1)),
+    "nnref.Tensor.expand_as": op(lambda x, y: x.expand_as(y), (4,), (3, 4)),
+    "nnref.Tensor.sum_to_size": op(lambda x: x.sum_to_size(1, 4), (3, 4)),
+    "nnref.Tensor.permute": op(lambda x: x.permute(1, 0), (3, 4)),
+    "nnref.Tensor.transpose": op(lambda x: x.transpose(0, 1), (3, 4)),
+    "nnref.Tensor.unsqueeze": op(lambda x: x.unsqueeze(-1), (3, 4)),
+    "nnref.Tensor.narrow": op(lambda x: x.narrow(0, 1, 2), (3, 4)),
+    "nnref.Tensor.select": op(lambda x: x.select(1, 2), (3, 4)),
+    # in place
+    **{f"nnref.Tensor.{n}": op(lambda x, y, n=n: _in_place(x, lambda t: getattr(t, n)(y)), (3, 4), (4,),
+                               values=positive) for n in ("add_", "sub_", "mul_", "div_", "remainder_")},
+    "nnref.Tensor.floor_divide_": case(lambda d: leaf(d, (3,), grad=False).floor_divide_(0.5)),
+    "nnref.Tensor.clamp_": op(lambda x: _in_place(x, lambda t: t.clamp_(-0.5, 0.5)), (3, 4)),
+    "nnref.Tensor.masked_fill_": op(lambda x: _in_place(x, lambda t: t.masked_fill_(t > 0, 1.0)), (3, 4)),
+    "nnref.Tensor.copy_": op(lambda x, y: _in_place(x, lambda t: t.copy_(y)), (3, 4), (4,)),
+    "nnref.Tensor.fill_": op(lambda x, v: _in_place(x, lambda t: t.fill_(v.sum())), (3, 4), ()),
+    "nnref.Tensor.zero_": op(lambda x: _in_place(x, lambda t: t.zero_()), (3, 4)),
+    "nnref.Tensor.uniform_": random_draw(lambda d: nnref.empty(50, device=d).uniform_(-1, 1)),
+    "nnref.Tensor.normal_": random_draw(lambda d: nnref.empty(50, device=d).normal_(0, 2)),
+    # Python's protocols
+    **{f"nnref.Tensor.{n}": op(lambda x, y, n=n: [getattr(x, n)(y), getattr(x, n)(2.0)], (3, 4), (4,),
+                               values=positive) for n in (
+        "__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
+        "__rtruediv__", "__pow__", "__rpow__", "__mod__", "__eq__", "__ne__", "__lt__", "__le__",
+        "__gt__", "__ge__")},
+    **{f"nnref.Tensor.{n}": op(lambda x, y, n=n: getattr(x.detach(), n)(y.detach()), (3, 4), (4,),
+                               values=positive) for n in ("__floordiv__", "__rfloordiv__", "__rmod__")},
+    "nnref.Tensor.__matmul__": op(lambda a, b: a @ b, (3, 4), (4, 2)),
+    "nnref.Tensor.__rmatmul__": op(lambda a, b: b.__rmatmul__(a), (3, 4), (4, 2)),
+    **{f"nnref.Tensor.{n}": op(lambda x, n=n: getattr(x, n)(), (3, 4)) for n in ("__neg__", "__pos__", "__abs__")},
+    **{f"nnref.Tensor.{n}": case(lambda d, n=n: getattr(labels(d, [True, False]), n)(labels(d, [True, True])))
+       for n in ("__and__", "__or__", "__xor__")},
+    "nnref.Tensor.__invert__": case(lambda d: ~labels(d, [True, False])),
+    **{f"nnref.Tensor.{n}": op(lambda x, y, n=n: _in_place(x, lambda t: getattr(t, n)(y)), (3, 4), (4,),
+                               values=positive) for n in (
+        "__iadd__", "__isub__", "__imul__", "__itruediv__", "__imod__")},
+    "nnref.Tensor.__ifloordiv__": case(lambda d: leaf(d, (3,), grad=False).__ifloordiv__(0.5)),
+    "nnref.Tensor.__getitem__": op(lambda x: [x[1], x[:, 1:3], x[x > 0], x[labels(x.device, [2, 0])],
+                                              x[[0, 0]], x[nnref.tensor([1, 2])], x[..., None, -1],
+                                              x[labels(x.device, 1)]], (3, 4)),
+    "nnref.Tensor.__setitem__": op(lambda x, v: _in_place(x, lambda t: _assignments(t, v)), (3, 4), (4,)),
+    "nnref.Tensor.__iter__": op(lambda x: list(x), (3, 4)),
+    "nnref.Tensor.__len__": case(lambda d: len(leaf(d, (3, 4)))),
+    "nnref.Tensor.__contains__": case(lambda d: [0.5 in leaf(d, (3,)), 1 in labels(d, [0, 1]),
+                                                 labels(d, 1) in labels(d, [0, 1])]),
+    "nnref.Tensor.__bool__": case(lambda d: bool(leaf(d, (1,)) > 0)),
+    "nnref.Tensor.__float__": case(lambda d: float(leaf(d, ()))),
+    "nnref.Tensor.__int__": case(lambda d: int(labels(d, 3))),
+    "nnref.Tensor.__index__": case(lambda d: [[10, 11, 12, 13][labels(d, 2)], list(range(labels(d, 3)))]),
+    "nnref.Tensor.__copy__": op(lambda x: copy.copy(x.detach()), (3,)),
+    "nnref.Tensor.__deepcopy__": op(lambda x: copy.deepcopy(x), (3,)),
+})
+
+
+def _hooked(x):
+    y = x * 2
+    y.register_hook(lambda grad: grad * 3)
+    return y.sum()
+
+
+def _retained(x):
+    y = x.exp()
+    y.retain_grad()
+    (y * 2).sum().backward()
+    return [y.grad, x.grad.clone()]
+
+
+def _in_place(x, change):
+    """``change`` applied to a non-leaf copy of ``x``, so the gradient flows back through it."""
+    y = x * 1
+    result = change(y)
+    return [result, y]
+
+
+def _assignments(t, v):
+    t[0] = v
+    t[1, 1:3] = 7.0
+    t[t < -1] = 0.0
+    t[labels(t.device, [2])] = v * 2
+    t[:, labels(t.device, 0)] = nnref.tensor(3.0)
+    return t
 
 
 # -- the tests ---------------------------------------------------------------------------------------
