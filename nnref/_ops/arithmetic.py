@@ -216,9 +216,7 @@ def floor_divide(input, other):
 def _float_remainder(xp, a, b):
     """PyTorch's float ``%``: C's ``fmod`` moved into the divisor's sign (6 % -3 is 0, numpy gives -0)."""
     mod = xp.fmod(a, b)
-    # The array on the left: a numpy scalar ``b`` on the left of ``!=`` becomes a 0-d numpy array,
-    # which CuPy refuses next to a device array.
-    return xp.where((mod != 0) & ((mod < 0) != (b < 0)), mod + b, mod)
+    return xp.where((mod != 0) & ((b < 0) != (mod < 0)), mod + b, mod)
 
 
 class RemainderBackward0(Node):

@@ -25,11 +25,14 @@ R4  Elementwise kernels (ufuncs and the operators ``+ - * / ...``) take device a
     else, a ``numpy.ndarray`` (even 0-d) or a list included, raises ``TypeError('Unsupported
     type <class ...>')`` (``cupy/_core/_kernel.pyx`` ``_preprocess_arg`` with ``_scalar.pyx``
     ``scalar_to_numpy_scalar``, which knows only the Python and NumPy scalar types).
-R5  A numpy ufunc called on a device array runs CuPy's ufunc of the same name (``np.exp(x)`` is
-    a device array), and a numpy operand then raises TypeError: ``__array_ufunc__`` "If binary,
-    only allow if second argument is another cupy ndarray or a number ... instead of silently
-    converting a numpy array" (its docstring); only the ``__call__`` method is forwarded.  A
-    numpy function runs CuPy's function of the same name through ``__array_function__``.
+R5  A numpy ufunc (or its ``outer``/``at``/``reduce``/``accumulate``/``reduceat``) called on a
+    device array runs CuPy's of the same name (``np.exp(x)`` is a device array), and a numpy
+    operand then raises TypeError ("numpy.ndarray is handled and then TypeError is raised due to
+    implicit host-to-device conversion", ``cupy/_core/core.pyx`` ``__array_ufunc__``).  One
+    exception: for the six comparisons a 0-d numpy array is read as its number, CuPy's
+    workaround for numpy/numpy#12142 (numpy turns ``np.float32(0) < x`` into a comparison with
+    a 0-d array).  A numpy function runs CuPy's function of the same name through
+    ``__array_function__``, when CuPy has one.
 R6  CuPy's other functions take device arrays; a ``numpy.ndarray`` argument raises TypeError.
     Only ``array``, ``asarray`` and ``asanyarray`` take host data ("an arbitrary object"), which
     they copy to the device.
@@ -235,6 +238,11 @@ class ndarray:
 
     def get(self, stream=None, order="C", out=None, blocking=True):
         if out is not None:
+            if not isinstance(out, np.ndarray):
+                raise TypeError(f"Only numpy.ndarray can be obtained from cupy.ndarray [{_NAME}]")
+            if out.dtype != self.dtype or out.shape != self.shape:
+                raise TypeError(f"{out.dtype}{out.shape} array cannot be obtained from "
+                                f"{self.dtype}{self.shape} array [{_NAME}]")
             out[...] = self._host
             return out
         return np.array(self._host, order=order, copy=True)
@@ -242,6 +250,9 @@ class ndarray:
     def set(self, arr, stream=None):
         if not isinstance(arr, np.ndarray):
             raise TypeError(f"Only numpy.ndarray can be set to cupy.ndarray [{_NAME}]")
+        if arr.dtype != self.dtype or arr.shape != self.shape:
+            raise TypeError(f"{arr.dtype}{arr.shape} array cannot be set to {self.dtype}{self.shape} "
+                            f"array [{_NAME}]")
         self._host[...] = arr
 
     def item(self):
@@ -344,17 +355,30 @@ class ndarray:
             value = value._host
         self._host[_index(key)] = value
 
-    # R5
+    # R5 (cupy/_core/core.pyx, _ndarray_base.__array_ufunc__ and __array_function__)
     def __array_ufunc__(self, np_ufunc, method, *inputs, **kwargs):
-        if method != "__call__" or np_ufunc.__name__ not in _module_names():
+        if method not in ("__call__", "outer", "at", "reduce", "accumulate", "reduceat"):
             return NotImplemented
-        for x in inputs + tuple(kwargs.get("out", ())):
-            if not isinstance(x, (ndarray, np.ndarray)) and not _is_scalar(x):
-                return NotImplemented
+        inout = inputs
         if "out" in kwargs:
             out = kwargs["out"]
-            kwargs["out"] = out[0] if len(out) == 1 else out
-        return getattr(cupy, np_ufunc.__name__)(*inputs, **kwargs)
+            if len(out) != 1:
+                raise ValueError("The 'out' parameter must have exactly one array value")
+            inout += out
+            kwargs["out"] = out[0]
+        function = getattr(cupy, np_ufunc.__name__, None)
+        if function is None:
+            return NotImplemented
+        if method != "__call__":
+            function = getattr(function, method)
+        for x in inout:  # numpy arrays go on, to be refused by the kernel
+            if not isinstance(x, (ndarray, np.ndarray)) and not _is_scalar(x):
+                return NotImplemented
+        if np_ufunc.__name__ in _COMPARISONS:
+            # CuPy's workaround for numpy/numpy#12142: numpy turns a scalar on the left of a
+            # comparison into a 0-d array, which CuPy reads back as the number it was
+            inputs = tuple(x.item() if isinstance(x, np.ndarray) and x.ndim == 0 else x for x in inputs)
+        return function(*inputs, **kwargs)
 
     def __array_function__(self, func, types_, args, kwargs):
         namespace = cupy
@@ -362,13 +386,15 @@ class ndarray:
             namespace = getattr(namespace, part, None)
             if namespace is None:
                 return NotImplemented
-        if any(t not in (ndarray, np.ndarray) for t in types_):
+        function = getattr(namespace, func.__name__, None)
+        if function is None or function is func:
             return NotImplemented
-        try:
-            function = getattr(namespace, func.__name__)
-        except AttributeError:
+        if any(not issubclass(t, (ndarray, np.ndarray)) for t in types_):
             return NotImplemented
         return function(*args, **kwargs)
+
+
+_COMPARISONS = {"greater", "greater_equal", "less", "less_equal", "equal", "not_equal"}
 
 
 def _is_scalar(x):

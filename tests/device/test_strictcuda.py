@@ -53,17 +53,21 @@ def test_kernels_take_python_and_numpy_scalars():  # R4
     assert (np.float32(2) * a).dtype == np.float32  # a numpy scalar on the left defers to the array
 
 
-def test_a_numpy_scalar_on_the_left_of_a_comparison_is_a_host_array():  # R4/R5: numpy's own rule
+def test_a_numpy_scalar_on_the_left_of_a_comparison_is_read_as_a_number():  # R5, numpy/numpy#12142
+    assert isinstance(np.float32(0) < xp.ones(3), xp.ndarray)
+    assert (np.bool_(True) != (xp.ones(3) < 0)).tolist() == [True, True, True]
     with pytest.raises(TypeError, match="Unsupported type"):
-        np.float32(0) < xp.ones(3)
+        np.zeros(3) < xp.ones(3)  # a numpy array is not
 
 
 def test_numpy_functions_and_ufuncs_dispatch_to_the_device():  # R5
     a = xp.arange(4.0)
     assert isinstance(np.exp(a), xp.ndarray) and isinstance(np.sum(a), xp.ndarray)
     assert isinstance(np.concatenate([a, a]), xp.ndarray)
+    np.add.at(a, xp.asarray([0, 0]), 1.0)  # ufunc methods are forwarded too
+    assert a.tolist() == [2.0, 1.0, 2.0, 3.0] and isinstance(np.add.reduce(a), xp.ndarray)
     with pytest.raises(TypeError):
-        np.add.at(a, [0], 1.0)  # only __call__ is forwarded
+        np.add.at(np.zeros(2), xp.asarray([0]), 1.0)  # the target must be on the device
 
 
 def test_functions_refuse_host_arrays_except_the_ones_that_copy_to_the_device():  # R6
