@@ -33,7 +33,8 @@ TEST_DEVICE = os.environ.get("NNREF_TEST_DEVICE", "cpu")
 
 
 def pytest_report_header(config):
-    return f"nnref test device: {TEST_DEVICE} (set NNREF_TEST_DEVICE=cuda for the GPU mode)"
+    return (f"nnref test device: {TEST_DEVICE} (tests/device also runs on the strict CuPy stand-in "
+            f"unless NNREF_TEST_DEVICE=cuda, the GPU mode)")
 
 
 def pytest_configure(config):
@@ -59,5 +60,5 @@ def device():
 def needs_second_device(device):
     """For comparisons of a device with the CPU path: they mean something only on the GPU."""
     if device.type == "cpu":
-        pytest.skip("compares a GPU run with the CPU path: run with NNREF_TEST_DEVICE=cuda "
-                    "(./dev.sh gpu) on a machine with an NVIDIA GPU")
+        pytest.skip("compares a 'cuda' run with the CPU path: it runs on the strict CuPy stand-in "
+                    "in this run, and on a GPU with NNREF_TEST_DEVICE=cuda (./dev.sh gpu)")
