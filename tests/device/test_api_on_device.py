@@ -71,6 +71,9 @@ def public_api():
     return names
 
 
+SEEDING = "test_on_device.py::test_manual_seed_reproduces_the_devices_random_numbers"
+
+
 # -- the builders of the table -----------------------------------------------------------------------
 class HOST_ONLY(str):
     """A name that computes nothing on tensor values, so there is nothing to run on a device."""
@@ -361,7 +364,8 @@ CASES = {
     "nnref.argmin": op(lambda x: [nnref.argmin(x), nnref.argmin(x, dim=0, keepdim=True)], (3, 4)),
     "nnref.nonzero": op(lambda x: nnref.nonzero(x > 0), (3, 4)),
     "nnref.bincount": case(lambda d: [nnref.bincount(labels(d, [0, 2, 2, 5])),
-                                      nnref.bincount(labels(d, [0, 1, 1]), weights=leaf(d, (3,), grad=False))]),
+                                      nnref.bincount(labels(d, [0, 1, 1]),
+                                                     weights=leaf(d, (3,), grad=False))]),
     # linear algebra
     "nnref.matmul": op(lambda a, b: nnref.matmul(a, b), (2, 3, 4), (4, 5)),
     "nnref.mm": op(nnref.mm, (3, 4), (4, 2)),
@@ -403,8 +407,8 @@ CASES = {
     "nnref.set_grad_enabled": case(_grad_mode(lambda: nnref.set_grad_enabled(False))),
     "nnref.is_grad_enabled": HOST_ONLY("a flag"),
     "nnref.is_inference_mode_enabled": HOST_ONLY("a flag"),
-    "nnref.manual_seed": ELSEWHERE("test_on_device.py::test_manual_seed_reproduces_the_devices_random_numbers"),
-    "nnref.seed": ELSEWHERE("test_on_device.py::test_manual_seed_reproduces_the_devices_random_numbers"),
+    "nnref.manual_seed": ELSEWHERE(SEEDING),
+    "nnref.seed": ELSEWHERE(SEEDING),
     "nnref.initial_seed": HOST_ONLY("a number"),
     "nnref.save": ELSEWHERE("test_on_device.py::test_checkpoint_moves_between_devices_with_map_location"),
     "nnref.load": ELSEWHERE("test_on_device.py::test_checkpoint_moves_between_devices_with_map_location"),
@@ -471,8 +475,8 @@ CASES = {
     "nnref.nn.init.constant_": case(lambda d: init.constant_(nnref.empty(2, 3, device=d), 0.5)),
     "nnref.nn.init.ones_": case(lambda d: init.ones_(nnref.empty(2, 3, device=d))),
     "nnref.nn.init.zeros_": case(lambda d: init.zeros_(nnref.empty(2, 3, device=d))),
-    **{f"nnref.nn.init.{name}": random_draw(lambda d, name=name: getattr(init, name)(nnref.empty(20, 30, device=d)))
-       for name in ("uniform_", "normal_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_",
+    **{f"nnref.nn.init.{name}": random_draw(lambda d, name=name: getattr(init, name)(
+        nnref.empty(20, 30, device=d))) for name in ("uniform_", "normal_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_",
                     "kaiming_normal_")},
 
     # nnref.optim
@@ -507,10 +511,10 @@ CASES.update({
     "nnref.Tensor.type": case(lambda d: [leaf(d, (2,)).type().replace("cuda.", ""),
                                          leaf(d, (2,)).type(nnref.float64)]),
     "nnref.Tensor.type_as": op(lambda x: x.type_as(labels(x.device, [1, 2])), (2,)),
-    "nnref.Tensor.to": op(lambda x: [x.to(nnref.float64), x.to("cpu").to(x.device), x.to(x.device, nnref.float16)],
-                          (3,)),
+    "nnref.Tensor.to": op(lambda x: [x.to(nnref.float64), x.to("cpu").to(x.device),
+                                     x.to(x.device, nnref.float16)], (3,)),
     "nnref.Tensor.cpu": op(lambda x: [(x.cpu() * 2).to(x.device), x.cpu().device.type], (3,)),
-    "nnref.Tensor.cuda": ELSEWHERE("test_on_device.py::test_module_to_keeps_parameter_identity_and_the_optimizer_works"),
+    "nnref.Tensor.cuda": case(lambda d: _cuda_method(d)),
     **{f"nnref.Tensor.{n}": op(lambda x, n=n: getattr(x, n)(), (3,)) for n in (
         "float", "double", "half", "int", "long", "bool")},
     "nnref.Tensor.bfloat16": HOST_ONLY("refused on 'cuda' (CuPy has no bfloat16): test_on_device.py"),
@@ -586,7 +590,8 @@ CASES.update({
                                values=positive) for n in ("__floordiv__", "__rfloordiv__", "__rmod__")},
     "nnref.Tensor.__matmul__": op(lambda a, b: a @ b, (3, 4), (4, 2)),
     "nnref.Tensor.__rmatmul__": op(lambda a, b: b.__rmatmul__(a), (3, 4), (4, 2)),
-    **{f"nnref.Tensor.{n}": op(lambda x, n=n: getattr(x, n)(), (3, 4)) for n in ("__neg__", "__pos__", "__abs__")},
+    **{f"nnref.Tensor.{n}": op(lambda x, n=n: getattr(x, n)(), (3, 4))
+       for n in ("__neg__", "__pos__", "__abs__")},
     **{f"nnref.Tensor.{n}": case(lambda d, n=n: getattr(labels(d, [True, False]), n)(labels(d, [True, True])))
        for n in ("__and__", "__or__", "__xor__")},
     "nnref.Tensor.__invert__": case(lambda d: ~labels(d, [True, False])),
@@ -609,6 +614,15 @@ CASES.update({
     "nnref.Tensor.__copy__": op(lambda x: copy.copy(x.detach()), (3,)),
     "nnref.Tensor.__deepcopy__": op(lambda x: copy.deepcopy(x), (3,)),
 })
+
+
+def _cuda_method(d):
+    """``t.cuda()`` from the CPU, and on 'cuda' already (the CPU run, with no 'cuda' to go to,
+    states what the device run must give)."""
+    if d.type == "cpu":
+        return [True, True, [1.0, 2.0]]
+    t = nnref.tensor([1.0, 2.0]).cuda()
+    return [t.device == d, t.cuda() is t, t.tolist()]
 
 
 def _hooked(x):
@@ -645,7 +659,8 @@ def test_every_public_name_has_a_device_case():
     api = public_api()
     missing, stale = sorted(api - set(CASES)), sorted(set(CASES) - api)
     assert not missing, ("these public names have no device case; add a line to CASES in "
-                         "tests/device/test_api_on_device.py (its docstring shows how):\n" + "\n".join(missing))
+                         "tests/device/test_api_on_device.py (its docstring shows how):\n"
+                         + "\n".join(missing))
     assert not stale, f"CASES has entries for names nnref no longer exports: {stale}"
 
 

@@ -36,7 +36,8 @@ def make_model(device):
             if isinstance(layer, nn.Linear):
                 bound = 1 / np.sqrt(layer.in_features)
                 for p in (layer.weight, layer.bias):
-                    p.copy_(torch.from_numpy(rng.uniform(-bound, bound, size=tuple(p.shape)).astype(np.float32)))
+                    values = rng.uniform(-bound, bound, size=tuple(p.shape))
+                    p.copy_(torch.from_numpy(values.astype(np.float32)))
     return model.to(device)
 
 
@@ -53,8 +54,10 @@ def chapter_13(device):
     labels = digits.target.astype(np.int64)
     order = np.random.default_rng(SEED).permutation(len(images))
     test_index, train_index = order[:360], order[360:]
-    X_train, y_train = torch.tensor(images[train_index]).to(device), torch.tensor(labels[train_index]).to(device)
-    X_test, y_test = torch.tensor(images[test_index]).to(device), torch.tensor(labels[test_index]).to(device)
+    X_train = torch.tensor(images[train_index]).to(device)
+    y_train = torch.tensor(labels[train_index]).to(device)
+    X_test = torch.tensor(images[test_index]).to(device)
+    y_test = torch.tensor(labels[test_index]).to(device)
     loss_fn = nn.CrossEntropyLoss()
 
     def evaluate(model, X, y):
@@ -88,7 +91,8 @@ def chapter_13(device):
     resumed_model.load_state_dict(saved["model_state_dict"])
     resumed_optimizer = optim.SGD(resumed_model.parameters(), lr=LR, momentum=MOMENTUM)
     resumed_optimizer.load_state_dict(saved["optimizer_state_dict"])
-    resumed = [run_epoch(resumed_model, resumed_optimizer, e) for e in range(CHECKPOINT_EPOCH + 1, EPOCHS + 1)]
+    resumed = [run_epoch(resumed_model, resumed_optimizer, epoch)
+               for epoch in range(CHECKPOINT_EPOCH + 1, EPOCHS + 1)]
 
     with torch.no_grad():
         probabilities = nn.Softmax(dim=1)(model.eval()(X_test))
