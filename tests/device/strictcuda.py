@@ -155,8 +155,9 @@ def _to_device(value, keep=()):
         return ndarray._wrap(value)
     if isinstance(value, np.generic):
         return ndarray._wrap(np.asarray(value))
-    if isinstance(value, tuple) and not hasattr(value, "_fields"):
-        return tuple(_to_device(v, keep) for v in value)
+    if isinstance(value, tuple):
+        items = [_to_device(v, keep) for v in value]
+        return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
     if isinstance(value, list):
         return [_to_device(v, keep) for v in value]
     return value
@@ -520,13 +521,28 @@ def _asarray(a, dtype=None, order=None, copy=None, *, blocking=False):
         if (dtype is None or np.dtype(dtype) == a.dtype) and not copy:
             return a
         return ndarray._wrap(np.array(a._host, dtype=dtype, copy=True if copy else None))
-    return ndarray._wrap(np.array(a, dtype=dtype, order=order if order in ("C", "F") else "K", copy=True))
+    return _array(a, dtype=dtype, order=order if order in ("C", "F") else "K")
+
+
+def _leaves(obj):
+    if isinstance(obj, (list, tuple)):
+        return [leaf for item in obj for leaf in _leaves(item)]
+    return [obj]
 
 
 def _array(obj, dtype=None, copy=True, order="K", subok=False, ndmin=0, *, blocking=False):
+    """R6: ``cupy.array``: host data copied to the device.  A sequence of device arrays is joined
+    on the device only when they all share one shape and dtype (``_get_concat_shape`` in
+    ``core.pyx``); anything else goes through numpy, where a device array refuses (R2)."""
     if isinstance(obj, ndarray):
         return ndarray._wrap(np.array(obj._host, dtype=dtype, copy=copy, order=order, ndmin=ndmin))
-    if isinstance(obj, (list, tuple)) and _wrappers(obj):  # a sequence of device arrays
+    leaves = _leaves(obj) if isinstance(obj, (list, tuple)) else []
+    if any(isinstance(leaf, ndarray) for leaf in leaves):
+        if not all(isinstance(leaf, ndarray) for leaf in leaves) or len(
+                {(leaf.shape, leaf.dtype) for leaf in leaves}) != 1:
+            raise TypeError("Implicit conversion to a NumPy array is not allowed: cupy.array of a "
+                            "sequence mixing device arrays with other values, or of device arrays "
+                            f"of different shapes or dtypes [{_NAME}]")
         obj = _device_argument(obj, "array")
     return ndarray._wrap(np.array(obj, dtype=dtype, order=order, ndmin=ndmin, copy=True))
 

@@ -77,6 +77,10 @@ def test_functions_refuse_host_arrays_except_the_ones_that_copy_to_the_device():
         with pytest.raises(TypeError, match="Unsupported type"):
             call()
     assert xp.asarray(host).tolist() == [0.0, 1.0, 2.0] and xp.array(host).shape == (3,)
+    assert xp.array([xp.ones(2), xp.zeros(2)]).shape == (2, 2)  # device arrays joined on the device
+    assert xp.asarray([xp.ones(()), xp.zeros(())]).tolist() == [1.0, 0.0]
+    with pytest.raises(TypeError, match="Implicit conversion"):
+        xp.array([xp.ones(()), 2.0])  # a mixed sequence goes through numpy
     a = xp.ones(2)
     assert xp.asarray(a) is a and xp.ascontiguousarray(a) is a
 
