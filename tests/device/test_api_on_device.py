@@ -517,7 +517,7 @@ CASES.update({
     "nnref.Tensor.cuda": case(lambda d: _cuda_method(d)),
     **{f"nnref.Tensor.{n}": op(lambda x, n=n: getattr(x, n)(), (3,)) for n in (
         "float", "double", "half", "int", "long", "bool")},
-    "nnref.Tensor.bfloat16": HOST_ONLY("refused on 'cuda' (CuPy has no bfloat16): test_on_device.py"),
+    "nnref.Tensor.bfloat16": ELSEWHERE("test_on_device.py::test_bfloat16_is_refused_on_a_gpu"),
     "nnref.Tensor.clone": op(lambda x: x.clone(), (3, 4)),
     "nnref.Tensor.contiguous": op(lambda x: x.t().contiguous(), (3, 4)),
     "nnref.Tensor.detach": op(lambda x: x.detach() * 2, (3,)),
