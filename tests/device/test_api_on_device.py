@@ -331,7 +331,7 @@ CASES = {
     "nnref.mul": op(lambda x, y: [nnref.mul(x, y), nnref.mul(x, 2.5)], (3, 4), (4,)),
     "nnref.multiply": op(nnref.multiply, (3, 4), (3, 4)),
     "nnref.div": op(lambda x, y: [nnref.div(x, y), nnref.div(x, y, rounding_mode="floor"),
-                                  nnref.div(x, y, rounding_mode="trunc"), 3.0 / y],
+                                  nnref.div(x, y, rounding_mode="trunc"), nnref.div(3.0, y)],
                     (3, 4), (4,), values=positive),
     "nnref.divide": op(nnref.divide, (3, 4), (3, 4), values=positive),
     "nnref.floor_divide": op(lambda x, y: nnref.floor_divide(x.detach() * 5, y.detach()), (3, 4), (4,),
