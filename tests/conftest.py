@@ -26,17 +26,21 @@ def seeded_pytorch():
 
 # -- the device the device-parametrised tests run on ------------------------------------------------
 # NNREF_TEST_DEVICE=cuda (what `./dev.sh gpu` sets) runs tests/device on the GPU, comparing
-# every result with the CPU path; the default runs them on the CPU.
+# every result with the CPU path; the default runs them on the CPU and on 'cuda' served by the
+# test-only strict stand-in for CuPy (tests/device/strictcuda.py); NNREF_TEST_DEVICE=strictcuda
+# runs them on the stand-in only.
 TEST_DEVICE = os.environ.get("NNREF_TEST_DEVICE", "cpu")
 
 
 def pytest_report_header(config):
-    return f"nnref test device: {TEST_DEVICE} (set NNREF_TEST_DEVICE=cuda for the GPU mode)"
+    return (f"nnref test device: {TEST_DEVICE} (tests/device also runs on the strict CuPy stand-in "
+            f"unless NNREF_TEST_DEVICE=cuda, the GPU mode)")
 
 
 def pytest_configure(config):
-    if TEST_DEVICE not in ("cpu", "cuda"):
-        raise pytest.UsageError(f"NNREF_TEST_DEVICE must be 'cpu' or 'cuda', not {TEST_DEVICE!r}")
+    if TEST_DEVICE not in ("cpu", "cuda", "strictcuda"):
+        raise pytest.UsageError(f"NNREF_TEST_DEVICE must be 'cpu', 'cuda' or 'strictcuda', "
+                                f"not {TEST_DEVICE!r}")
     if TEST_DEVICE == "cuda":
         from nnref._device import cuda_unavailable_reason
         reason = cuda_unavailable_reason()
@@ -46,7 +50,8 @@ def pytest_configure(config):
 
 @pytest.fixture(scope="session")
 def device():
-    """The nnref device under test: 'cpu', or 'cuda:0' in the GPU mode."""
+    """The nnref device under test: 'cpu', or 'cuda:0' in the GPU mode (tests/device/conftest.py
+    runs its tests on each device of the run instead)."""
     import nnref
     return nnref.device(TEST_DEVICE, 0 if TEST_DEVICE == "cuda" else None)
 
@@ -55,5 +60,5 @@ def device():
 def needs_second_device(device):
     """For comparisons of a device with the CPU path: they mean something only on the GPU."""
     if device.type == "cpu":
-        pytest.skip("compares a GPU run with the CPU path: run with NNREF_TEST_DEVICE=cuda "
-                    "(./dev.sh gpu) on a machine with an NVIDIA GPU")
+        pytest.skip("compares a 'cuda' run with the CPU path: it runs on the strict CuPy stand-in "
+                    "in this run, and on a GPU with NNREF_TEST_DEVICE=cuda (./dev.sh gpu)")

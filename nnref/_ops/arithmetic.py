@@ -166,8 +166,9 @@ class DivBackward0(Node):
         self_, other = self.saved_tensors
         wants_self, wants_other = (node is not None for node, _ in self.next_functions)
         other_value = other if other is not None else self.scalar
+        self_value = self_ if self_ is not None else self.self_scalar  # div(3.0, t)
         return (grad / other_value if wants_self else None,
-                -grad * self_ / (other * other) if wants_other else None)
+                -grad * self_value / (other * other) if wants_other else None)
 
 
 def div(input, other, *, rounding_mode=None):
@@ -185,6 +186,7 @@ def div(input, other, *, rounding_mode=None):
         node = DivBackward0((a, b), saved=(a if _requires(b) else None,
                                            b if (_requires(a) or _requires(b)) else None))
         node.scalar = other if b is None else None
+        node.self_scalar = input if a is None else None
         out.grad_fn = node
     return out
 

@@ -240,6 +240,8 @@ class MinimumBackward0(Node):
 
 
 def _extremum(func, node_class, input, other):
+    if not isinstance(other, Tensor):  # PyTorch has no number overload of maximum/minimum
+        raise TypeError(f"{func.__name__}(): argument 'other' must be Tensor, not {type(other).__name__}")
     check_same_device(input, other)
     dtype = result_type(input, other)
     a, b = operand_data(input, dtype), operand_data(other, dtype)

@@ -1,10 +1,11 @@
 """Device-parametrised tests: what must hold on any device, run on the device under test.
 
-By default that device is the CPU; with ``NNREF_TEST_DEVICE=cuda`` (``./dev.sh gpu``)
-every test here runs on the GPU instead, and the comparisons with the CPU path
-(``needs_second_device``) run too: every op of the core's case table, every layer of
-the nn table and a training run, each on the GPU against the same code on the CPU, to
-float32 tolerance.
+By default each test runs on the CPU and again on ``'cuda'`` served by the strict stand-in
+for CuPy (``strictcuda.py``, see ``conftest.py``); with ``NNREF_TEST_DEVICE=cuda``
+(``./dev.sh gpu``) every test here runs on the GPU instead.  The comparisons with the CPU
+path (``needs_second_device``) run on the stand-in or the GPU: every op of the core's case
+table, every layer of the nn table and a training run, each against the same code on the
+CPU, to float32 tolerance.
 """
 import copy
 import io
