@@ -207,7 +207,7 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
                            lambda a, dev: _random.normal_like(a, dev, 0.0, 1.0, generator))
 
 
-def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None,
+def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None,
             requires_grad=False):
     """Integers in ``[low, high)``; ``randint(high, size)`` starts at 0."""
     if size is None:
