@@ -89,6 +89,7 @@ class Generator:
         return new
 
     def initial_seed(self):
+        """The seed last given to ``manual_seed`` (or chosen by ``seed``), as a uint64."""
         return self._seed
 
     def get_state(self):
@@ -332,14 +333,17 @@ def seed():
 
 
 def initial_seed():
+    """The default generator's seed (PyTorch's ``67280421310721`` until ``manual_seed``)."""
     return default_generator.initial_seed()
 
 
 def get_rng_state():
+    """The default generator's state: a uint8 tensor of 5056 bytes, laid out as PyTorch's."""
     return default_generator.get_state()
 
 
 def set_rng_state(new_state):
+    """Restore a state from ``get_rng_state`` (nnref's or PyTorch's, as a uint8 tensor)."""
     default_generator.set_state(new_state)
 
 
