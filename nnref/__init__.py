@@ -7,12 +7,12 @@ from . import _ops  # binds the operations to Tensor's methods and operators
 from . import autograd, cuda, utils, viz
 from ._creation import (BoolTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor,
                         arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
-                        linspace, ones, ones_like, rand, rand_like, randint, randn, randn_like,
-                        tensor, zeros, zeros_like)
+                        linspace, normal, ones, ones_like, rand, rand_like, randint,
+                        randint_like, randn, randn_like, randperm, tensor, zeros, zeros_like)
 from ._device import device
 from ._dtype import (bfloat16, bool, double, dtype, float, float16, float32, float64,
                      get_default_dtype, half, int, int32, int64, long, promote_types,
-                     set_default_dtype)
+                     set_default_dtype, uint8)
 from ._ops._common import result_type
 from ._ops.arithmetic import (add, allclose, div, eq, equal, floor_divide, ge, gt, isclose, le, lt,
                               mul, ne, neg, pow, reciprocal, remainder, rsub, sub)
@@ -25,7 +25,10 @@ from ._ops.reduction import (amax, amin, argmax, argmin, bincount, max, mean, mi
 from ._ops.shape import (cat, clone, flatten, permute, reshape, squeeze, stack, t, transpose,
                          unbind, unsqueeze)
 from ._ops.softmax import log_softmax, softmax
-from ._random import initial_seed, manual_seed, seed
+from ._ops.random import bernoulli, multinomial
+from ._random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed,
+                      set_rng_state)
+from . import random  # noqa: E402 - torch.random.fork_rng, manual_seed, ...
 from ._tensor import Size, Tensor
 from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
                                  is_inference_mode_enabled, no_grad, set_grad_enabled)

@@ -12,13 +12,13 @@ import numpy as np
 
 from . import _dtype
 from ._device import array_module, canonical_device, check_dtype_on_device
-from ._random import generator
+from . import _random
 from ._device import to_host
 from ._tensor import Tensor, _as_array
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "eye", "arange",
-           "linspace", "rand", "randn", "randint", "zeros_like", "ones_like", "full_like",
-           "empty_like", "rand_like", "randn_like", "FloatTensor", "DoubleTensor", "LongTensor",
+           "linspace", "rand", "randn", "randint", "randperm", "normal", "zeros_like", "ones_like", "full_like",
+           "empty_like", "rand_like", "randn_like", "randint_like", "FloatTensor", "DoubleTensor", "LongTensor",
            "IntTensor", "BoolTensor", "HalfTensor"]
 
 
@@ -183,33 +183,75 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
                    device, requires_grad)
 
 
-def rand(*size, dtype=None, device=None, requires_grad=False):
-    """Samples from U(0, 1)."""
+def _random_factory(size, dtype, device, requires_grad, sample):
+    """A new tensor of ``size`` filled by ``sample(template_array, device)`` (the draw happens on
+    the tensor's device: PyTorch's kernels for the CPU, CuPy's generator on a GPU)."""
     shape = _size(size)
-    return _finish(lambda xp, dev: generator(dev).random(shape), dtype or _dtype.get_default_dtype(),
-                   device, requires_grad)
+    return _finish(lambda xp, dev: sample(xp.empty(shape, dtype.numpy), dev), dtype, device,
+                   requires_grad)
 
 
-def randn(*size, dtype=None, device=None, requires_grad=False):
-    """Samples from N(0, 1)."""
-    shape = _size(size)
-    return _finish(lambda xp, dev: generator(dev).standard_normal(shape),
-                   dtype or _dtype.get_default_dtype(), device, requires_grad)
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
+    """Samples from U(0, 1): PyTorch's numbers after the same ``manual_seed``."""
+    dtype = dtype or _dtype.get_default_dtype()
+    _check_dtype(dtype)
+    return _random_factory(size, dtype, device, requires_grad,
+                           lambda a, dev: _random.uniform_like(a, dev, 0.0, 1.0, generator))
 
 
-def randint(low, high=None, size=None, *, dtype=None, device=None, requires_grad=False):
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
+    """Samples from N(0, 1): PyTorch's numbers after the same ``manual_seed``."""
+    dtype = dtype or _dtype.get_default_dtype()
+    _check_dtype(dtype)
+    return _random_factory(size, dtype, device, requires_grad,
+                           lambda a, dev: _random.normal_like(a, dev, 0.0, 1.0, generator))
+
+
+def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None,
+            requires_grad=False):
     """Integers in ``[low, high)``; ``randint(high, size)`` starts at 0."""
     if size is None:
+        if high is None:
+            raise TypeError("randint() missing required argument 'size'")
         low, high, size = 0, low, high
-    shape = _size((size,))
-    return _finish(lambda xp, dev: generator(dev).integers(low, high, size=shape), dtype or _dtype.int64,
-                   device, requires_grad)
+    dtype = dtype or _dtype.int64
+    _check_dtype(dtype)
+    return _random_factory((size,), dtype, device, requires_grad,
+                           lambda a, dev: _random.randint_like(a, dev, low, high, generator))
+
+
+def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
+    """A random permutation of ``0 .. n-1`` (PyTorch's CPU shuffle, so the same order)."""
+    if n < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    dtype = dtype or _dtype.int64
+    _check_dtype(dtype)
+
+    def sample(xp, dev):
+        # Shuffled on the CPU generator whatever the device (a GPU tensor receives the result).
+        return xp.asarray(_random.randperm(_random.cpu_generator(generator), n))
+    return _finish(sample, dtype, device, requires_grad)
+
+
+def normal(mean, std, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
+    """``normal(mean, std, size)`` with numbers, or elementwise means/stds given as tensors."""
+    if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        template = mean if isinstance(mean, Tensor) else std
+        shape = np.broadcast_shapes(*(x.shape for x in (mean, std) if isinstance(x, Tensor)))
+        out = randn(*shape, generator=generator, dtype=template._dtype, device=template._device)
+        return out * std + mean  # PyTorch: normal_(0, 1) then mul by std and add mean
+    if size is None:
+        raise TypeError("normal() received an invalid combination of arguments: give a size when "
+                        "mean and std are numbers, e.g. normal(0.0, 1.0, (3,))")
+    dtype = dtype or _dtype.get_default_dtype()
+    return _random_factory((size,), dtype, device, requires_grad,
+                           lambda a, dev: _random.normal_like(a, dev, mean, std, generator))
 
 
 def _like(factory):
-    def like(input, *, dtype=None, device=None, requires_grad=False):
+    def like(input, *, dtype=None, device=None, requires_grad=False, **kwargs):
         return factory(input._data.shape, dtype=dtype or input._dtype,
-                       device=device or input._device, requires_grad=requires_grad)
+                       device=device or input._device, requires_grad=requires_grad, **kwargs)
     like.__name__ = factory.__name__ + "_like"
     like.__doc__ = f"``{factory.__name__}`` with the shape, dtype and device of ``input``."
     return like
@@ -217,6 +259,14 @@ def _like(factory):
 
 zeros_like, ones_like, empty_like = _like(zeros), _like(ones), _like(empty)
 rand_like, randn_like = _like(rand), _like(randn)
+
+
+def randint_like(input, low=0, high=None, *, generator=None, dtype=None, device=None,
+                 requires_grad=False):
+    if high is None:
+        low, high = 0, low
+    return randint(low, high, input._data.shape, generator=generator, dtype=dtype or input._dtype,
+                   device=device or input._device, requires_grad=requires_grad)
 
 
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False):

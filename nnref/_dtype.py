@@ -7,7 +7,7 @@ bfloat16 comes from ``ml_dtypes`` because numpy has none of its own.
 import ml_dtypes
 import numpy as np
 
-__all__ = ["dtype", "float16", "bfloat16", "float32", "float64", "int32", "int64", "bool",
+__all__ = ["dtype", "float16", "bfloat16", "float32", "float64", "int32", "int64", "bool", "uint8",
            "half", "float", "double", "int", "long", "get_default_dtype", "set_default_dtype",
            "promote_types"]
 
@@ -43,9 +43,12 @@ float64 = dtype("float64", np.float64, True, 6, "DoubleTensor")
 int32 = dtype("int32", np.int32, False, 2, "IntTensor")
 int64 = dtype("int64", np.int64, False, 3, "LongTensor")
 bool = dtype("bool", np.bool_, False, 1, "BoolTensor")  # noqa: A001 - PyTorch's name
+# uint8 (bytes: get_rng_state's state) promotes with bool to uint8 and with everything else
+# here to the other type, so its rank sits between bool's and int32's.
+uint8 = dtype("uint8", np.uint8, False, 1.5, "ByteTensor")
 half, float, double, int, long = float16, float32, float64, int32, int64  # noqa: A001
 
-ALL_DTYPES = (float16, bfloat16, float32, float64, int32, int64, bool)
+ALL_DTYPES = (float16, bfloat16, float32, float64, int32, int64, bool, uint8)
 _BY_NUMPY = {d.numpy: d for d in ALL_DTYPES}
 _BY_LEGACY_NAME = {d._legacy_name: d for d in ALL_DTYPES}
 

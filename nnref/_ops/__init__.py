@@ -8,6 +8,7 @@ import functools
 
 from .._tensor import Tensor
 from . import arithmetic, conversion, indexing, inplace, linalg, pointwise, reduction, shape, softmax
+from . import random
 from ._common import as_tensor
 
 
@@ -118,6 +119,8 @@ _METHODS = {
     "clamp_": _inplace(pointwise.clamp), "masked_fill_": _inplace(pointwise.masked_fill),
     "zero_": inplace.zero_, "fill_": inplace.fill_, "copy_": inplace.copy_,
     "uniform_": inplace.uniform_, "normal_": inplace.normal_,
+    "random_": random.random_, "bernoulli_": random.bernoulli_, "bernoulli": random.bernoulli,
+    "exponential_": random.exponential_, "multinomial": random.multinomial,
 }
 
 for _name, _function in _METHODS.items():

@@ -8,7 +8,7 @@ reads a snapshot of the old values so its own backward stays correct.
 """
 from .._device import array_module
 from .._dtype import category
-from .._random import generator
+from .. import _random
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..autograd.graph import Node
@@ -141,16 +141,15 @@ def fill_(tensor, value):
     return _overwrite(tensor, value._data, FillBackward3, value)
 
 
-def uniform_(tensor, a=0.0, b=1.0):
-    """Fill with samples from U(a, b)."""
-    samples = generator(tensor._device).uniform(a, b, size=tensor._data.shape)
+def uniform_(tensor, a=0.0, b=1.0, *, generator=None):
+    """Fill with samples from U(a, b): PyTorch's numbers (see ``nnref._random``)."""
+    samples = _random.uniform_like(tensor._data, tensor._device, a, b, generator)
     return _overwrite(tensor, samples, UniformBackward0)
 
 
-def normal_(tensor, mean=0.0, std=1.0):
-    """Fill with samples from N(mean, std**2)."""
-    # mean + std * N(0, 1) is what numpy's normal() computes; CuPy's generator has no normal().
-    samples = mean + std * generator(tensor._device).standard_normal(size=tensor._data.shape)
+def normal_(tensor, mean=0.0, std=1.0, *, generator=None):
+    """Fill with samples from N(mean, std**2): PyTorch's numbers (see ``nnref._random``)."""
+    samples = _random.normal_like(tensor._data, tensor._device, mean, std, generator)
     return _overwrite(tensor, samples, NormalBackward0)
 
 

@@ -98,13 +98,20 @@ def dropout(input, p=0.5, training=True, inplace=False):
     if p == 1:
         noise = array_module(input._device).zeros(input._data.shape, dtype=dtype)
     else:
-        # The input's device draws the mask, so a CUDA input gets a CUDA mask.
-        keep = _random.generator(input._device).random(input._data.shape) >= p
-        noise = keep.astype(dtype) / dtype.type(1 - p)
+        noise = _dropout_noise(input._data, input._device, 1 - p).astype(dtype) / dtype.type(1 - p)
     mask = Tensor._make(noise, input._device)
     if inplace:
         return input.mul_(mask)
     return input * mask
+
+
+def _dropout_noise(like, device, keep_probability):
+    """PyTorch's ``noise.bernoulli_(1 - p)``: on the CPU its numbers (one double uniform per
+    value, in memory order); a CUDA input gets a mask drawn on the device."""
+    if device.type != "cpu":
+        return _random.generator(device).random(like.shape) < keep_probability
+    flat = _random.bernoulli_scalar(_random.default_generator, like.size, keep_probability)
+    return _random.in_memory_order(like, flat)
 
 
 def flatten(input, start_dim=0, end_dim=-1):

@@ -1,9 +1,9 @@
 """Weight initialisation schemes (``torch/nn/init.py``): same formulas, defaults and errors.
 
 Every function fills its tensor in place under ``no_grad`` (so it works on
-parameters that require grad) and returns it.  The numbers come from nnref's
-own generator: the same seed gives different values than PyTorch, drawn from
-the same distributions.
+parameters that require grad) and returns it.  The numbers are PyTorch's: after
+the same ``manual_seed`` (or with an equally seeded ``generator=``) every
+initialisation gives PyTorch's values.
 """
 import math
 import numbers
@@ -16,12 +16,6 @@ __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "ones_", "zeros
 
 _LINEAR_FUNCTIONS = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
                      "conv_transpose2d", "conv_transpose3d")
-
-
-def _single_generator(generator):
-    if generator is not None:
-        raise NotImplementedError("nnref has one global generator (seed it with "
-                                  "nnref.manual_seed); pass generator=None")
 
 
 def calculate_gain(nonlinearity, param=None):
@@ -51,16 +45,14 @@ def calculate_gain(nonlinearity, param=None):
 
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
     """Fill with samples from U(a, b)."""
-    _single_generator(generator)
     with no_grad():
-        return tensor.uniform_(a, b)
+        return tensor.uniform_(a, b, generator=generator)
 
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
     """Fill with samples from N(mean, std**2)."""
-    _single_generator(generator)
     with no_grad():
-        return tensor.normal_(mean, std)
+        return tensor.normal_(mean, std, generator=generator)
 
 
 def constant_(tensor, val):

@@ -21,6 +21,7 @@ IMPORT_SWAPS = [
     (re.compile(r"^import nnref\.nn\.functional as F$", re.M), "import torch.nn.functional as F"),
     (re.compile(r"^from nnref import optim$", re.M), "from torch import optim"),
     (re.compile(r"^import nnref\.nn as nn$", re.M), "import torch.nn as nn"),
+    (re.compile(r"^from nnref\.utils\.data import ", re.M), "from torch.utils.data import "),
 ]
 # nnref.viz draws PyTorch tensors too, so it may stay in a parity cell.
 ALLOWED_NNREF = re.compile(r"^from nnref(\.viz)? import (viz|draw_graph|draw_grad_flow)[\w, ]*$", re.M)

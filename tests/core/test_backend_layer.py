@@ -25,10 +25,12 @@ PACKAGE = pathlib.Path(nnref.__file__).parent
 # Everything that touches a tensor's values.  Left out on purpose: the course tooling,
 # viz (draws graphs from metadata), _tensor_str, serialization and gradcheck (they format,
 # write or compare host copies made with to_host) and _dtype (dtype tables).
-HOST_SIDE = {PACKAGE / "autograd" / "gradcheck.py"}
+# _random.py and _ops/random.py are PyTorch's CPU generator and its kernels: host arrays by
+# design (a CUDA tensor draws from CuPy's generator through _random.generator(device)).
+HOST_SIDE = {PACKAGE / "autograd" / "gradcheck.py", PACKAGE / "_ops" / "random.py"}
 COMPUTE_CODE = sorted(
     {p for folder in ("_ops", "autograd", "nn", "optim") for p in (PACKAGE / folder).rglob("*.py")}
-    - HOST_SIDE | {PACKAGE / name for name in ("_tensor.py", "_creation.py", "_random.py")})
+    - HOST_SIDE | {PACKAGE / name for name in ("_tensor.py", "_creation.py")})
 
 # numpy names that describe data rather than compute on it, so they are right for CuPy
 # arrays too: CuPy uses numpy's dtypes, and these work on dtypes and shapes.
@@ -43,9 +45,6 @@ HOST_ONLY = {
     ("_tensor.py", "_as_array", "asarray"): "Python data (lists, numbers) is read on the host, then moved",
     ("_tensor.py", "__init__", "zeros"): "the legacy constructor builds on the host, then moves",
     ("_creation.py", "tensor", "array"): "Python data (nested lists) is read on the host, then moved",
-    ("_random.py", "seed", "random"): "entropy for a new seed comes from the operating system",
-    ("_random.py", "_State", "random"): "the CPU generator is numpy's",
-    ("_random.py", "manual_seed", "random"): "the CPU generator is numpy's",
 }
 
 

@@ -134,7 +134,7 @@ def test_numpy_shares_memory():
 
 
 def test_seeding_makes_random_numbers_reproducible():
-    """Same seed, same numbers (not PyTorch's numbers: a documented difference)."""
+    """Same seed, same numbers (PyTorch's numbers too: see tests/core/test_random_vs_torch.py)."""
     nnref.manual_seed(123)
     a = (nnref.rand(3), nnref.randn(2, 2), nnref.randint(0, 10, (4,)), nnref.zeros(3).uniform_(),
          nnref.zeros(3).normal_())

@@ -1,8 +1,8 @@
 """``nnref.nn.init`` and the layers' default initialisation: PyTorch's formulas, bounds and moments.
 
-The random numbers differ from PyTorch's (another generator), so values are
-checked statistically: every sample inside the bound, and the sample mean,
-variance and Kolmogorov-Smirnov distance consistent with the distribution.
+Values are checked statistically here: every sample inside the bound, and the
+sample mean, variance and Kolmogorov-Smirnov distance consistent with the
+distribution (test_init_matches_torch.py checks they are PyTorch's values).
 """
 import math
 import warnings
