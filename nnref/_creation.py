@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 
 from . import _dtype
-from ._device import array_module, canonical_device, check_dtype_on_device
+from ._device import array_module, canonical_device, check_dtype_on_device, get_default_device
 from ._random import generator
 from ._device import to_host
 from ._tensor import Tensor, _as_array
@@ -33,7 +33,7 @@ def _finish(data, dtype, device, requires_grad):
     ``data(xp, dev)`` that makes one with the device's array module (so GPU tensors
     are made on the GPU, not copied there)."""
     _check_dtype(dtype)
-    dev = canonical_device(device)
+    dev = canonical_device(get_default_device() if device is None else device)
     check_dtype_on_device(dtype, dev)
     xp = array_module(dev)
     if callable(data):

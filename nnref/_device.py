@@ -146,3 +146,18 @@ def to_host(array):
     if isinstance(array, (np.ndarray, np.generic)):
         return array
     return array.get()
+
+
+_default_device = None  # None: factories make CPU tensors
+
+
+def get_default_device():
+    """The device factories use when given none (``torch.get_default_device``): CPU unless set."""
+    return _default_device if _default_device is not None else CPU
+
+
+def set_default_device(dev):
+    """Make factories (``zeros``, ``tensor``, ``randn``, layers' parameters...) put new tensors on
+    ``dev``; ``None`` goes back to the CPU (``torch.set_default_device``)."""
+    global _default_device
+    _default_device = None if dev is None else (dev if isinstance(dev, device) else device(dev))
