@@ -54,6 +54,20 @@ from ._ops.tensor_shape import chunk, diagonal, split, tril, triu
 from math import e, inf, nan, pi  # noqa: E402 - torch.inf and friends are Python floats too
 
 
+# The functions that take out= in PyTorch (the Tensor methods do not).
+from ._ops.out import with_out as _with_out  # noqa: E402
+
+(add, sub, mul, div, pow, neg, remainder, floor_divide, matmul, mm, bmm, mv, dot, addmm, sum, mean,
+ prod, cumsum, logsumexp, amax, amin, exp, log, sqrt, abs, sin, cos, tanh, sigmoid, clamp, maximum,
+ minimum, cat, stack) = map(_with_out, (
+    add, sub, mul, div, pow, neg, remainder, floor_divide, matmul, mm, bmm, mv, dot, addmm, sum,
+    mean, prod, cumsum, logsumexp, amax, amin, exp, log, sqrt, abs, sin, cos, tanh, sigmoid, clamp,
+    maximum, minimum, cat, stack))
+clip = clamp
+divide, multiply, subtract = div, mul, sub
+concat = concatenate = cat
+
+
 def relu_(input):
     """``relu`` in place."""
     return input.relu_()

@@ -140,19 +140,33 @@ def _size(size):
     return tuple(builtins.int(s) for s in size)
 
 
-def zeros(*size, dtype=None, device=None, requires_grad=False):
+def zeros(*size, dtype=None, device=None, requires_grad=False, **keywords):
+    size = _size_keyword("zeros", size, keywords)
     dtype, shape = dtype or _dtype.get_default_dtype(), _size(size)
     return _finish(lambda xp, dev: xp.zeros(shape, dtype.numpy), dtype, device, requires_grad)
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False):
+def ones(*size, dtype=None, device=None, requires_grad=False, **keywords):
+    size = _size_keyword("ones", size, keywords)
     dtype, shape = dtype or _dtype.get_default_dtype(), _size(size)
     return _finish(lambda xp, dev: xp.ones(shape, dtype.numpy), dtype, device, requires_grad)
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False):
+def empty(*size, dtype=None, device=None, requires_grad=False, **keywords):
     """Uninitialised in PyTorch; zero-filled here, so results never depend on stale memory."""
+    size = _size_keyword("empty", size, keywords)
     return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def _size_keyword(name, size, keywords):
+    """``zeros(size=(2, 3))``: PyTorch accepts the shape as the keyword ``size`` too."""
+    if "size" in keywords:
+        if size:
+            raise TypeError(f"{name}() got multiple values for argument 'size'")
+        size = (keywords.pop("size"),)
+    if keywords:
+        raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(keywords))}'")
+    return size
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):

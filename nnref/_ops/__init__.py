@@ -127,6 +127,7 @@ __all__ = ["arithmetic", "conversion", "indexing", "inplace", "linalg", "pointwi
            "shape", "softmax"]
 
 # The ops the PyTorch tutorials use beyond the core ones, bound the same way.
+from .. import _dtype  # noqa: E402
 from . import einsum, predicates, reduce_ops, scatter, sorting, tensor_shape  # noqa: E402
 
 _TUTORIAL_METHODS = {
@@ -139,6 +140,8 @@ _TUTORIAL_METHODS = {
     "tril_": _inplace(tensor_shape.tril), "triu_": _inplace(tensor_shape.triu),
     "isnan": predicates.isnan, "isinf": predicates.isinf, "isfinite": predicates.isfinite,
     "relu_": _inplace(pointwise.relu),
+    "byte": lambda self: self.to(_dtype.uint8), "char": lambda self: self.to(_dtype.int8),
+    "short": lambda self: self.to(_dtype.int16),
 }
 
 for _name, _function in _TUTORIAL_METHODS.items():

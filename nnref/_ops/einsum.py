@@ -23,9 +23,9 @@ def _explicit(equation, operands):
     inputs, arrow, output = equation.partition("->")
     terms = inputs.split(",")
     if len(terms) != len(operands):
-        raise ValueError(f"einsum(): more operands were provided than specified in the equation"
-                         if len(terms) < len(operands) else
-                         "einsum(): fewer operands were provided than specified in the equation")
+        raise RuntimeError("einsum(): more operands were provided than specified in the equation"
+                           if len(terms) < len(operands) else
+                           "einsum(): fewer operands were provided than specified in the equation")
     used = set(equation)
     spare = [c for c in string.ascii_uppercase + string.ascii_lowercase if c not in used]
     longest = 0
