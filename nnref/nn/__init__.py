@@ -7,6 +7,6 @@ and ``nn.init``.
 from . import functional, init, modules, parameter
 from .modules import *  # noqa: F403 - the layers are nn's public API
 from .modules import __all__ as _modules_all
-from .parameter import Parameter
+from .parameter import Parameter, UninitializedBuffer, UninitializedParameter
 
-__all__ = ["Parameter", "functional", "init", "modules", "parameter", *_modules_all]
+__all__ = ["Parameter", "UninitializedParameter", "UninitializedBuffer", "functional", "init", "modules", "parameter", *_modules_all]

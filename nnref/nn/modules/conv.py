@@ -3,7 +3,9 @@ import math
 
 from ..._creation import empty
 from .. import _native, functional as F, init
-from ..parameter import Parameter
+from ...autograd.grad_mode import no_grad
+from ..parameter import Parameter, UninitializedParameter
+from .lazy import LazyModuleMixin
 from ._shape_errors import naming_layer
 from .module import Module
 
@@ -212,3 +214,41 @@ class ConvTranspose2d(_ConvNd):
         with naming_layer(self, input):
             return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
                                       output_padding, self.groups, self.dilation)
+
+
+__all__ += ["LazyConv2d"]
+
+
+class LazyConv2d(LazyModuleMixin, Conv2d):
+    """A ``Conv2d`` whose ``in_channels`` is read from the first input (``input.shape[-3]``)."""
+
+    cls_to_become = Conv2d
+
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        factory_kwargs = {"device": device, "dtype": dtype}
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode,
+                         **factory_kwargs)
+        self.weight = UninitializedParameter(**factory_kwargs)
+        self.out_channels = out_channels
+        if bias:
+            self.bias = UninitializedParameter(**factory_kwargs)
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.in_channels != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input, *args, **kwargs):
+        if self.has_uninitialized_params():
+            if input.dim() not in (3, 4):
+                raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to "
+                                   f"{self.__class__.__name__}, but got input of size: {input.shape}")
+            self.in_channels = input.shape[1] if input.dim() == 4 else input.shape[0]
+            if self.in_channels % self.groups != 0:
+                raise ValueError("in_channels must be divisible by groups")
+            with no_grad():
+                self.weight.materialize((self.out_channels, self.in_channels // self.groups,
+                                         *self.kernel_size))
+                if self.bias is not None:
+                    self.bias.materialize((self.out_channels,))
+                self.reset_parameters()
