@@ -44,3 +44,8 @@ def current_device_index():
 def synchronize(device=None):
     """Wait for the accelerator's queued work to finish (no-op without one)."""
     cuda.synchronize(device)
+
+
+from ._namespace import public_dir as _public_dir  # noqa: E402
+
+__dir__ = _public_dir(globals(), __all__)

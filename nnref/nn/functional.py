@@ -19,7 +19,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from . import _native
 
-__all__ = ["linear", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "dropout", "flatten",
+__all__ = ["linear", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "dropout",
            "conv2d", "max_pool2d", "max_pool2d_with_indices", "batch_norm", "layer_norm",
            "embedding", "mse_loss", "nll_loss", "cross_entropy", "binary_cross_entropy_with_logits"]
 
@@ -662,3 +662,8 @@ def one_hot(tensor, num_classes=-1):
     xp = array_module(tensor._device)
     out = (data[..., None] == xp.arange(num_classes)).astype(np.int64)
     return Tensor._make(out, tensor._device)
+
+
+from .._namespace import public_dir as _public_dir  # noqa: E402
+
+__dir__ = _public_dir(globals(), __all__)

@@ -138,3 +138,8 @@ class UninitializedBuffer(_UninitializedTensorMixin, Tensor):
 def is_lazy(param):
     """True for an uninitialized parameter or buffer."""
     return isinstance(param, _UninitializedTensorMixin)
+
+
+from .._namespace import public_dir as _public_dir  # noqa: E402
+
+__dir__ = _public_dir(globals(), __all__)

@@ -24,4 +24,9 @@ __all__ = [
 __all__ += ["Conv1d", "ConvTranspose2d", "AvgPool2d", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d",
             "GELU", "LeakyReLU", "SiLU", "ELU", "Softplus", "Hardtanh", "ReLU6", "Softmax2d",
             "Dropout1d", "Dropout2d", "L1Loss", "SmoothL1Loss", "HuberLoss", "BCELoss", "KLDivLoss"]
-__all__ += ["LazyLinear", "LazyConv2d", "LazyModuleMixin"]
+__all__ += ["LazyLinear", "LazyConv2d"]
+
+
+from ..._namespace import public_dir as _public_dir  # noqa: E402
+
+__dir__ = _public_dir(globals(), __all__)
