@@ -12,7 +12,7 @@ import numpy as np
 from .. import _random
 from .._device import array_module
 from .._ops import pointwise as _pointwise, shape as _shape, softmax as _softmax
-from .._ops._common import broadcast_error, check_one_device
+from .._ops._common import broadcast_error, check_one_device, needs_grad
 from .._ops.inplace import apply_inplace
 from .._ops.linalg import addmm, matmul
 from .._tensor import Tensor
@@ -634,14 +634,28 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     if log_target:
         loss = target.exp() * (target - input)
     else:
-        # xlogy(target, target): 0 where the target is 0, as 0 * log(0) is taken to be 0.
-        entropy = (target * _pointwise.log(target)).masked_fill(target == 0, 0.0)
-        loss = entropy - target * input
+        loss = _xlogy_self(target) - target * input
     if reduction == "mean":
         return loss.mean()
     if reduction == "batchmean":
         return loss.sum() / input.shape[0] if input.dim() else loss.sum()
     return loss.sum() if reduction == "sum" else loss
+
+
+def _xlogy_self(target):
+    """``xlogy(target, target)``: ``target * log(target)``, 0 where the target is 0.
+
+    PyTorch's CPU kernel rounds the product once from a precise log; computing it in
+    float64 and rounding reproduces that.  A target that requires grad goes through the
+    differentiable ops instead.
+    """
+    if needs_grad(target):
+        return (target * _pointwise.log(target)).masked_fill(target == 0, 0.0)
+    xp = array_module(target._device)
+    data = target._data.astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        product = xp.where(data == 0, 0.0, data * xp.log(data))
+    return Tensor._make(product.astype(target._dtype.numpy), target._device)
 
 
 def one_hot(tensor, num_classes=-1):
