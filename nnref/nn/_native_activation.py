@@ -40,8 +40,12 @@ def _erf(x):
                            "install SciPy (pip install scipy), or use approximate='tanh'") from None
 
 
-def _unary(input, data, node_class, result=None, **attributes):
-    """Wrap ``data`` as the op's output and record ``node_class`` (which saves the input)."""
+def _unary(input, data, node_class, **attributes):
+    """Wrap ``data`` as the op's output and record ``node_class`` (which saves the input).
+
+    ``attributes`` may hold arrays the forward pass computed anyway (a CDF, an
+    exponential) so that the backward pass does not compute them again.
+    """
     out = wrap(_as(data, input._data), input)
     if needs_grad(input):
         node = node_class((input,), saved=(input,))
@@ -66,16 +70,28 @@ class GeluBackward0(FirstOrderBackward):
         x, g = _opmath(self_._data), _opmath(grad._data)
         xp = array_module_of(x)
         dtype = x.dtype.type
+        square = x * x
         if self.approximate == "tanh":
-            inner = dtype(_SQRT_2_OVER_PI) * (x + dtype(_KAPPA) * x * x * x)
-            t = xp.tanh(inner)
-            d_inner = dtype(_SQRT_2_OVER_PI) * (1 + dtype(3 * _KAPPA) * x * x)
-            derivative = dtype(0.5) * (1 + t) + dtype(0.5) * x * (1 - t * t) * d_inner
+            t = self.saved
+            # 0.5 (1 + t) + 0.5 x (1 - t^2) sqrt(2/pi) (1 + 3 kappa x^2)
+            d_inner = xp.multiply(square, dtype(3 * _KAPPA * _SQRT_2_OVER_PI), out=square)
+            d_inner += dtype(_SQRT_2_OVER_PI)
+            derivative = t * t
+            xp.subtract(1, derivative, out=derivative)
+            derivative *= x
+            derivative *= d_inner
+            derivative += t
+            derivative += 1
+            derivative *= dtype(0.5)
         else:
-            cdf = dtype(0.5) * (1 + _erf(x * dtype(math.sqrt(0.5))))
-            pdf = xp.exp(dtype(-0.5) * x * x) * dtype(1 / math.sqrt(2 * math.pi))
-            derivative = cdf + x * pdf
-        return (wrap(_as(g * derivative, grad._data), grad),)
+            # Phi(x) (saved by the forward pass) + x phi(x)
+            pdf = xp.multiply(square, dtype(-0.5), out=square)
+            xp.exp(pdf, out=pdf)
+            pdf *= x
+            pdf *= dtype(1 / math.sqrt(2 * math.pi))
+            derivative = xp.add(pdf, self.saved, out=pdf)
+        derivative *= g
+        return (wrap(_as(derivative, grad._data), grad),)
 
 
 def gelu(input, approximate="none"):
@@ -88,11 +104,22 @@ def gelu(input, approximate="none"):
     xp = array_module_of(x)
     dtype = x.dtype.type
     if approximate == "tanh":
-        inner = dtype(_SQRT_2_OVER_PI) * (x + dtype(_KAPPA) * x * x * x)
-        data = dtype(0.5) * x * (1 + xp.tanh(inner))
+        inner = x * x
+        inner *= dtype(_KAPPA)
+        inner *= x
+        inner += x
+        inner *= dtype(_SQRT_2_OVER_PI)
+        saved = xp.tanh(inner, out=inner)  # t, for the backward pass
+        data = saved + 1
     else:
-        data = x * dtype(0.5) * (1 + _erf(x * dtype(math.sqrt(0.5))))
-    return _unary(input, data, GeluBackward0, approximate=approximate)
+        saved = _erf(x * dtype(math.sqrt(0.5)))
+        saved += 1
+        saved *= dtype(0.5)  # Phi(x), for the backward pass
+        data = saved.copy()
+    data *= x
+    if approximate == "tanh":
+        data *= dtype(0.5)
+    return _unary(input, data, GeluBackward0, approximate=approximate, saved=saved)
 
 
 # --------------------------------------------------------------------------------------------
@@ -105,7 +132,11 @@ class LeakyReluBackward0(FirstOrderBackward):
         xp = array_module_of(grad._data)
         g = _opmath(grad._data)
         slope = g.dtype.type(self.negative_slope)
-        return (wrap(_as(xp.where(_opmath(self_._data) > 0, g, g * slope), grad._data), grad),)
+        local = (self_._data > 0).astype(g.dtype)  # 1 where positive, then slope elsewhere
+        local *= 1 - slope
+        local += slope
+        local *= g
+        return (wrap(_as(local, grad._data), grad),)
 
 
 class LeakyReluBackward1(LeakyReluBackward0):
@@ -116,7 +147,12 @@ def leaky_relu(input, negative_slope=0.01):
     """``x`` where positive, ``negative_slope * x`` elsewhere."""
     x = _float_input("leaky_relu_cpu", input)
     xp = array_module_of(x)
-    data = xp.where(x > 0, x, x * x.dtype.type(negative_slope))
+    slope = x.dtype.type(negative_slope)
+    scaled = x * slope
+    if 0 <= negative_slope <= 1:  # then max(x, slope x) is x where positive, slope x elsewhere
+        data = xp.maximum(x, scaled, out=scaled)
+    else:
+        data = xp.where(x > 0, x, scaled)
     return _unary(input, data, LeakyReluBackward0, negative_slope=negative_slope)
 
 
@@ -125,10 +161,14 @@ class SiluBackward0(FirstOrderBackward):
 
     def backward(self, grad):
         (self_,) = self.saved_tensors
-        x = _opmath(self_._data)
+        x, s = _opmath(self_._data), self.sigmoid
         xp = array_module_of(x)
-        s = 1 / (1 + xp.exp(-x))
-        return (wrap(_as(_opmath(grad._data) * s * (1 + x * (1 - s)), grad._data), grad),)
+        result = xp.subtract(1, s)
+        result *= x
+        result += 1
+        result *= s
+        result *= _opmath(grad._data)
+        return (wrap(_as(result, grad._data), grad),)
 
 
 def silu(input, inplace=False):
@@ -136,21 +176,27 @@ def silu(input, inplace=False):
     x = _float_input("silu_cpu", input)
     xp = array_module_of(x)
     with np.errstate(over="ignore"):  # exp(-x) overflows to inf for very negative x: silu is -0
-        data = x / (1 + xp.exp(-x))
-    return _unary(input, data, SiluBackward0)
+        sigmoid = xp.negative(x)
+        xp.exp(sigmoid, out=sigmoid)
+        sigmoid += 1
+        xp.divide(1, sigmoid, out=sigmoid)
+    return _unary(input, x * sigmoid, SiluBackward0, sigmoid=sigmoid)
 
 
 class EluBackward0(FirstOrderBackward):
-    """``grad * scale`` where x > 0, else ``grad * input_scale * scale * alpha * exp(x * input_scale)``."""
+    """``grad * scale`` where x > 0, else ``grad * input_scale * scale * alpha * exp(x * input_scale)``,
+    which is ``grad * input_scale * (result + scale * alpha)``: no exponential to compute again."""
 
     def backward(self, grad):
-        (self_,) = self.saved_tensors
-        x, g = _opmath(self_._data), _opmath(grad._data)
+        self_, result = self.saved_tensors
+        x, y, g = _opmath(self_._data), _opmath(result._data), _opmath(grad._data)
         xp = array_module_of(x)
         dtype = x.dtype.type
-        negative = g * dtype(self.input_scale * self.scale * self.alpha) * xp.exp(
-            xp.minimum(x, 0) * dtype(self.input_scale))
-        return (wrap(_as(xp.where(x > 0, g * dtype(self.scale), negative), grad._data), grad),)
+        local = y + dtype(self.scale * self.alpha)  # right where x <= 0; replaced elsewhere
+        local *= dtype(self.input_scale)
+        xp.copyto(local, dtype(self.scale), where=x > 0)
+        local *= g
+        return (wrap(_as(local, grad._data), grad),)
 
 
 class EluBackward1(EluBackward0):
@@ -162,9 +208,22 @@ def elu(input, alpha=1.0, scale=1.0, input_scale=1.0):
     x = _float_input("elu_cpu", input)
     xp = array_module_of(x)
     dtype = x.dtype.type
-    negative = dtype(scale * alpha) * xp.expm1(xp.minimum(x, 0) * dtype(input_scale))
-    data = xp.where(x > 0, x * dtype(scale), negative)
-    return _unary(input, data, EluBackward0, alpha=alpha, scale=scale, input_scale=input_scale)
+    # scale * alpha * expm1(min(x, 0) * input_scale) is 0 where x > 0, and scale * max(x, 0)
+    # is 0 elsewhere: their sum is ELU without a select.
+    data = xp.minimum(x, 0)
+    data *= dtype(input_scale)
+    xp.expm1(data, out=data)
+    data *= dtype(scale * alpha)
+    positive = xp.maximum(x, 0)
+    positive *= dtype(scale)
+    data += positive
+    out = wrap(_as(data, input._data), input)
+    if needs_grad(input):
+        node = EluBackward0((input,), saved=(input,))
+        node.alpha, node.scale, node.input_scale = alpha, scale, input_scale
+        node.save_result(out)
+        out.grad_fn = node
+    return out
 
 
 class SoftplusBackward0(FirstOrderBackward):
@@ -174,10 +233,12 @@ class SoftplusBackward0(FirstOrderBackward):
         (self_,) = self.saved_tensors
         x, g = _opmath(self_._data), _opmath(grad._data)
         xp = array_module_of(x)
-        scaled = x * x.dtype.type(self.beta)
-        with np.errstate(over="ignore"):
-            z = xp.exp(xp.minimum(scaled, self.threshold))
-        return (wrap(_as(xp.where(scaled > self.threshold, g, g * z / (z + 1)), grad._data), grad),)
+        z, smooth = self.exp, self.smooth
+        local = z + 1
+        xp.divide(z, local, out=local)  # sigmoid(beta x)
+        local[~smooth] = 1
+        local *= g
+        return (wrap(_as(local, grad._data), grad),)
 
 
 def softplus(input, beta=1.0, threshold=20.0):
@@ -186,9 +247,13 @@ def softplus(input, beta=1.0, threshold=20.0):
     xp = array_module_of(x)
     dtype = x.dtype.type
     scaled = x * dtype(beta)
-    smooth = xp.log1p(xp.exp(xp.minimum(scaled, dtype(threshold)))) / dtype(beta)
-    data = xp.where(scaled > threshold, x, smooth)
-    return _unary(input, data, SoftplusBackward0, beta=beta, threshold=threshold)
+    smooth = ~(scaled > threshold)  # NaN stays on the smooth side, as in PyTorch
+    z = xp.exp(xp.minimum(scaled, dtype(threshold)))  # exp(beta x), kept for the backward pass
+    data = x.copy()
+    xp.log1p(z, out=data, where=smooth)
+    xp.divide(data, dtype(beta), out=data, where=smooth)
+    return _unary(input, data, SoftplusBackward0, beta=beta, threshold=threshold, exp=z,
+                  smooth=smooth)
 
 
 class HardtanhBackward0(FirstOrderBackward):
@@ -198,8 +263,11 @@ class HardtanhBackward0(FirstOrderBackward):
         (self_,) = self.saved_tensors
         x = self_._data
         xp = array_module_of(x)
-        inside = (x > self.min_val) & (x < self.max_val)
-        return (wrap(xp.where(inside, grad._data, grad._data.dtype.type(0)), grad),)
+        result = xp.zeros_like(grad._data)
+        inside = x > self.min_val
+        inside &= x < self.max_val
+        xp.copyto(result, grad._data, where=inside)
+        return (wrap(result, grad),)
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0):

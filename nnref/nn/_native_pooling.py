@@ -18,7 +18,8 @@ import numpy as np
 from .._device import array_module_of
 from .._ops._common import needs_grad, wrap
 from .._ops._first_order import FirstOrderBackward
-from ._native import _as, _opmath, _pool_output_size
+from ..autograd.grad_mode import no_grad
+from ._native import _as, _opmath, _pool_output_size, max_pool2d_with_indices
 
 __all__ = ["avg_pool2d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "adaptive_windows"]
 
@@ -227,11 +228,17 @@ def adaptive_max_pool2d(input, output_size):
                                f"dimension {d} being empty")
     data = input._data
     xp = array_module_of(data)
+    lead = data.shape[:-2]
+    if oh and ow and h % oh == 0 and w % ow == 0:
+        # Equal windows that tile the input: plain max pooling with kernel = stride.
+        kernel = (h // oh, w // ow)
+        with no_grad():
+            values, indices = max_pool2d_with_indices(input, kernel, kernel, (0, 0), (1, 1), False)
+        return _adaptive_max_result(input, values._data, indices._data, lead, h, w)
     rows, cols = _window_index(xp, h, oh), _window_index(xp, w, ow)
     kh, kw = rows.shape[1], cols.shape[1]
     # (..., OH, KH, OW, KW) gathered windows, then (..., OH, OW, KH*KW) for one argmax.
     windows = data[..., rows[:, :, None, None], cols[None, None, :, :]]
-    lead = data.shape[:-2]
     windows = xp.moveaxis(windows, -3, -2).reshape(lead + (oh, ow, kh * kw))
     # The first maximum, or the first NaN, wins: PyTorch's `val > max || isnan(val)` scan.
     is_nan = xp.isnan(windows) if input._dtype.is_floating_point else None
@@ -243,6 +250,10 @@ def adaptive_max_pool2d(input, output_size):
     row_of = rows[xp.arange(oh)[:, None], best // kw]
     col_of = cols[xp.arange(ow)[None, :], best % kw]
     indices = (row_of * w + col_of).astype(np.int64, copy=False)
+    return _adaptive_max_result(input, values, indices, lead, h, w)
+
+
+def _adaptive_max_result(input, values, indices, lead, h, w):
     out = wrap(values, input)
     if needs_grad(input):
         node = AdaptiveMaxPool2DBackward0((input,))
