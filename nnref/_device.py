@@ -9,6 +9,10 @@ import numpy as np
 __all__ = ["device", "array_module", "array_module_of", "to_host", "check_dtype_on_device", "cuda_unavailable_reason"]
 
 
+# Device types PyTorch knows that nnref does not implement ('meta': shapes without data).
+_PYTORCH_ONLY_DEVICES = {"meta", "mps", "xpu", "xla", "hpu", "mtia", "ipu", "privateuseone"}
+
+
 class device:
     """Where a tensor's memory lives: ``device('cpu')``, ``device('cuda')``, ``device('cuda', 0)``."""
 
@@ -21,8 +25,10 @@ class device:
         text = str(type_or_string)
         kind, colon, number = text.partition(":")
         if kind not in ("cpu", "cuda"):
+            hint = (f" (PyTorch's '{kind}' device is not part of nnref; use 'cpu', or 'cuda' with CuPy)"
+                    if kind in _PYTORCH_ONLY_DEVICES else "")
             raise RuntimeError(
-                f"Expected one of cpu, cuda device type at start of device string: {text}")
+                f"Expected one of cpu, cuda device type at start of device string: {text}{hint}")
         if colon:
             if index is not None:
                 raise RuntimeError(f"type (string) must not include an index because index was "

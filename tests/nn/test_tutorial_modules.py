@@ -104,3 +104,10 @@ def test_default_device_round_trip():
     assert repr(nnref.get_default_device()) == repr(torch.get_default_device()).replace("torch", "nnref")
     with pytest.raises(RuntimeError, match="Expected one of cpu, cuda"):
         nnref.set_default_device("tpu")
+
+
+def test_meta_device_is_refused_clearly():
+    with pytest.raises(RuntimeError, match="PyTorch's 'meta' device is not part of nnref"):
+        nnref.empty(2, 3, device="meta")
+    with pytest.raises(RuntimeError, match="Expected one of cpu, cuda device type"):
+        nnref.device("meta")
