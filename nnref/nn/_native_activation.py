@@ -263,18 +263,17 @@ class HardtanhBackward0(FirstOrderBackward):
         (self_,) = self.saved_tensors
         x = self_._data
         xp = array_module_of(x)
-        result = xp.zeros_like(grad._data)
         inside = x > self.min_val
         inside &= x < self.max_val
-        xp.copyto(result, grad._data, where=inside)
-        return (wrap(result, grad),)
+        return (wrap(xp.multiply(grad._data, inside, dtype=grad._data.dtype), grad),)
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0):
     """``x`` clamped to ``[min_val, max_val]``."""
     x = _float_input("hardtanh_cpu", input) if input._dtype.name == "bool" else input._data
     xp = array_module_of(x)
-    data = xp.clip(x, x.dtype.type(min_val), x.dtype.type(max_val))
+    data = xp.maximum(x, x.dtype.type(min_val))
+    xp.minimum(data, x.dtype.type(max_val), out=data)
     return _unary(input, data, HardtanhBackward0, min_val=min_val, max_val=max_val)
 
 
