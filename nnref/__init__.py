@@ -4,15 +4,15 @@
 module says which part of PyTorch it mirrors.
 """
 from . import _ops  # binds the operations to Tensor's methods and operators
-from . import autograd, cuda, utils, viz
+from . import accelerator, autograd, cuda, utils, viz
 from ._creation import (BoolTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor,
                         arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
                         linspace, normal, ones, ones_like, rand, rand_like, randint,
                         randint_like, randn, randn_like, randperm, tensor, zeros, zeros_like)
-from ._device import device
+from ._device import device, get_default_device, set_default_device
 from ._dtype import (bfloat16, bool, double, dtype, float, float16, float32, float64,
-                     get_default_dtype, half, int, int32, int64, long, promote_types,
-                     set_default_dtype, uint8)
+                     get_default_dtype, half, int, int8, int16, int32, int64, long, promote_types,
+                     set_default_dtype, short, uint8)
 from ._ops._common import result_type
 from ._ops.arithmetic import (add, allclose, div, eq, equal, floor_divide, ge, gt, isclose, le, lt,
                               mul, ne, neg, pow, reciprocal, remainder, rsub, sub)
@@ -47,6 +47,33 @@ def is_tensor(obj):
 def numel(input):
     return input.numel()
 from .serialization import load, save
+from ._ops.einsum import einsum
+from ._ops.predicates import isfinite, isinf, isnan
+from ._ops.reduce_ops import cumsum, logsumexp, prod
+from ._ops.scatter import gather, scatter, scatter_add
+from ._ops.sorting import argsort, sort, topk
+from ._ops.tensor_shape import chunk, diagonal, split, tril, triu
+
+from math import e, inf, nan, pi  # noqa: E402 - torch.inf and friends are Python floats too
+
+
+# The functions that take out= in PyTorch (the Tensor methods do not).
+from ._ops.out import with_out as _with_out  # noqa: E402
+
+(add, sub, mul, div, pow, neg, remainder, floor_divide, matmul, mm, bmm, mv, dot, addmm, sum, mean,
+ prod, cumsum, logsumexp, amax, amin, exp, log, sqrt, abs, sin, cos, tanh, sigmoid, clamp, maximum,
+ minimum, cat, stack) = map(_with_out, (
+    add, sub, mul, div, pow, neg, remainder, floor_divide, matmul, mm, bmm, mv, dot, addmm, sum,
+    mean, prod, cumsum, logsumexp, amax, amin, exp, log, sqrt, abs, sin, cos, tanh, sigmoid, clamp,
+    maximum, minimum, cat, stack))
+clip = clamp
+divide, multiply, subtract = div, mul, sub
+concat = concatenate = cat
+
+
+def relu_(input):
+    """``relu`` in place."""
+    return input.relu_()
 
 # Last, because both build on everything above: `import nnref as torch; torch.nn.Linear` works.
 from . import nn, optim  # noqa: E402

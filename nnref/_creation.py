@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 
 from . import _dtype
-from ._device import array_module, canonical_device, check_dtype_on_device
+from ._device import array_module, canonical_device, check_dtype_on_device, get_default_device
 from . import _random
 from ._device import to_host
 from ._tensor import Tensor, _as_array
@@ -33,7 +33,7 @@ def _finish(data, dtype, device, requires_grad):
     ``data(xp, dev)`` that makes one with the device's array module (so GPU tensors
     are made on the GPU, not copied there)."""
     _check_dtype(dtype)
-    dev = canonical_device(device)
+    dev = canonical_device(get_default_device() if device is None else device)
     check_dtype_on_device(dtype, dev)
     xp = array_module(dev)
     if callable(data):
@@ -140,19 +140,33 @@ def _size(size):
     return tuple(builtins.int(s) for s in size)
 
 
-def zeros(*size, dtype=None, device=None, requires_grad=False):
+def zeros(*size, dtype=None, device=None, requires_grad=False, **keywords):
+    size = _size_keyword("zeros", size, keywords)
     dtype, shape = dtype or _dtype.get_default_dtype(), _size(size)
     return _finish(lambda xp, dev: xp.zeros(shape, dtype.numpy), dtype, device, requires_grad)
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False):
+def ones(*size, dtype=None, device=None, requires_grad=False, **keywords):
+    size = _size_keyword("ones", size, keywords)
     dtype, shape = dtype or _dtype.get_default_dtype(), _size(size)
     return _finish(lambda xp, dev: xp.ones(shape, dtype.numpy), dtype, device, requires_grad)
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False):
+def empty(*size, dtype=None, device=None, requires_grad=False, **keywords):
     """Uninitialised in PyTorch; zero-filled here, so results never depend on stale memory."""
+    size = _size_keyword("empty", size, keywords)
     return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def _size_keyword(name, size, keywords):
+    """``zeros(size=(2, 3))``: PyTorch accepts the shape as the keyword ``size`` too."""
+    if "size" in keywords:
+        if size:
+            raise TypeError(f"{name}() got multiple values for argument 'size'")
+        size = (keywords.pop("size"),)
+    if keywords:
+        raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(keywords))}'")
+    return size
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
@@ -191,16 +205,18 @@ def _random_factory(size, dtype, device, requires_grad, sample):
                    requires_grad)
 
 
-def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, **keywords):
     """Samples from U(0, 1): PyTorch's numbers after the same ``manual_seed``."""
+    size = _size_keyword("rand", size, keywords)
     dtype = dtype or _dtype.get_default_dtype()
     _check_dtype(dtype)
     return _random_factory(size, dtype, device, requires_grad,
                            lambda a, dev: _random.uniform_like(a, dev, 0.0, 1.0, generator))
 
 
-def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, **keywords):
     """Samples from N(0, 1): PyTorch's numbers after the same ``manual_seed``."""
+    size = _size_keyword("randn", size, keywords)
     dtype = dtype or _dtype.get_default_dtype()
     _check_dtype(dtype)
     return _random_factory(size, dtype, device, requires_grad,

@@ -15,6 +15,10 @@ import numpy as np
 __all__ = ["device", "array_module", "array_module_of", "to_host", "check_dtype_on_device", "cuda_unavailable_reason"]
 
 
+# Device types PyTorch knows that nnref does not implement ('meta': shapes without data).
+_PYTORCH_ONLY_DEVICES = {"meta", "mps", "xpu", "xla", "hpu", "mtia", "ipu", "privateuseone"}
+
+
 class device:
     """Where a tensor's memory lives: ``device('cpu')``, ``device('cuda')``, ``device('cuda', 0)``."""
 
@@ -27,8 +31,10 @@ class device:
         text = str(type_or_string)
         kind, colon, number = text.partition(":")
         if kind not in ("cpu", "cuda"):
+            hint = (f" (PyTorch's '{kind}' device is not part of nnref; use 'cpu', or 'cuda' with CuPy)"
+                    if kind in _PYTORCH_ONLY_DEVICES else "")
             raise RuntimeError(
-                f"Expected one of cpu, cuda device type at start of device string: {text}")
+                f"Expected one of cpu, cuda device type at start of device string: {text}{hint}")
         if colon:
             if index is not None:
                 raise RuntimeError(f"type (string) must not include an index because index was "
@@ -174,3 +180,18 @@ def to_host(array):
     if isinstance(array, (np.ndarray, np.generic)):
         return array
     return array.get()
+
+
+_default_device = None  # None: factories make CPU tensors
+
+
+def get_default_device():
+    """The device factories use when given none (``torch.get_default_device``): CPU unless set."""
+    return _default_device if _default_device is not None else CPU
+
+
+def set_default_device(dev):
+    """Make factories (``zeros``, ``tensor``, ``randn``, layers' parameters...) put new tensors on
+    ``dev``; ``None`` goes back to the CPU (``torch.set_default_device``)."""
+    global _default_device
+    _default_device = None if dev is None else (dev if isinstance(dev, device) else device(dev))

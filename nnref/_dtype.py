@@ -7,7 +7,7 @@ bfloat16 comes from ``ml_dtypes`` because numpy has none of its own.
 import ml_dtypes
 import numpy as np
 
-__all__ = ["dtype", "float16", "bfloat16", "float32", "float64", "int32", "int64", "bool", "uint8",
+__all__ = ["dtype", "float16", "bfloat16", "float32", "float64", "uint8", "int8", "int16", "short", "int32", "int64", "bool",
            "half", "float", "double", "int", "long", "get_default_dtype", "set_default_dtype",
            "promote_types"]
 
@@ -40,15 +40,16 @@ float16 = dtype("float16", np.float16, True, 4, "HalfTensor")
 bfloat16 = dtype("bfloat16", ml_dtypes.bfloat16, True, 4, "BFloat16Tensor")
 float32 = dtype("float32", np.float32, True, 5, "FloatTensor")
 float64 = dtype("float64", np.float64, True, 6, "DoubleTensor")
+uint8 = dtype("uint8", np.uint8, False, 1.25, "ByteTensor")
+int8 = dtype("int8", np.int8, False, 1.5, "CharTensor")
+int16 = dtype("int16", np.int16, False, 1.75, "ShortTensor")
 int32 = dtype("int32", np.int32, False, 2, "IntTensor")
 int64 = dtype("int64", np.int64, False, 3, "LongTensor")
 bool = dtype("bool", np.bool_, False, 1, "BoolTensor")  # noqa: A001 - PyTorch's name
-# uint8 (bytes: get_rng_state's state) promotes with bool to uint8 and with everything else
-# here to the other type, so its rank sits between bool's and int32's.
-uint8 = dtype("uint8", np.uint8, False, 1.5, "ByteTensor")
 half, float, double, int, long = float16, float32, float64, int32, int64  # noqa: A001
+short = int16
 
-ALL_DTYPES = (float16, bfloat16, float32, float64, int32, int64, bool, uint8)
+ALL_DTYPES = (float16, bfloat16, float32, float64, uint8, int8, int16, int32, int64, bool)
 _BY_NUMPY = {d.numpy: d for d in ALL_DTYPES}
 _BY_LEGACY_NAME = {d._legacy_name: d for d in ALL_DTYPES}
 
@@ -93,6 +94,8 @@ def promote_types(a, b):
         return a
     if {a, b} == {float16, bfloat16}:
         return float32
+    if {a, b} == {uint8, int8}:  # neither holds the other's range
+        return int16
     return a if a._rank > b._rank else b
 
 

@@ -43,3 +43,8 @@ def manual_seed(seed):
     """Seed the GPU generator (``nnref.manual_seed`` already does both)."""
     from ._random import manual_seed as seed_all
     seed_all(seed)
+
+
+from ._namespace import public_dir as _public_dir  # noqa: E402
+
+__dir__ = _public_dir(globals(), __all__)

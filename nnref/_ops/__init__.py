@@ -128,3 +128,26 @@ for _name, _function in _METHODS.items():
 
 __all__ = ["arithmetic", "conversion", "indexing", "inplace", "linalg", "pointwise", "reduction",
            "shape", "softmax"]
+
+# The ops the PyTorch tutorials use beyond the core ones, bound the same way.
+from .. import _dtype  # noqa: E402
+from . import einsum, predicates, reduce_ops, scatter, sorting, tensor_shape  # noqa: E402
+
+_TUTORIAL_METHODS = {
+    "gather": scatter.gather, "scatter": scatter.scatter, "scatter_add": scatter.scatter_add,
+    "scatter_": _inplace(scatter.scatter), "scatter_add_": _inplace(scatter.scatter_add),
+    "prod": reduce_ops.prod, "cumsum": reduce_ops.cumsum, "logsumexp": reduce_ops.logsumexp,
+    "sort": sorting.sort, "argsort": sorting.argsort, "topk": sorting.topk,
+    "split": tensor_shape.split, "chunk": tensor_shape.chunk, "repeat": tensor_shape.repeat,
+    "diagonal": tensor_shape.diagonal, "tril": tensor_shape.tril, "triu": tensor_shape.triu,
+    "tril_": _inplace(tensor_shape.tril), "triu_": _inplace(tensor_shape.triu),
+    "isnan": predicates.isnan, "isinf": predicates.isinf, "isfinite": predicates.isfinite,
+    "relu_": _inplace(pointwise.relu),
+    "byte": lambda self: self.to(_dtype.uint8), "char": lambda self: self.to(_dtype.int8),
+    "short": lambda self: self.to(_dtype.int16),
+}
+
+for _name, _function in _TUTORIAL_METHODS.items():
+    setattr(Tensor, _name, _function)
+
+__all__ += ["einsum", "predicates", "reduce_ops", "scatter", "sorting", "tensor_shape"]

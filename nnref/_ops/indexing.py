@@ -7,6 +7,7 @@ tensors, lists and bool masks then go through one ``index``
 (``IndexBackward0``), whose backward adds the gradient back into zeros.
 """
 import numbers
+import warnings
 
 import numpy as np
 
@@ -151,6 +152,25 @@ def scatter_into_zeros(grad, shape, dim, indices):
     return _index_add_into_zeros(grad, shape, tuple(grid))
 
 
+def _sequence_index(index):
+    """A ``range`` indexes as its list; a short list holding slices, lists or None is read as a
+    tuple of indices, with PyTorch's deprecation warning (``treatSequenceAsTuple``)."""
+    if isinstance(index, range):
+        return list(index)
+    if isinstance(index, list) and len(index) < 32 and any(
+            item is None or item is Ellipsis or isinstance(item, (slice, list, tuple, range, Tensor))
+            for item in index):
+        warnings.warn("Using a non-tuple sequence for multidimensional indexing is deprecated and "
+                      "will be changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In "
+                      "pytorch 2.9 this will be interpreted as tensor index, x[torch.tensor(seq)], "
+                      "which will result either in an error or a different result", UserWarning,
+                      stacklevel=4)
+        index = tuple(index)
+    if isinstance(index, tuple):
+        return tuple(list(item) if isinstance(item, range) else item for item in index)
+    return index
+
+
 def _index_plan(index, ndim, xp):
     """Split an index the way PyTorch's ``applySlicing`` does.
 
@@ -160,6 +180,7 @@ def _index_plan(index, ndim, xp):
     the dimensions in between) for one gather or scatter afterwards, or None.
     Index arrays are made ``xp`` arrays (the indexed tensor's library).
     """
+    index = _sequence_index(index)
     if not isinstance(index, tuple):
         index = (index,)
     specified = sum(1 for i in index if i is not None and i is not Ellipsis and not (

@@ -30,7 +30,8 @@ def check_writable(tensor):
     also marks such views, and a few others, read-only; CuPy arrays have no such flag.
     """
     data = tensor._data
-    if (any(stride == 0 and size > 1 for stride, size in zip(data.strides, data.shape))
+    # An empty tensor has no element to share, whatever strides numpy gave it.
+    if data.size and (any(stride == 0 and size > 1 for stride, size in zip(data.strides, data.shape))
             or not getattr(data.flags, "writeable", True)):
         raise RuntimeError("unsupported operation: more than one element of the written-to tensor "
                            "refers to a single memory location. Please clone() the tensor before "

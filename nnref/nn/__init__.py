@@ -7,6 +7,11 @@ and ``nn.init``.
 from . import functional, init, modules, parameter
 from .modules import *  # noqa: F403 - the layers are nn's public API
 from .modules import __all__ as _modules_all
-from .parameter import Parameter
+from .parameter import Parameter, UninitializedBuffer, UninitializedParameter
 
-__all__ = ["Parameter", "functional", "init", "modules", "parameter", *_modules_all]
+__all__ = ["Parameter", "UninitializedParameter", "UninitializedBuffer", "functional", "init", "modules", "parameter", *_modules_all]
+
+
+from .._namespace import public_dir as _public_dir  # noqa: E402
+
+__dir__ = _public_dir(globals(), __all__)

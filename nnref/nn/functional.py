@@ -12,14 +12,14 @@ import numpy as np
 from .. import _random
 from .._device import array_module
 from .._ops import pointwise as _pointwise, shape as _shape, softmax as _softmax
-from .._ops._common import broadcast_error, check_one_device
+from .._ops._common import broadcast_error, check_one_device, needs_grad
 from .._ops.inplace import apply_inplace
 from .._ops.linalg import addmm, matmul
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from . import _native
 
-__all__ = ["linear", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "dropout", "flatten",
+__all__ = ["linear", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "dropout",
            "conv2d", "max_pool2d", "max_pool2d_with_indices", "batch_norm", "layer_norm",
            "embedding", "mse_loss", "nll_loss", "cross_entropy", "binary_cross_entropy_with_logits"]
 
@@ -371,3 +371,320 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         raise ValueError(f"Target size ({target.size()}) must be the same as input size "
                          f"({input.size()})")
     return _native.binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction)
+
+
+# --------------------------------------------------------------------------------------------
+# More activations, pooling, convolutions, dropout and losses (the PyTorch tutorials' layers)
+# --------------------------------------------------------------------------------------------
+
+from . import _native_activation, _native_conv, _native_loss, _native_pooling  # noqa: E402
+
+__all__ += ["gelu", "leaky_relu", "leaky_relu_", "silu", "elu", "elu_", "softplus", "hardtanh",
+            "hardtanh_", "relu_", "avg_pool2d", "adaptive_avg_pool2d", "adaptive_max_pool2d",
+            "adaptive_max_pool2d_with_indices", "conv1d", "conv_transpose2d", "dropout1d",
+            "dropout2d", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
+            "kl_div", "one_hot"]
+
+
+def _maybe_inplace(input, function, inplace, **options):
+    """``function(input)``, or written into ``input`` with the in-place node's name."""
+    if not inplace:
+        return function(input, **options)
+    apply_inplace(input, function, **options)
+    node = input.grad_fn
+    if node is not None and type(node) in _native_activation.INPLACE_NODES:
+        node.__class__ = _native_activation.INPLACE_NODES[type(node)]
+    return input
+
+
+def gelu(input, approximate="none"):
+    """``x * Phi(x)``; ``approximate='tanh'`` uses the tanh formula (GPT-2's)."""
+    return _native_activation.gelu(input, approximate)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """``x`` where positive, ``negative_slope * x`` elsewhere."""
+    return _maybe_inplace(input, _native_activation.leaky_relu, inplace, negative_slope=negative_slope)
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+def silu(input, inplace=False):
+    """``x * sigmoid(x)``."""
+    return _maybe_inplace(input, _native_activation.silu, inplace)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    """``x`` where positive, ``alpha * (exp(x) - 1)`` elsewhere."""
+    return _maybe_inplace(input, _native_activation.elu, inplace, alpha=alpha)
+
+
+def elu_(input, alpha=1.0):
+    return elu(input, alpha, inplace=True)
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    """``log(1 + exp(beta x)) / beta``, linear where ``beta x > threshold``."""
+    return _native_activation.softplus(input, beta, threshold)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """``x`` clamped to ``[min_val, max_val]``."""
+    return _maybe_inplace(input, _native_activation.hardtanh, inplace, min_val=min_val,
+                          max_val=max_val)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def relu_(input):
+    """``relu`` in place."""
+    return relu(input, inplace=True)
+
+
+def _pool_stride(stride, kernel):
+    if stride is None or (isinstance(stride, (tuple, list)) and not stride):
+        return kernel
+    return _pair(stride, "stride")
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    """The mean of each ``kernel_size`` window; ``stride`` defaults to ``kernel_size``."""
+    kernel = _pair(kernel_size, "kernel_size")
+    return _native_pooling.avg_pool2d(input, kernel, _pool_stride(stride, kernel),
+                                      _pair(padding, "padding"), ceil_mode, count_include_pad,
+                                      divisor_override)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """Average pooling whose windows are chosen so the output is ``output_size`` (``None`` keeps a size)."""
+    return _native_pooling.adaptive_avg_pool2d(input, output_size)
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
+    return _native_pooling.adaptive_max_pool2d(input, output_size)
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    """Max pooling whose windows are chosen so the output is ``output_size``."""
+    output, indices = _native_pooling.adaptive_max_pool2d(input, output_size)
+    return (output, indices) if return_indices else output
+
+
+def _single(value, name):
+    if isinstance(value, (tuple, list)):
+        if len(value) != 1:
+            raise RuntimeError(f"expected {name} to be a single integer value or a list of 1 values "
+                               f"to match the convolution dimensions, but got {name}={list(value)}")
+        return (int(value[0]),)
+    return (int(value),)
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """1-D convolution (cross-correlation) of ``(N, C, L)`` or ``(C, L)`` by ``(O, C/groups, K)``."""
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"Expected 2D (unbatched) or 3D (batched) input to conv1d, but got input "
+                           f"of size: {list(input.shape)}")
+    check_one_device(input, weight, bias)
+    unbatched = input.dim() == 2
+    if unbatched:
+        input = input.unsqueeze(0)
+    padding = padding if isinstance(padding, str) else _single(padding, "padding")
+    out = _native_conv.conv1d(input, weight, bias, _single(stride, "stride"), padding,
+                              _single(dilation, "dilation"), int(groups))
+    return out.squeeze(0) if unbatched else out
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    """Transposed 2-D convolution ("deconvolution"): upsamples ``(N, C_in, H, W)`` by
+    ``(C_in, C_out/groups, KH, KW)``."""
+    if input.dim() not in (3, 4):
+        raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to conv_transpose2d, but "
+                           f"got input of size: {list(input.shape)}")
+    check_one_device(input, weight, bias)
+    unbatched = input.dim() == 3
+    if unbatched:
+        input = input.unsqueeze(0)
+    out = _native_conv.conv_transpose2d(
+        input, weight, bias, _pair(stride, "stride"), _pair(padding, "padding"),
+        _pair(output_padding, "output_padding"), int(groups), _pair(dilation, "dilation"))
+    return out.squeeze(0) if unbatched else out
+
+
+def _feature_dropout(input, p, training, inplace):
+    """Zero whole channels: one draw per ``(N, C)`` pair, broadcast over the spatial dims."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0 or input.numel() == 0:
+        return input
+    shape = input._data.shape[:2] + (1,) * (input._data.ndim - 2)
+    dtype = input._dtype.numpy
+    if p == 1:
+        noise = array_module(input._device).zeros(shape, dtype=dtype)
+    else:
+        keep = _random.generator(input._device).random(shape) >= p
+        noise = keep.astype(dtype) / dtype.type(1 - p)
+    mask = Tensor._make(noise, input._device)
+    return input.mul_(mask) if inplace else input * mask
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of ``(N, C, L)`` or ``(C, L)`` with probability ``p``, scaling the rest."""
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.dim()}D input. "
+                           "Note that dropout1d exists to provide channel-wise dropout on inputs with 1 "
+                           "spatial dimension, a channel dimension, and an optional batch dimension "
+                           "(i.e. 2D or 3D inputs).")
+    unbatched = input.dim() == 2
+    if unbatched:
+        input = input.unsqueeze(0)
+    out = _feature_dropout(input, p, training, inplace)
+    return out.squeeze(0) if unbatched else out
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of ``(N, C, H, W)`` or ``(C, H, W)`` with probability ``p``, scaling the rest."""
+    ndim = input.dim()
+    if ndim not in (3, 4):
+        warnings.warn(f"dropout2d: Received a {ndim}-D input to dropout2d, which is deprecated and will "
+                      "result in an error in a future release. To retain the behavior and silence "
+                      "this warning, please use dropout instead. Note that dropout2d exists to provide "
+                      "channel-wise dropout on inputs with 2 spatial dimensions, a channel dimension, "
+                      "and an optional batch dimension (i.e. 3D or 4D inputs).", stacklevel=2)
+    if ndim == 3:
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D "
+                      "dropout behavior is desired - input is interpreted as shape (N, C, L), where C "
+                      "is the channel dim. This behavior will change in a future release to interpret "
+                      "the input as one without a batch dimension, i.e. shape (C, H, W). To maintain "
+                      "the 1D channel-wise dropout behavior, please switch to using dropout1d "
+                      "instead.", stacklevel=2)
+    return _feature_dropout(input, p, training, inplace)
+
+
+def _loss_operands(input, target, reduction, size_average=None, reduce=None):
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if target.shape != input.shape:
+        warnings.warn(f"Using a target size ({target.size()}) that is different to the input size "
+                      f"({input.size()}). This will likely lead to incorrect results due to "
+                      "broadcasting. Please ensure they have the same size.", stacklevel=3)
+    check_one_device(input, target)
+    if target.shape != input.shape:
+        try:
+            shape = np.broadcast_shapes(input._data.shape, target._data.shape)
+        except ValueError:
+            raise broadcast_error(input._data, target._data) from None
+        input, target = input.expand(shape), target.expand(shape)
+    return input, target, reduction
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """Mean (or sum, or elementwise) absolute difference ``|input - target|``."""
+    input, target, reduction = _loss_operands(input, target, reduction, size_average, reduce)
+    loss = (input - target).abs()
+    if reduction == "mean":
+        return loss.mean()
+    return loss.sum() if reduction == "sum" else loss
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    """Squared error below ``beta`` (scaled by ``1/beta``), absolute error above it."""
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    if beta == 0:
+        return l1_loss(input, target, size_average, reduce, reduction)
+    input, target, reduction = _loss_operands(input, target, reduction, size_average, reduce)
+    return _native_loss.smooth_l1_loss(input, target, reduction, beta)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    """Squared error below ``delta``, ``delta``-scaled absolute error above it."""
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    if weight is not None:
+        raise NotImplementedError("nnref's huber_loss has no weight= argument yet; multiply the "
+                                  "reduction='none' loss by the weights instead")
+    input, target, reduction = _loss_operands(input, target, reduction)
+    return _native_loss.huber_loss(input, target, reduction, delta)
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
+                         reduction="mean"):
+    """``-(y log p + (1 - y) log(1 - p))`` for probabilities ``p`` (use the ``_with_logits`` form on logits)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if target.shape != input.shape:
+        raise ValueError(f"Using a target size ({target.size()}) that is different to the input size "
+                         f"({input.size()}) is deprecated. Please ensure they have the same size.")
+    check_one_device(input, target, weight)
+    if weight is not None and weight.shape != input.shape:
+        weight = weight.expand(input.shape)
+    return _native_loss.binary_cross_entropy(input, target, weight, reduction)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """``target * (log(target) - input)`` summed as ``reduction`` says; ``input`` holds
+    log-probabilities (and ``target`` too when ``log_target=True``)."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce, reduction)
+    elif reduction == "mean":
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the "
+                      "support size.'batchmean' divides only by the batch size, and aligns with the KL "
+                      "div math definition.'mean' will be changed to behave the same as 'batchmean' in "
+                      "the next major release.", stacklevel=2)
+    if reduction not in ("mean", "batchmean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    check_one_device(input, target)
+    if log_target:
+        loss = target.exp() * (target - input)
+    else:
+        loss = _xlogy_self(target) - target * input
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "batchmean":
+        return loss.sum() / input.shape[0] if input.dim() else loss.sum()
+    return loss.sum() if reduction == "sum" else loss
+
+
+def _xlogy_self(target):
+    """``xlogy(target, target)``: ``target * log(target)``, 0 where the target is 0.
+
+    PyTorch's CPU kernel rounds the product once from a precise log; computing it in
+    float64 and rounding reproduces that.  A target that requires grad goes through the
+    differentiable ops instead.
+    """
+    if needs_grad(target):
+        return (target * _pointwise.log(target)).masked_fill(target == 0, 0.0)
+    xp = array_module(target._device)
+    data = target._data.astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        product = xp.where(data == 0, 0.0, data * xp.log(data))
+    return Tensor._make(product.astype(target._dtype.numpy), target._device)
+
+
+def one_hot(tensor, num_classes=-1):
+    """``(..., num_classes)`` int64 tensor with a 1 at each value's position; ``-1`` infers the count."""
+    if tensor._dtype.name != "int64":
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor; convert "
+                           "it with .long()")
+    data = tensor._data
+    if num_classes == -1:
+        if not data.size:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(data.max()) + 1
+    if data.size:
+        if int(data.min()) < 0:
+            raise RuntimeError("Class values must be non-negative.")
+        if int(data.max()) >= num_classes:
+            raise RuntimeError("Class values must be smaller than num_classes.")
+    xp = array_module(tensor._device)
+    out = (data[..., None] == xp.arange(num_classes)).astype(np.int64)
+    return Tensor._make(out, tensor._device)
+
+
+from .._namespace import public_dir as _public_dir  # noqa: E402
+
+__dir__ = _public_dir(globals(), __all__)

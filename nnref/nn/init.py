@@ -127,3 +127,8 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
     fan = _calculate_correct_fan(tensor, mode)
     std = calculate_gain(nonlinearity, a) / math.sqrt(fan)
     return normal_(tensor, 0.0, std, generator)
+
+
+from .._namespace import public_dir as _public_dir  # noqa: E402
+
+__dir__ = _public_dir(globals(), __all__)

@@ -39,3 +39,107 @@ class Parameter(Tensor):
         if id(self) not in memo:
             memo[id(self)] = type(self)(self.data.clone(), self.requires_grad)
         return memo[id(self)]
+
+
+__all__ += ["UninitializedParameter", "UninitializedBuffer"]
+
+_USE_MESSAGE = (
+    "Attempted to use an uninitialized parameter. This error happens when you are using a "
+    "`LazyModule` or explicitly manipulating `torch.nn.parameter.UninitializedParameter` objects. "
+    "When using LazyModules Call `forward` with a dummy batch to initialize the parameters before "
+    "calling torch functions")
+_SHAPE_MESSAGE = (
+    "Can't access the shape of an uninitialized parameter or buffer. This error usually happens "
+    "in `load_state_dict` when trying to load an uninitialized parameter into an initialized one. "
+    "Call `forward` to initialize the parameters before accessing their attributes.")
+
+
+class _NoData:
+    """The storage of an uninitialized tensor: any use of its values raises ``ValueError``."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name):
+        raise ValueError(_USE_MESSAGE)
+
+    def __array__(self, *args, **kwargs):
+        raise ValueError(_USE_MESSAGE)
+
+    def __len__(self):
+        raise ValueError(_USE_MESSAGE)
+
+
+class _UninitializedTensorMixin:
+    """A tensor with a dtype and device but no shape or values yet (``UninitializedTensorMixin``).
+
+    ``materialize(shape)`` gives it zero-filled storage and turns it into ``cls_to_become``
+    in place, so every reference to it (a module's ``_parameters``, an optimizer's
+    ``param_groups``) sees the real tensor from then on.
+    """
+
+    def materialize(self, shape, device=None, dtype=None):
+        real = empty(shape, dtype=dtype or self._dtype, device=device or self._device)
+        self._data, self._dtype, self._device = real._data, real._dtype, real._device
+        self.__class__ = self.cls_to_become
+
+    @property
+    def shape(self):
+        raise RuntimeError(_SHAPE_MESSAGE)
+
+    def size(self, dim=None):
+        raise RuntimeError(_SHAPE_MESSAGE)
+
+    def __repr__(self):
+        return f"<{self.__class__.__name__}>"
+
+    def __reduce_ex__(self, protocol):
+        return (self.__class__, (self.requires_grad,))
+
+    def __deepcopy__(self, memo):
+        if id(self) not in memo:
+            memo[id(self)] = type(self)(self.requires_grad, self._device, self._dtype)
+        return memo[id(self)]
+
+
+def _uninitialized(cls, requires_grad, device, dtype):
+    from .._creation import empty as _empty
+    template = _empty(0, dtype=dtype, device=device)  # settles the default dtype and device
+    t = cls._make(template._data, template._device)
+    t._data = _NoData()
+    t.requires_grad_(requires_grad)
+    return t
+
+
+class UninitializedParameter(_UninitializedTensorMixin, Parameter):
+    """A parameter whose shape is not known yet: what a lazy module (``nn.LazyLinear``)
+    registers until its first ``forward`` sees the input and materialises it."""
+
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad=True, device=None, dtype=None):
+        return _uninitialized(cls, requires_grad, device, dtype)
+
+    def __init__(self, requires_grad=True, device=None, dtype=None):
+        pass
+
+
+class UninitializedBuffer(_UninitializedTensorMixin, Tensor):
+    """A buffer whose shape is not known yet (lazy modules' running statistics)."""
+
+    cls_to_become = Tensor
+
+    def __new__(cls, requires_grad=False, device=None, dtype=None):
+        return _uninitialized(cls, requires_grad, device, dtype)
+
+    def __init__(self, requires_grad=False, device=None, dtype=None):
+        pass
+
+
+def is_lazy(param):
+    """True for an uninitialized parameter or buffer."""
+    return isinstance(param, _UninitializedTensorMixin)
+
+
+from .._namespace import public_dir as _public_dir  # noqa: E402
+
+__dir__ = _public_dir(globals(), __all__)

@@ -1,15 +1,18 @@
 """The layers of ``nnref.nn``, one file per family as in ``torch/nn/modules/``."""
-from .activation import LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
+from .activation import (ELU, GELU, Hardtanh, LeakyReLU, LogSoftmax, ReLU, ReLU6, SiLU, Sigmoid, Softmax,
+                         Softmax2d, Softplus, Tanh)
 from .batchnorm import BatchNorm1d, BatchNorm2d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
-from .conv import Conv2d
-from .dropout import Dropout
+from .conv import Conv1d, Conv2d, ConvTranspose2d, LazyConv2d
+from .dropout import Dropout, Dropout1d, Dropout2d
 from .flatten import Flatten
-from .linear import Identity, Linear
-from .loss import BCEWithLogitsLoss, CrossEntropyLoss, MSELoss, NLLLoss
+from .lazy import LazyModuleMixin
+from .linear import Identity, LazyLinear, Linear
+from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss, MSELoss,
+                   NLLLoss, SmoothL1Loss)
 from .module import Module
 from .normalization import LayerNorm
-from .pooling import MaxPool2d
+from .pooling import AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool2d, MaxPool2d
 from .sparse import Embedding
 
 __all__ = [
@@ -18,3 +21,12 @@ __all__ = [
     "Dropout", "BatchNorm1d", "BatchNorm2d", "LayerNorm", "Embedding", "Flatten",
     "MSELoss", "CrossEntropyLoss", "NLLLoss", "BCEWithLogitsLoss",
 ]
+__all__ += ["Conv1d", "ConvTranspose2d", "AvgPool2d", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d",
+            "GELU", "LeakyReLU", "SiLU", "ELU", "Softplus", "Hardtanh", "ReLU6", "Softmax2d",
+            "Dropout1d", "Dropout2d", "L1Loss", "SmoothL1Loss", "HuberLoss", "BCELoss", "KLDivLoss"]
+__all__ += ["LazyLinear", "LazyConv2d"]
+
+
+from ..._namespace import public_dir as _public_dir  # noqa: E402
+
+__dir__ = _public_dir(globals(), __all__)

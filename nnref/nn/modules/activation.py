@@ -64,3 +64,129 @@ class LogSoftmax(Module):
 
     def extra_repr(self):
         return f"dim={self.dim}"
+
+
+__all__ += ["GELU", "LeakyReLU", "SiLU", "ELU", "Softplus", "Hardtanh", "ReLU6", "Softmax2d"]
+
+
+class GELU(Module):
+    """``x * Phi(x)`` (Phi the standard normal CDF); ``approximate='tanh'`` for the tanh formula."""
+
+    __constants__ = ["approximate"]
+
+    def __init__(self, approximate="none"):
+        super().__init__()
+        self.approximate = approximate
+
+    def forward(self, input):
+        return F.gelu(input, approximate=self.approximate)
+
+    def extra_repr(self):
+        return f"approximate={self.approximate!r}"
+
+
+class LeakyReLU(Module):
+    """``x`` where positive, ``negative_slope * x`` elsewhere."""
+
+    __constants__ = ["inplace", "negative_slope"]
+
+    def __init__(self, negative_slope=1e-2, inplace=False):
+        super().__init__()
+        self.negative_slope = negative_slope
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.leaky_relu(input, self.negative_slope, self.inplace)
+
+    def extra_repr(self):
+        return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
+
+
+class SiLU(Module):
+    """``x * sigmoid(x)`` (swish)."""
+
+    __constants__ = ["inplace"]
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.silu(input, inplace=self.inplace)
+
+    def extra_repr(self):
+        return "inplace=True" if self.inplace else ""
+
+
+class ELU(Module):
+    """``x`` where positive, ``alpha * (exp(x) - 1)`` elsewhere."""
+
+    __constants__ = ["alpha", "inplace"]
+
+    def __init__(self, alpha=1.0, inplace=False):
+        super().__init__()
+        self.alpha = alpha
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.elu(input, self.alpha, self.inplace)
+
+    def extra_repr(self):
+        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
+
+
+class Softplus(Module):
+    """``log(1 + exp(beta x)) / beta``, a smooth ReLU; linear where ``beta x > threshold``."""
+
+    __constants__ = ["beta", "threshold"]
+
+    def __init__(self, beta=1.0, threshold=20.0):
+        super().__init__()
+        self.beta = beta
+        self.threshold = threshold
+
+    def forward(self, input):
+        return F.softplus(input, self.beta, self.threshold)
+
+    def extra_repr(self):
+        return f"beta={self.beta}, threshold={self.threshold}"
+
+
+class Hardtanh(Module):
+    """``x`` clamped to ``[min_val, max_val]``."""
+
+    __constants__ = ["min_val", "max_val", "inplace"]
+
+    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
+        super().__init__()
+        self.min_val = min_val
+        self.max_val = max_val
+        self.inplace = inplace
+        if self.max_val <= self.min_val:
+            raise AssertionError(f"max_val ({max_val}) must be greater than min_val ({min_val})")
+
+    def forward(self, input):
+        return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
+
+    def extra_repr(self):
+        return (f"min_val={self.min_val}, max_val={self.max_val}"
+                + (", inplace=True" if self.inplace else ""))
+
+
+class ReLU6(Hardtanh):
+    """``min(max(x, 0), 6)``."""
+
+    def __init__(self, inplace=False):
+        super().__init__(0.0, 6.0, inplace)
+
+    def extra_repr(self):
+        return "inplace=True" if self.inplace else ""
+
+
+class Softmax2d(Module):
+    """Softmax over the channels at every pixel of ``(N, C, H, W)`` or ``(C, H, W)``."""
+
+    def forward(self, input):
+        if input.dim() not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D instead")
+        return F.softmax(input, -3, _stacklevel=5)

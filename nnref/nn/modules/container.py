@@ -95,6 +95,36 @@ class Sequential(Module):
         raise ValueError("add operator supports only objects of Sequential class, but "
                          f"{str(type(other))} is given.")
 
+    def _check_factor(self, other):
+        if not isinstance(other, int):
+            raise TypeError(f"unsupported operand type(s) for *: {type(self)} and {type(other)}")
+        if other <= 0:
+            raise ValueError(f"Non-positive multiplication factor {other} for {type(self)}")
+
+    def __mul__(self, other):
+        """``Sequential`` of the layers repeated ``other`` times: the same modules (shared
+        parameters), not copies."""
+        self._check_factor(other)
+        combined = Sequential()
+        offset = 0
+        for _ in range(other):
+            for module in self:
+                combined.add_module(str(offset), module)
+                offset += 1
+        return combined
+
+    def __rmul__(self, other):
+        return self.__mul__(other)
+
+    def __imul__(self, other):
+        self._check_factor(other)
+        length = offset = len(self)
+        for _ in range(other - 1):
+            for i in range(length):
+                self.add_module(str(i + offset), self._modules[str(i)])
+            offset += length
+        return self
+
     def pop(self, key):
         """Remove the module at ``key`` and return it."""
         v = self[key]

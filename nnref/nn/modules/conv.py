@@ -3,7 +3,9 @@ import math
 
 from ..._creation import empty
 from .. import _native, functional as F, init
-from ..parameter import Parameter
+from ...autograd.grad_mode import no_grad
+from ..parameter import Parameter, UninitializedParameter
+from .lazy import LazyModuleMixin
 from ._shape_errors import naming_layer
 from .module import Module
 
@@ -51,8 +53,11 @@ class _ConvNd(Module):
         self.output_padding = output_padding
         self.groups = groups
         self.padding_mode = padding_mode
-        self.weight = Parameter(empty((out_channels, in_channels // groups, *kernel_size),
-                                      **factory_kwargs))
+        # A transposed convolution maps out_channels back to in_channels: its weight is the
+        # (in, out / groups) transpose of the convolution it undoes.
+        weight_shape = ((in_channels, out_channels // groups) if transposed
+                        else (out_channels, in_channels // groups))
+        self.weight = Parameter(empty((*weight_shape, *kernel_size), **factory_kwargs))
         if bias:
             self.bias = Parameter(empty(out_channels, **factory_kwargs))
         else:
@@ -125,3 +130,125 @@ class Conv2d(_ConvNd):
                 f"size: {list(input.shape)}")
         with naming_layer(self, input):
             return self._conv_forward(input, self.weight, self.bias)
+
+
+__all__ += ["Conv1d", "ConvTranspose2d"]
+
+
+def _single(value):
+    return tuple(value) if isinstance(value, (tuple, list)) else (value,)
+
+
+class Conv1d(_ConvNd):
+    """1-D convolution: input ``(N, C_in, L)`` or ``(C_in, L)``, weight ``(C_out, C_in / groups, K)``.
+
+    ``L_out = floor((L + 2 * padding - dilation * (K - 1) - 1) / stride) + 1``.
+    """
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(in_channels, out_channels, _single(kernel_size), _single(stride),
+                         padding if isinstance(padding, str) else _single(padding),
+                         _single(dilation), False, _single(0), groups, bias, padding_mode,
+                         device=device, dtype=dtype)
+
+    def forward(self, input):
+        if input.dim() not in (2, 3) or input.shape[-2] != self.in_channels:
+            raise RuntimeError(
+                f"{self._get_name()}({self.extra_repr()}) expected input of shape "
+                f"(N, {self.in_channels}, L) or ({self.in_channels}, L), but got input of size: "
+                f"{list(input.shape)}")
+        if self.padding_mode != "zeros":
+            raise NotImplementedError(f"nnref's Conv1d supports padding_mode='zeros' only, not "
+                                      f"{self.padding_mode!r}")
+        with naming_layer(self, input):
+            return F.conv1d(input, self.weight, self.bias, self.stride, self.padding,
+                            self.dilation, self.groups)
+
+
+class ConvTranspose2d(_ConvNd):
+    """Transposed 2-D convolution, the layer that upsamples in decoders and GANs.
+
+    Weight ``(C_in, C_out / groups, KH, KW)``;
+    ``H_out = (H - 1) * stride - 2 * padding + dilation * (KH - 1) + output_padding + 1``.
+    ``forward(input, output_size=...)`` picks the ``output_padding`` that reaches that size.
+    """
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",
+                 device=None, dtype=None):
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {self.__class__.__name__}')
+        super().__init__(in_channels, out_channels, _pair(kernel_size), _pair(stride),
+                         _pair(padding), _pair(dilation), True, _pair(output_padding), groups, bias,
+                         padding_mode, device=device, dtype=dtype)
+
+    def _output_padding(self, input, output_size):
+        """The ``output_padding`` that makes the output ``output_size`` (``_ConvTransposeNd``'s)."""
+        if output_size is None:
+            return self.output_padding
+        output_size = list(output_size)[-2:]
+        if len(output_size) != 2:
+            raise ValueError(f"ConvTranspose2D: for {input.dim()}D input, output_size must have 2 or "
+                             f"{input.dim()} elements (got {len(output_size)})")
+        paddings = []
+        for d in range(2):
+            size = input.shape[input.dim() - 2 + d]
+            smallest = ((size - 1) * self.stride[d] - 2 * self.padding[d]
+                        + self.dilation[d] * (self.kernel_size[d] - 1) + 1)
+            largest = smallest + self.stride[d] - 1
+            if not smallest <= output_size[d] <= largest:
+                raise ValueError(f"requested an output size of {output_size}, but valid sizes range "
+                                 f"from {[smallest, smallest]} to {[largest, largest]} (for an input "
+                                 f"of {list(input.shape[2:])})")
+            paddings.append(output_size[d] - smallest)
+        return tuple(paddings)
+
+    def forward(self, input, output_size=None):
+        if input.dim() not in (3, 4) or input.shape[-3] != self.in_channels:
+            raise RuntimeError(
+                f"{self._get_name()}({self.extra_repr()}) expected input of shape "
+                f"(N, {self.in_channels}, H, W) or ({self.in_channels}, H, W), but got input of "
+                f"size: {list(input.shape)}")
+        output_padding = self._output_padding(input, output_size)
+        with naming_layer(self, input):
+            return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
+                                      output_padding, self.groups, self.dilation)
+
+
+__all__ += ["LazyConv2d"]
+
+
+class LazyConv2d(LazyModuleMixin, Conv2d):
+    """A ``Conv2d`` whose ``in_channels`` is read from the first input (``input.shape[-3]``)."""
+
+    cls_to_become = Conv2d
+
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        factory_kwargs = {"device": device, "dtype": dtype}
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode,
+                         **factory_kwargs)
+        self.weight = UninitializedParameter(**factory_kwargs)
+        self.out_channels = out_channels
+        if bias:
+            self.bias = UninitializedParameter(**factory_kwargs)
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.in_channels != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input, *args, **kwargs):
+        if self.has_uninitialized_params():
+            if input.dim() not in (3, 4):
+                raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to "
+                                   f"{self.__class__.__name__}, but got input of size: {input.shape}")
+            self.in_channels = input.shape[1] if input.dim() == 4 else input.shape[0]
+            if self.in_channels % self.groups != 0:
+                raise ValueError("in_channels must be divisible by groups")
+            with no_grad():
+                self.weight.materialize((self.out_channels, self.in_channels // self.groups,
+                                         *self.kernel_size))
+                if self.bias is not None:
+                    self.bias.materialize((self.out_channels,))
+                self.reset_parameters()

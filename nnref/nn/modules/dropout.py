@@ -25,3 +25,20 @@ class Dropout(_DropoutNd):
 
     def forward(self, input):
         return F.dropout(input, self.p, self.training, self.inplace)
+
+
+__all__ += ["Dropout1d", "Dropout2d"]
+
+
+class Dropout1d(_DropoutNd):
+    """In training, zero whole channels of ``(N, C, L)`` or ``(C, L)`` with probability ``p``."""
+
+    def forward(self, input):
+        return F.dropout1d(input, self.p, self.training, self.inplace)
+
+
+class Dropout2d(_DropoutNd):
+    """In training, zero whole channels (feature maps) of ``(N, C, H, W)`` with probability ``p``."""
+
+    def forward(self, input):
+        return F.dropout2d(input, self.p, self.training, self.inplace)

@@ -4,7 +4,9 @@ import math
 from ..._creation import empty
 from ..._tensor import Tensor
 from .. import functional as F, init
-from ..parameter import Parameter
+from ...autograd.grad_mode import no_grad
+from ..parameter import Parameter, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 
 __all__ = ["Identity", "Linear"]
@@ -74,3 +76,38 @@ class Linear(Module):
     def extra_repr(self):
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
                 f"bias={self.bias is not None}")
+
+
+__all__ += ["LazyLinear"]
+
+
+class LazyLinear(LazyModuleMixin, Linear):
+    """A ``Linear`` whose ``in_features`` is read from the first input's last dimension.
+
+    Until then ``weight`` and ``bias`` are ``UninitializedParameter`` objects (no shape,
+    no values); the first ``forward`` materialises and initialises them exactly as
+    ``Linear`` would, and the module becomes a ``Linear``.
+    """
+
+    cls_to_become = Linear
+
+    def __init__(self, out_features, bias=True, device=None, dtype=None):
+        factory_kwargs = {"device": device, "dtype": dtype}
+        super().__init__(0, 0, False)  # no bias yet: it would be replaced at once
+        self.weight = UninitializedParameter(**factory_kwargs)
+        self.out_features = out_features
+        if bias:
+            self.bias = UninitializedParameter(**factory_kwargs)
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.in_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input):
+        if self.has_uninitialized_params():
+            with no_grad():
+                self.in_features = input.shape[-1]
+                self.weight.materialize((self.out_features, self.in_features))
+                if self.bias is not None:
+                    self.bias.materialize((self.out_features,))
+                self.reset_parameters()

@@ -93,3 +93,68 @@ class BCEWithLogitsLoss(_Loss):
             return F.binary_cross_entropy_with_logits(input, target, self.weight,
                                                       pos_weight=self.pos_weight,
                                                       reduction=self.reduction)
+
+
+__all__ += ["L1Loss", "SmoothL1Loss", "HuberLoss", "BCELoss", "KLDivLoss"]
+
+
+class L1Loss(_Loss):
+    """Mean (or sum, or elementwise) absolute error ``|input - target|``."""
+
+    __constants__ = ["reduction"]
+
+    def forward(self, input, target):
+        with naming_layer(self, input, target):
+            return F.l1_loss(input, target, reduction=self.reduction)
+
+
+class SmoothL1Loss(_Loss):
+    """Squared error below ``beta`` (divided by ``beta``), absolute error above."""
+
+    __constants__ = ["reduction"]
+
+    def __init__(self, size_average=None, reduce=None, reduction="mean", beta=1.0):
+        super().__init__(size_average, reduce, reduction)
+        self.beta = beta
+
+    def forward(self, input, target):
+        with naming_layer(self, input, target):
+            return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
+
+
+class HuberLoss(_Loss):
+    """Squared error below ``delta``, ``delta`` times the absolute error above."""
+
+    __constants__ = ["reduction", "delta"]
+
+    def __init__(self, reduction="mean", delta=1.0):
+        super().__init__(reduction=reduction)
+        self.delta = delta
+
+    def forward(self, input, target):
+        with naming_layer(self, input, target):
+            return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
+
+
+class BCELoss(_WeightedLoss):
+    """Binary cross-entropy of probabilities (after a ``Sigmoid``); prefer ``BCEWithLogitsLoss``."""
+
+    __constants__ = ["reduction"]
+
+    def forward(self, input, target):
+        with naming_layer(self, input, target):
+            return F.binary_cross_entropy(input, target, weight=self.weight,
+                                          reduction=self.reduction)
+
+
+class KLDivLoss(_Loss):
+    """Kullback-Leibler divergence of ``target`` from ``input`` (log-probabilities)."""
+
+    __constants__ = ["reduction"]
+
+    def __init__(self, size_average=None, reduce=None, reduction="mean", log_target=False):
+        super().__init__(size_average, reduce, reduction)
+        self.log_target = log_target
+
+    def forward(self, input, target):
+        return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)

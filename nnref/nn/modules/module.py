@@ -40,6 +40,9 @@ __all__ = [
     "register_module_full_backward_pre_hook",
     "register_module_backward_hook",
     "register_module_full_backward_hook",
+    "register_module_module_registration_hook",
+    "register_module_parameter_registration_hook",
+    "register_module_buffer_registration_hook",
     "Module",
 ]
 
@@ -165,6 +168,44 @@ def register_module_full_backward_hook(hook):
     return handle
 
 
+_global_module_registration_hooks = OrderedDict()
+_global_parameter_registration_hooks = OrderedDict()
+_global_buffer_registration_hooks = OrderedDict()
+
+
+def _registration_hook(hooks, hook):
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = hook
+    return handle
+
+
+def register_module_module_registration_hook(hook):
+    """Run ``hook(module, name, submodule)`` whenever any module registers a child; a returned
+    module replaces it (``torch.nn.modules.module.register_module_module_registration_hook``)."""
+    return _registration_hook(_global_module_registration_hooks, hook)
+
+
+def register_module_parameter_registration_hook(hook):
+    """Run ``hook(module, name, param)`` whenever any module registers a parameter; a returned
+    parameter replaces it."""
+    return _registration_hook(_global_parameter_registration_hooks, hook)
+
+
+def register_module_buffer_registration_hook(hook):
+    """Run ``hook(module, name, tensor)`` whenever any module registers a buffer; a returned
+    tensor replaces it."""
+    return _registration_hook(_global_buffer_registration_hooks, hook)
+
+
+def _registered(hooks, module, name, value):
+    """``value`` after the global registration ``hooks`` (each may return a replacement)."""
+    for hook in hooks.values():
+        output = hook(module, name, value)
+        if output is not None:
+            value = output
+    return value
+
+
 def _forward_unimplemented(self, *input):
     """Define the computation of the module; every subclass overrides this.
 
@@ -272,7 +313,7 @@ class Module:
             raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
                             "(torch Tensor or None required)")
         else:
-            self._buffers[name] = tensor
+            self._buffers[name] = _registered(_global_buffer_registration_hooks, self, name, tensor)
             if persistent:
                 self._non_persistent_buffers_set.discard(name)
             else:
@@ -302,7 +343,8 @@ class Module:
                 f"created explicitly. To express '{name}' as a function of another Tensor, compute "
                 "the value in the forward() method.")
         else:
-            self._parameters[name] = param
+            self._parameters[name] = _registered(_global_parameter_registration_hooks, self, name,
+                                                 param)
 
     def add_module(self, name, module):
         """Add a child module (what ``self.name = module`` does); ``None`` reserves the name."""
@@ -316,7 +358,7 @@ class Module:
             raise KeyError(f'module name can\'t contain ".", got: {name}')
         elif name == "":
             raise KeyError('module name can\'t be empty string ""')
-        self._modules[name] = module
+        self._modules[name] = _registered(_global_module_registration_hooks, self, name, module)
 
     def register_module(self, name, module):
         """Alias for :meth:`add_module`."""
@@ -752,12 +794,12 @@ class Module:
                     raise AttributeError("cannot assign module before Module.__init__() call")
                 remove_from(self.__dict__, self._parameters, self._buffers,
                             self._non_persistent_buffers_set)
-                modules[name] = value
+                modules[name] = _registered(_global_module_registration_hooks, self, name, value)
             elif modules is not None and name in modules:
                 if value is not None:
                     raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
                                     "(torch.nn.Module or None expected)")
-                modules[name] = value
+                modules[name] = _registered(_global_module_registration_hooks, self, name, value)
             else:
                 buffers = self.__dict__.get("_buffers")
                 if buffers is not None and name in buffers:

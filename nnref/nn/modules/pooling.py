@@ -39,3 +39,68 @@ class MaxPool2d(_MaxPoolNd):
         with naming_layer(self, input):
             return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
                                 ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+
+__all__ += ["AvgPool2d", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d"]
+
+
+class AvgPool2d(Module):
+    """The mean of each ``kernel_size`` window of ``(N, C, H, W)`` or ``(C, H, W)``.
+
+    ``count_include_pad`` counts zero padding in the divisor; ``divisor_override``
+    replaces the divisor altogether.
+    """
+
+    __constants__ = ["kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
+                     "divisor_override"]
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+                 divisor_override=None):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if (stride is not None) else kernel_size
+        self.padding = padding
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+        self.divisor_override = divisor_override
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+    def forward(self, input):
+        with naming_layer(self, input):
+            return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                                self.count_include_pad, self.divisor_override)
+
+
+class _AdaptivePoolNd(Module):
+    __constants__ = ["output_size"]
+
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveAvgPool2d(_AdaptivePoolNd):
+    """Average pooling to a fixed ``output_size`` whatever the input's size (``(1, 1)``: global average)."""
+
+    def forward(self, input):
+        with naming_layer(self, input):
+            return F.adaptive_avg_pool2d(input, self.output_size)
+
+
+class AdaptiveMaxPool2d(_AdaptivePoolNd):
+    """Max pooling to a fixed ``output_size``; ``return_indices=True`` also returns the positions."""
+
+    __constants__ = ["output_size", "return_indices"]
+
+    def __init__(self, output_size, return_indices=False):
+        super().__init__(output_size)
+        self.return_indices = return_indices
+
+    def forward(self, input):
+        with naming_layer(self, input):
+            return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)

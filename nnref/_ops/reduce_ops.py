@@ -1,0 +1,139 @@
+"""``prod``, ``cumsum`` and ``logsumexp``: the reductions of ``ReduceOps.cpp`` beside sum and mean.
+
+``logsumexp`` and ``cumsum`` write their backward with nnref ops (so it can be
+differentiated again); ``prod``'s backward uses exclusive cumulative products, which
+stay exact when the input holds zeros, and is first-order only: asking for a second
+derivative through it raises rather than returning a wrong one.
+"""
+import numpy as np
+
+from .. import _dtype
+from .._device import array_module, array_module_of
+from .._tensor import _wrap_dim
+from ..autograd.graph import Node
+from ._first_order import FirstOrderBackward
+from ._common import float_data, from_accumulator, needs_grad, wrap
+from .reduction import _dims, _expand_back
+
+__all__ = ["prod", "cumsum", "logsumexp"]
+
+
+def _integer_result(input, dtype):
+    """Bool and integer inputs accumulate in int64, as PyTorch's sum, prod and cumsum do."""
+    if dtype is not None:
+        return dtype
+    return input._dtype if input._dtype.is_floating_point else _dtype.int64
+
+
+def _product_of_others(data, axis):
+    """Product of every element but the one at each position, along ``axis`` (zeros handled exactly)."""
+    xp = array_module_of(data)
+    ones = xp.ones_like(xp.take(data, [0], axis=axis))
+    before = xp.cumprod(xp.concatenate([ones, xp.take(data, xp.arange(data.shape[axis] - 1), axis=axis)],
+                                       axis=axis), axis=axis)
+    flipped = xp.flip(data, axis=axis)
+    after = xp.flip(xp.cumprod(xp.concatenate(
+        [ones, xp.take(flipped, xp.arange(data.shape[axis] - 1), axis=axis)], axis=axis), axis=axis),
+        axis=axis)
+    return before * after
+
+
+class ProdBackward0(FirstOrderBackward):
+    def backward(self, grad):
+        (self_,) = self.saved_tensors
+        flat = self_._data.reshape(-1)
+        others = _product_of_others(flat, 0).reshape(self_._data.shape) if flat.size else flat
+        return (wrap(grad._data * others, grad),)
+
+
+class ProdBackward1(FirstOrderBackward):
+    def backward(self, grad):
+        (self_,) = self.saved_tensors
+        g = grad._data if self.keepdim else array_module_of(grad._data).expand_dims(grad._data, self.dim)
+        return (wrap(g * _product_of_others(self_._data, self.dim), grad),)
+
+
+def prod(input, dim=None, keepdim=False, *, dtype=None):
+    """Product of all elements, or along ``dim``; bool and integer inputs multiply in int64."""
+    dtype = _integer_result(input, dtype)
+    xp = array_module(input._device)
+    data = input._data.astype(dtype._accumulate, copy=False)
+    if dim is None:
+        out = wrap(from_accumulator(xp.asarray(xp.prod(data)), dtype), input)
+        node = ProdBackward0((input,), saved=(input,)) if needs_grad(input) else None
+    else:
+        axis = _wrap_dim(dim, input._data.ndim)
+        result = xp.prod(data, axis=axis, keepdims=keepdim) if data.ndim else data
+        out = wrap(from_accumulator(xp.asarray(result), dtype), input)
+        node = None
+        if needs_grad(input):
+            node = ProdBackward1((input,), saved=(input,))
+            node.dim, node.keepdim = axis, keepdim
+    if node is not None:
+        out.grad_fn = node
+    return out
+
+
+class CumsumBackward0(Node):
+    """The gradient of a running sum is the running sum of the gradient taken from the end."""
+
+    def backward(self, grad):
+        return (_cumsum(grad, self.dim, not self.reverse, None),)
+
+
+def _cumsum(input, dim, reverse, dtype):
+    dtype = _integer_result(input, dtype)
+    xp = array_module(input._device)
+    data = input._data
+    if not data.ndim:
+        result = data.astype(dtype.numpy)
+    else:
+        source = xp.flip(data, axis=dim) if reverse else data
+        result = xp.cumsum(source, axis=dim, dtype=dtype._accumulate)
+        result = from_accumulator(xp.flip(result, axis=dim) if reverse else result, dtype)
+    out = wrap(xp.ascontiguousarray(result), input)
+    if needs_grad(input):
+        out.grad_fn = CumsumBackward0((input,))
+        out.grad_fn.dim, out.grad_fn.reverse = dim, reverse
+    return out
+
+
+def cumsum(input, dim, *, dtype=None):
+    """Running sums along ``dim``: ``out[i] = input[0] + ... + input[i]``."""
+    return _cumsum(input, _wrap_dim(dim, input._data.ndim), False, dtype)
+
+
+class LogsumexpBackward0(Node):
+    """d logsumexp = grad * exp(x - result): the softmax of ``x``."""
+
+    def backward(self, grad):
+        self_, result = self.saved_tensors
+        shape = self_._data.shape
+        return (_expand_back(grad, shape, self.dims, self.keepdim)
+                * (self_ - _expand_back(result, shape, self.dims, self.keepdim)).exp(),)
+
+
+def logsumexp(input, dim, keepdim=False):
+    """``log(sum(exp(x)))`` over ``dim``, computed stably (the maximum is taken out first)."""
+    if input._dtype.is_floating_point:
+        data, dtype = input._data.astype(input._dtype._accumulate, copy=False), input._dtype
+    else:
+        data, dtype = float_data(input), _dtype.get_default_dtype()
+    dims = _dims(dim, data.ndim)
+    xp = array_module(input._device)
+    if data.size:
+        peak = xp.max(data, axis=dims, keepdims=True)
+        peak = xp.where(xp.isinf(peak), 0, peak)  # all -inf (or +inf): no shift
+    else:
+        peak = xp.zeros((1,) * data.ndim, dtype=data.dtype)
+    with np.errstate(divide="ignore"):
+        result = xp.log(xp.sum(xp.exp(data - peak), axis=dims, keepdims=True)) + peak
+    if not keepdim:
+        result = xp.squeeze(result, axis=dims) if dims else result
+    out = wrap(from_accumulator(xp.asarray(result), dtype), input)
+    if needs_grad(input):
+        node = LogsumexpBackward0((input,), saved=(input,))
+        node.dims, node.keepdim = dims, keepdim
+        node.save_result(out)
+        out.grad_fn = node
+    return out

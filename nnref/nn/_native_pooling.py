@@ -1,0 +1,263 @@
+"""Average and adaptive pooling kernels, each with its backward node.
+
+Mirrors ``aten/src/ATen/native/AveragePool2d.cpp``, ``AdaptiveAveragePooling.cpp`` and
+``AdaptiveMaxPooling2d.cpp``.  Vectorised numpy, no loop over batch, channels or pixels:
+
+* ``avg_pool2d`` sums ``KH*KW`` strided slices of the padded input (one per kernel
+  offset) and divides by PyTorch's divisor; its backward scatters the same way.
+* ``adaptive_avg_pool2d`` is two matrix products with 0/1 "which rows/columns does
+  window i cover" matrices, divided by each window's area; the backward is the
+  transposed products.
+* ``adaptive_max_pool2d`` gathers every window (padded to the longest one by
+  repeating its last index, which never changes a maximum) and takes an argmax.
+"""
+import math
+
+import numpy as np
+
+from .._device import array_module_of
+from .._ops._common import needs_grad, wrap
+from .._ops._first_order import FirstOrderBackward
+from ..autograd.grad_mode import no_grad
+from ._native import _as, _opmath, _pool_output_size, max_pool2d_with_indices
+
+__all__ = ["avg_pool2d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "adaptive_windows"]
+
+
+def _batched(input, name, expected=""):
+    """``(N, C, H, W)`` data of a 3-D or 4-D input, and whether a batch dim was added."""
+    if input._data.ndim not in (3, 4):
+        raise RuntimeError(f"{name}(): Expected 3D or 4D tensor, but got{expected} {list(input.shape)}")
+    return (input._data[None], True) if input._data.ndim == 3 else (input._data, False)
+
+
+def _too_small(c, h, w, oh, ow):
+    return RuntimeError(f"Given input size: ({c}x{h}x{w}). Calculated output size: ({c}x{oh}x{ow}). "
+                        "Output size is too small (the pooling window is larger than the padded "
+                        "input: use a smaller kernel_size, or pad the input)")
+
+
+# --------------------------------------------------------------------------------------------
+# Average pooling
+# --------------------------------------------------------------------------------------------
+
+def _window_counts(xp, out, size, kernel, stride, pad, count_include_pad):
+    """How many input positions (or positions incl. padding) each output row/column averages."""
+    start = xp.arange(out) * stride - pad
+    end = xp.minimum(start + kernel, size + pad)
+    if count_include_pad:
+        return end - start
+    return xp.minimum(end, size) - xp.maximum(start, 0)
+
+
+class AvgPool2DBackward0(FirstOrderBackward):
+    """Each input position receives ``grad / divisor`` from every window that covers it."""
+
+    def backward(self, grad):
+        g = _opmath(grad._data)
+        g = g[None] if self.unbatched else g
+        xp = array_module_of(g)
+        n, c, oh, ow = g.shape
+        (kh, kw), (sh, sw), (ph, pw) = self.kernel, self.stride, self.padding
+        h, w = self.input_hw
+        scaled = g / self.divisor
+        padded = xp.zeros((n, c, self.padded_hw[0], self.padded_hw[1]), dtype=g.dtype)
+        for i in range(kh):  # one strided add per kernel offset
+            for j in range(kw):
+                padded[:, :, i:i + sh * (oh - 1) + 1:sh, j:j + sw * (ow - 1) + 1:sw] += scaled
+        result = padded[:, :, ph:ph + h, pw:pw + w]
+        result = result[0] if self.unbatched else result
+        return (wrap(_as(xp.ascontiguousarray(result), grad._data), grad),)
+
+
+def avg_pool2d(input, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    """Mean of each ``kernel`` window of a ``(N, C, H, W)`` or ``(C, H, W)`` input."""
+    if input._data.ndim not in (3, 4):
+        raise RuntimeError(f"non-empty 3D or 4D (batch mode) tensor expected for input, but got "
+                           f"{list(input.shape)}")
+    if not input._dtype.is_floating_point:
+        raise NotImplementedError(f"nnref's avg_pool2d needs a floating point input, got "
+                                  f"{input._dtype}; convert it first, e.g. x.float()")
+    if any(s == 0 for s in stride):
+        raise RuntimeError("stride should not be zero")
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    for k, p in zip(kernel, padding):
+        if k <= 0:
+            raise RuntimeError(f"kernel size should be greater than zero, but got kH: {kernel[0]} "
+                               f"kW: {kernel[1]}")
+        if p < 0 or p > k // 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
+                               f"pad={p}, kernel_size={k} and dilation=1")
+    x, unbatched = (input._data[None], True) if input._data.ndim == 3 else (input._data, False)
+    n, c, h, w = x.shape
+    oh = _pool_output_size(h, kernel[0], padding[0], stride[0], 1, ceil_mode)
+    ow = _pool_output_size(w, kernel[1], padding[1], stride[1], 1, ceil_mode)
+    if oh < 1 or ow < 1:
+        raise _too_small(c, h, w, oh, ow)
+    xp = array_module_of(x)
+    (kh, kw), (sh, sw), (ph, pw) = kernel, stride, padding
+    # Zero padding, plus room at the end for ceil_mode's last partial window.
+    padded_h = max(h + 2 * ph, (oh - 1) * sh + kh)
+    padded_w = max(w + 2 * pw, (ow - 1) * sw + kw)
+    data = _opmath(x)
+    if (padded_h, padded_w) != (h, w):
+        data = xp.pad(data, ((0, 0), (0, 0), (ph, padded_h - h - ph), (pw, padded_w - w - pw)))
+    total = None
+    for i in range(kh):
+        for j in range(kw):
+            part = data[:, :, i:i + sh * (oh - 1) + 1:sh, j:j + sw * (ow - 1) + 1:sw]
+            total = part.copy() if total is None else xp.add(total, part, out=total)
+    if divisor_override is not None:
+        divisor = data.dtype.type(divisor_override)
+    else:
+        rows = _window_counts(xp, oh, h, kh, sh, ph, count_include_pad)
+        cols = _window_counts(xp, ow, w, kw, sw, pw, count_include_pad)
+        divisor = (rows[:, None] * cols[None, :]).astype(data.dtype)
+    out_data = total / divisor
+    out = wrap(_as(out_data[0] if unbatched else out_data, x), input)
+    if needs_grad(input):
+        node = AvgPool2DBackward0((input,))
+        node.kernel, node.stride, node.padding = tuple(kernel), tuple(stride), tuple(padding)
+        node.input_hw, node.padded_hw, node.divisor, node.unbatched = (h, w), (padded_h, padded_w), divisor, unbatched
+        out.grad_fn = node
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Adaptive pooling: window i covers [floor(i * size / out), ceil((i + 1) * size / out))
+# --------------------------------------------------------------------------------------------
+
+def adaptive_windows(xp, size, out):
+    """Start and end (exclusive) of each of the ``out`` windows over ``size`` positions."""
+    i = xp.arange(out)
+    return (i * size) // out, -((-(i + 1) * size) // out)
+
+
+def _output_size(output_size, h, w):
+    if isinstance(output_size, (tuple, list)):
+        if len(output_size) != 2:
+            raise RuntimeError(f"adaptive pooling: output_size must be 2, got {len(output_size)}")
+        oh, ow = output_size
+    else:
+        oh = ow = output_size
+    return (h if oh is None else int(oh)), (w if ow is None else int(ow))
+
+
+def _coverage(size, out, dtype, xp):
+    """``(out, size)`` 0/1 matrix: row i marks the positions window i covers."""
+    start, end = adaptive_windows(xp, size, out)
+    positions = xp.arange(size)
+    return ((positions >= start[:, None]) & (positions < end[:, None])).astype(dtype)
+
+
+class AdaptiveAvgPool2DBackward0(FirstOrderBackward):
+    def backward(self, grad):
+        g = _opmath(grad._data) / self.area
+        xp = array_module_of(g)
+        result = xp.matmul(xp.matmul(self.rows.T, g), self.cols)
+        return (wrap(_as(result, grad._data), grad),)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """Average ``(N, C, H, W)`` or ``(C, H, W)`` over windows chosen to give ``output_size``."""
+    x, _ = _batched(input, "adaptive_avg_pool2d")
+    if not input._dtype.is_floating_point:
+        raise NotImplementedError(f'"adaptive_avg_pool2d" not implemented for '
+                                  f"'{input._dtype._legacy_name[:-6]}'; convert it first, e.g. x.float()")
+    h, w = x.shape[2:]
+    oh, ow = _output_size(output_size, h, w)
+    if oh < 0 or ow < 0:
+        raise RuntimeError(f"adaptive_avg_pool2d: elements of output_size must be greater than or "
+                           f"equal to 0 but received {[oh, ow]}")
+    for d in range(1, input._data.ndim):
+        if input._data.shape[d] == 0:
+            raise RuntimeError(f"adaptive_avg_pool2d(): Expected input to have non-zero size for "
+                               f"non-batch dimensions, but input has sizes {list(input.shape)} with "
+                               f"dimension {d} being empty")
+    if (oh, ow) == (1, 1):  # global average: PyTorch computes it as a mean (MeanBackward1)
+        return input.mean((-1, -2), keepdim=True)
+    data = _opmath(input._data)
+    xp = array_module_of(data)
+    rows = _coverage(h, oh, data.dtype, xp)
+    cols = _coverage(w, ow, data.dtype, xp)
+    row_len, col_len = rows.sum(axis=1), cols.sum(axis=1)
+    area = row_len[:, None] * col_len[None, :]
+    # (OH, H) @ (..., H, W) @ (W, OW): window sums, then one division by each window's size.
+    out_data = xp.matmul(xp.matmul(rows, data), cols.T) / area
+    out = wrap(_as(out_data, input._data), input)
+    if needs_grad(input):
+        node = AdaptiveAvgPool2DBackward0((input,))
+        node.rows, node.cols, node.area = rows, cols, area
+        out.grad_fn = node
+    return out
+
+
+class AdaptiveMaxPool2DBackward0(FirstOrderBackward):
+    """The gradient goes to the position each window picked (summed where windows overlap)."""
+
+    def backward(self, grad):
+        indices = self.indices
+        xp = array_module_of(indices)
+        planes, hw = self.planes, self.hw
+        offsets = (xp.arange(planes, dtype=np.int64) * hw).reshape(indices.shape[:-2] + (1, 1))
+        summed = xp.bincount((indices + offsets).ravel(), weights=grad._data.ravel(),
+                             minlength=planes * hw)
+        return (wrap(summed.astype(grad._data.dtype, copy=False).reshape(self.self_sizes), grad),)
+
+
+def _window_index(xp, size, out):
+    """``(out, longest)`` positions of each window, the short ones padded with their last position."""
+    start, end = adaptive_windows(xp, size, out)
+    longest = int((end - start).max()) if out else 0
+    return xp.minimum(start[:, None] + xp.arange(longest), end[:, None] - 1)
+
+
+def adaptive_max_pool2d(input, output_size):
+    """Largest value of each adaptive window, and its flat index into ``H*W``."""
+    x, _ = _batched(input, "adaptive_max_pool2d", ":")
+    h, w = x.shape[2:]
+    oh, ow = _output_size(output_size, h, w)
+    if oh < 0 or ow < 0:
+        raise RuntimeError(f"adaptive_max_pool2d(): elements of output_size must be greater than or "
+                           f"equal to 0 but received {[oh, ow]}")
+    for d in range(1, input._data.ndim):
+        if input._data.shape[d] == 0:
+            raise RuntimeError(f"adaptive_max_pool2d(): Expected input to have non-zero size for "
+                               f"non-batch dimensions, but input has sizes {list(input.shape)} with "
+                               f"dimension {d} being empty")
+    data = input._data
+    xp = array_module_of(data)
+    lead = data.shape[:-2]
+    if oh and ow and h % oh == 0 and w % ow == 0:
+        # Equal windows that tile the input: plain max pooling with kernel = stride.
+        kernel = (h // oh, w // ow)
+        with no_grad():
+            values, indices = max_pool2d_with_indices(input, kernel, kernel, (0, 0), (1, 1), False)
+        return _adaptive_max_result(input, values._data, indices._data, lead, h, w)
+    rows, cols = _window_index(xp, h, oh), _window_index(xp, w, ow)
+    kh, kw = rows.shape[1], cols.shape[1]
+    # (..., OH, KH, OW, KW) gathered windows, then (..., OH, OW, KH*KW) for one argmax.
+    windows = data[..., rows[:, :, None, None], cols[None, None, :, :]]
+    windows = xp.moveaxis(windows, -3, -2).reshape(lead + (oh, ow, kh * kw))
+    # The first maximum, or the first NaN, wins: PyTorch's `val > max || isnan(val)` scan.
+    is_nan = xp.isnan(windows) if input._dtype.is_floating_point else None
+    if is_nan is not None and is_nan.any():
+        best = xp.where(is_nan.any(axis=-1), xp.argmax(is_nan, axis=-1), xp.argmax(windows, axis=-1))
+    else:
+        best = xp.argmax(windows, axis=-1)
+    values = xp.take_along_axis(windows, best[..., None], axis=-1)[..., 0]
+    row_of = rows[xp.arange(oh)[:, None], best // kw]
+    col_of = cols[xp.arange(ow)[None, :], best % kw]
+    indices = (row_of * w + col_of).astype(np.int64, copy=False)
+    return _adaptive_max_result(input, values, indices, lead, h, w)
+
+
+def _adaptive_max_result(input, values, indices, lead, h, w):
+    out = wrap(values, input)
+    if needs_grad(input):
+        node = AdaptiveMaxPool2DBackward0((input,))
+        node.indices, node.self_sizes = indices, input._data.shape
+        node.planes, node.hw = math.prod(lead), h * w
+        out.grad_fn = node
+    return out, wrap(indices, input)

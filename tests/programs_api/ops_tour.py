@@ -1,0 +1,31 @@
+"""The tensor operations of the "Learn the Basics" tutorials, printed."""
+import torch
+import torch.nn.functional as F
+
+x = torch.arange(12.0).reshape(3, 4)
+print(torch.inf, torch.pi, torch.isfinite(torch.tensor([1.0, torch.inf, torch.nan])))
+print(x[range(2)], x[[0, 2]], x[:, [1, 3]])
+print(torch.zeros(size=(2, 3)), torch.ones(size=(2,), dtype=torch.int8))
+print(x.chunk(2, dim=1))
+print(x.split([1, 2]))
+print(x.repeat(1, 2).shape, x.diagonal(), x.prod(1), x.cumsum(0)[-1])
+print(torch.tril(x), x.triu(1))
+print(x.sort(dim=0, descending=True).indices)
+print(torch.topk(torch.sin(x), 2))
+print(torch.gather(x, 1, torch.tensor([[0], [3], [1]])))
+print(torch.zeros(3, 4).scatter_add(1, torch.tensor([[0, 0], [1, 1], [3, 2]]), torch.ones(3, 2)))
+print(torch.einsum("ij,kj->ik", x, x))
+print(torch.logsumexp(x, dim=1))
+print(F.one_hot(torch.tensor([0, 2, 1]), 4))
+y = torch.empty(3, 4)
+torch.add(x, 1, out=y)
+print(y.sum().item(), torch.matmul(x, x.t(), out=torch.empty(3, 3)).diagonal().sum())
+z = torch.zeros(8, 0)
+z.add_(1)
+print(z.shape, torch.tensor([200, 100], dtype=torch.uint8) + torch.tensor([1, -1], dtype=torch.int8))
+a = torch.sin(torch.arange(6, dtype=torch.float64)).float().requires_grad_()
+(a.topk(3).values.sum() + a.logsumexp(0) + a.cumsum(0).prod()).backward()
+print(a.grad)
+print(torch.accelerator.is_available(), torch.get_default_device())
+device = torch.accelerator.current_accelerator().type if torch.accelerator.is_available() else "cpu"
+print(torch.ones(2, device=device).device)
