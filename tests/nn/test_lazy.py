@@ -83,3 +83,16 @@ def test_lazy_module_copies_and_uninitialized_buffer():
     assert repr(buffer) == repr(torch.nn.UninitializedBuffer())
     buffer.materialize((2, 2))
     assert type(buffer) is nnref.Tensor and tuple(buffer.shape) == (2, 2)
+
+
+def test_a_failed_load_leaves_a_lazy_module_uninitialised():
+    # PyTorch materialises the parameters before it reports the bad key; nnref's load is atomic,
+    # so the module is exactly as before (the Differences page says so).
+    layer = nnref.nn.LazyLinear(3)
+    state = {"weight": nnref.ones(3, 2), "bias": nnref.zeros(3), "surplus": nnref.zeros(1)}
+    with pytest.raises(RuntimeError, match="Unexpected key"):
+        layer.load_state_dict(state)
+    assert layer.has_uninitialized_params()
+    assert type(layer.weight) is nnref.nn.parameter.UninitializedParameter
+    layer.load_state_dict({"weight": nnref.ones(3, 2), "bias": nnref.zeros(3)})
+    assert not layer.has_uninitialized_params() and layer(nnref.ones(1, 2)).tolist() == [[2.0] * 3]

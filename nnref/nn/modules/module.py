@@ -31,7 +31,7 @@ from ..._dtype import dtype as _dtype_class
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from ...utils.hooks import RemovableHandle
-from ..parameter import Parameter
+from ..parameter import Parameter, is_lazy
 from ._backward_hook import BackwardHook
 
 __all__ = [
@@ -1306,7 +1306,10 @@ class _Snapshot:
                                  dict(module._buffers), dict(module._modules), extra))
             for t in itertools.chain(module._parameters.values(), module._buffers.values()):
                 if t is not None and id(t) not in self.tensors:
-                    self.tensors[id(t)] = (t, t._data, t._data.copy(), t._version_counter[0])
+                    # An uninitialised (lazy) tensor has no values; loading materialises it,
+                    # which changes its class and gives it an array, both undone by restore().
+                    values = None if is_lazy(t) else t._data.copy()
+                    self.tensors[id(t)] = (t, type(t), t._data, values, t._version_counter[0])
 
     def restore(self):
         for module, attributes, parameters, buffers, modules, extra in self.modules:
@@ -1321,8 +1324,10 @@ class _Snapshot:
                                 (module._modules, modules)):
                 live.clear()
                 live.update(saved)
-        for t, array, values, version in self.tensors.values():
-            if t._data is not array or t._version_counter[0] != version:
+        for t, cls, array, values, version in self.tensors.values():
+            if values is None:
+                t._data, t.__class__ = array, cls
+            elif t._data is not array or t._version_counter[0] != version:
                 t._data = array
                 array[...] = values
                 t._bump_version()
