@@ -114,82 +114,70 @@ def _windows(padded, kernel, stride, dilation):
     return view[:, :, ::sh, ::sw, ::dh, ::dw]
 
 
+def _zero_pad(x, padding):
+    (top, bottom), (left, right) = padding
+    if top == bottom == left == right == 0:
+        return x
+    return array_module_of(x).pad(x, ((0, 0), (0, 0), (top, bottom), (left, right)))
+
+
+def _patches(x, kernel, conv):
+    """The padded input's patches as a ``(C, KH, KW, N, OH, OW)`` view; no copy.
+
+    Row ``(c, i, j)``, column ``(n, oy, ox)`` is Caffe's im2col matrix with the batch folded
+    into the columns, so one product serves many samples and writes ``(O, N*OH*OW)`` rows.
+    """
+    return _windows(_zero_pad(x, conv.padding), kernel, conv.stride, conv.dilation).transpose(
+        1, 4, 5, 0, 2, 3)
+
+
 def _sample_blocks(samples, bytes_per_sample):
     """Slices of the batch, each as many samples as fit in ``_COLUMN_BLOCK_BYTES`` (at least one)."""
     step = max(1, _COLUMN_BLOCK_BYTES // bytes_per_sample)
     return [slice(start, min(start + step, samples)) for start in range(0, samples, step)]
 
 
-def _samples_last(x, block, padding):
-    """``x[block]`` zero-padded and laid out ``(C, H, W, samples)``, in one copy.
-
-    With the samples innermost, a patch row (one channel, one kernel offset, one output row)
-    is a single contiguous run of ``OW * samples`` numbers, both in the im2col copy and in the
-    col2im adds, instead of ``samples`` short runs of ``OW``.
-    """
-    (top, bottom), (left, right) = padding
-    n, c, h, w = x[block].shape
-    xp = array_module_of(x)
-    make = xp.zeros if top or bottom or left or right else xp.empty
-    out = make((c, h + top + bottom, w + left + right, n), dtype=x.dtype)
-    out[:, top:top + h, left:left + w] = x[block].transpose(1, 2, 3, 0)
-    return out
-
-
-def _columns(x, block, kernel, conv):
-    """A block's im2col matrix ``(G, C/G*KH*KW, OH*OW*samples)``, the one copy im2col makes:
-    row ``(c, i, j)``, column ``(oy, ox, n)`` holds input pixel ``(n, c, oy*stride + i*dilation,
-    ox*stride + j*dilation)`` of the padded input (Caffe's layout, with the batch in the columns
-    so that one product serves the whole block)."""
-    (kh, kw), (sh, sw), (dh, dw) = kernel, conv.stride, conv.dilation
-    xp = array_module_of(x)
-    padded = _samples_last(x, block, conv.padding)
-    windows = xp.lib.stride_tricks.sliding_window_view(
-        padded, (dh * (kh - 1) + 1, dw * (kw - 1) + 1), axis=(1, 2))[:, ::sh, ::sw, :, ::dh, ::dw]
-    return windows.transpose(0, 4, 5, 1, 2, 3).reshape(conv.groups, -1, windows[0, :, :, :, 0, 0].size)
+def _columns(patches, block, groups):
+    """A block's im2col matrix ``(G, C/G*KH*KW, samples*OH*OW)``: the one copy im2col makes."""
+    return patches[:, :, :, block].reshape(groups, patches.shape[0] // groups * patches.shape[1]
+                                           * patches.shape[2], -1)
 
 
 def _grad_rows(grad, block, groups):
-    """A block's output gradient ``(N, O, OH, OW)`` as ``(G, O/G, OH*OW*samples)``, a product's layout."""
-    rows = array_module_of(grad).ascontiguousarray(grad[block].transpose(1, 2, 3, 0))
-    return rows.reshape(groups, grad.shape[1] // groups, -1)
+    """A block's output gradient ``(N, O, OH, OW)`` as ``(G, O/G, samples*OH*OW)``, like a product's."""
+    return grad[block].transpose(1, 0, 2, 3).reshape(groups, grad.shape[1] // groups, -1)
 
 
 def _conv_forward(x, w, conv):
     """``(N, C, H, W)`` by ``(O, C/G, KH, KW)`` to ``(N, O, OH, OW)``: per block of samples,
-    ``weight (G, O/G, K) @ columns (G, K, OH*OW*samples)``."""
+    ``weight (G, O/G, K) @ columns (G, K, samples*OH*OW)``."""
     xp = array_module_of(x)
-    n, c, h, width = x.shape
-    out_channels, _, kh, kw = w.shape
-    (top, bottom), (left, right) = conv.padding
-    (sh, sw), (dh, dw) = conv.stride, conv.dilation
-    oh = (h + top + bottom - dh * (kh - 1) - 1) // sh + 1
-    ow = (width + left + right - dw * (kw - 1) - 1) // sw + 1
-    weights = w.reshape(conv.groups, out_channels // conv.groups, -1)
-    out = xp.empty((n, out_channels, oh, ow), dtype=xp.result_type(x, w))
+    patches = _patches(x, w.shape[2:], conv)
+    c, kh, kw, n, oh, ow = patches.shape
+    weights = w.reshape(conv.groups, w.shape[0] // conv.groups, -1)
+    out = xp.empty((n, w.shape[0], oh, ow), dtype=xp.result_type(x, w))
     for block in _sample_blocks(n, c * kh * kw * oh * ow * x.itemsize):
-        product = xp.matmul(weights, _columns(x, block, (kh, kw), conv))
-        out[block] = product.reshape(out_channels, oh, ow, -1).transpose(3, 0, 1, 2)
+        product = xp.matmul(weights, _columns(patches, block, conv.groups))
+        out[block] = product.reshape(w.shape[0], -1, oh, ow).transpose(1, 0, 2, 3)
     return out
 
 
 def _conv_weight_grad(x, grad, weight_shape, conv):
     """d out / d weight: the sum over samples of ``grad_rows @ columns^T``, one product per block."""
     xp = array_module_of(x)
-    n, c = x.shape[:2]
-    out_channels, _, kh, kw = weight_shape
-    oh, ow = grad.shape[2:]
+    patches = _patches(x, weight_shape[2:], conv)
+    c, kh, kw, n, oh, ow = patches.shape
     groups = conv.groups
-    grad_weight = xp.zeros((groups, out_channels // groups, c // groups * kh * kw), dtype=grad.dtype)
+    grad_weight = xp.zeros((groups, weight_shape[0] // groups, c // groups * kh * kw), dtype=grad.dtype)
     for block in _sample_blocks(n, c * kh * kw * oh * ow * x.itemsize):
         grad_weight += xp.matmul(_grad_rows(grad, block, groups),
-                                 _columns(x, block, (kh, kw), conv).transpose(0, 2, 1))
+                                 _columns(patches, block, groups).transpose(0, 2, 1))
     return grad_weight.reshape(weight_shape)
 
 
 def _conv_input_grad(grad, w, input_shape, conv):
-    """d out / d input: per block, the patch gradients ``weight^T @ grad_rows``, added back onto
-    the pixels each patch was copied from (col2im): one strided add per kernel offset."""
+    """d out / d input: per block, the patch gradients ``weight^T @ grad``, added back onto the
+    pixels each patch was copied from (col2im): one strided add per kernel offset, no np.add.at."""
     xp = array_module_of(grad)
     n, c, h, width = input_shape
     out_channels, _, kh, kw = w.shape
@@ -200,7 +188,11 @@ def _conv_input_grad(grad, w, input_shape, conv):
     weights_t = w.reshape(groups, out_channels // groups, -1).transpose(0, 2, 1)
     grad_input = xp.empty(input_shape, dtype=grad.dtype)
     for block in _sample_blocks(n, c * kh * kw * oh * ow * grad.itemsize):
-        d_patches = xp.matmul(weights_t, _grad_rows(grad, block, groups)).reshape(c, kh, kw, oh, ow, -1)
+        # Samples innermost here, (G, O/G, OH*OW*samples): then each add below runs over rows of
+        # OW * samples contiguous numbers rather than many short rows of OW.
+        samples_last = xp.ascontiguousarray(grad[block].transpose(1, 2, 3, 0))
+        d_patches = xp.matmul(weights_t, samples_last.reshape(groups, out_channels // groups, -1))
+        d_patches = d_patches.reshape(c, kh, kw, oh, ow, -1)
         padded = xp.zeros((c, h + top + bottom, width + left + right, d_patches.shape[-1]),
                           dtype=grad.dtype)
         for i in range(kh):
