@@ -409,7 +409,7 @@ def _convolve(input, weight, bias, conv):
 
 
 # --------------------------------------------------------------------------------------------
-# Max pooling: argmax over a strided window view
+# Max pooling: a running max over the kernel offsets
 # --------------------------------------------------------------------------------------------
 
 def _pool_output_size(size, kernel, pad, stride, dilation, ceil_mode):
@@ -427,14 +427,47 @@ class MaxPool2DWithIndicesBackward0(_NumpyBackward):
 
     def backward(self, grad):
         n, c, h, w = self.self_sizes
-        indices = self.indices
-        xp = array_module_of(indices)
+        g = grad._data.reshape(n, c, *grad._data.shape[-2:])
+        xp = array_module_of(g)
+        input_shape = self._input_metadata[0][0]  # (C, H, W) when the input was unbatched
+        if self.tiles is not None:
+            # Non-overlapping windows tile the input: view it as (N, C, OH, KH, OW, KW) and drop
+            # each window's gradient on the offset it picked, one strided write per offset.
+            (kh, kw), (oh, ow) = self.tiles, g.shape[-2:]
+            summed = xp.zeros((n, c, h, w), dtype=g.dtype)
+            tiles = summed[:, :, :oh * kh, :ow * kw].reshape(n, c, oh, kh, ow, kw)
+            for i in range(kh):
+                for j in range(kw):
+                    tiles[:, :, :, i, :, j] = xp.where(self.offsets == i * kw + j, g, 0)
+            return (wrap(summed.reshape(input_shape), grad),)
         # Offset each plane's indices so one bincount scatters the whole batch.
         plane_offsets = (xp.arange(n * c, dtype=np.int64) * (h * w)).reshape(n, c, 1, 1)
-        flat = (indices + plane_offsets).ravel()
-        summed = xp.bincount(flat, weights=grad._data.ravel(), minlength=n * c * h * w)
-        input_shape = self._input_metadata[0][0]  # (C, H, W) when the input was unbatched
-        return (wrap(summed.astype(grad._data.dtype, copy=False).reshape(input_shape), grad),)
+        flat = (self.indices + plane_offsets).ravel()
+        summed = xp.bincount(flat, weights=g.ravel(), minlength=n * c * h * w)
+        return (wrap(summed.astype(g.dtype, copy=False).reshape(input_shape), grad),)
+
+
+def _window_max(x, kernel, stride, dilation, out_size):
+    """Each window's largest value and its offset ``i * KW + j`` in the window, by a running max
+    over the KH*KW kernel offsets, each a strided view of ``x``: no copied stack of windows.
+    The first maximum wins, but a NaN replaces anything, even an earlier NaN, as in PyTorch's
+    kernel (``if ((val > maxval) || std::isnan(val))`` in ``aten/src/ATen/native/cpu/MaxPoolKernel.cpp``)."""
+    xp = array_module_of(x)
+    (kh, kw), (sh, sw), (dh, dw), (oh, ow) = kernel, stride, dilation, out_size
+    floating = xp.issubdtype(x.dtype, xp.floating)
+    values = offsets = None
+    for i in range(kh):
+        for j in range(kw):
+            candidate = x[:, :, i * dh:i * dh + sh * (oh - 1) + 1:sh, j * dw:j * dw + sw * (ow - 1) + 1:sw]
+            if values is None:
+                values, offsets = candidate.copy(), xp.zeros(candidate.shape, dtype=np.int64)
+                continue
+            better = candidate > values
+            if floating:
+                better |= xp.isnan(candidate)
+            xp.copyto(values, candidate, where=better)
+            xp.copyto(offsets, i * kw + j, where=better)
+    return values, offsets
 
 
 def max_pool2d_with_indices(input, kernel, stride, padding, dilation, ceil_mode):
@@ -464,12 +497,7 @@ def max_pool2d_with_indices(input, kernel, stride, padding, dilation, ceil_mode)
     if padding[0] or padding[1] or bottom or right:
         x = xp.pad(x, ((0, 0), (0, 0), (padding[0], bottom), (padding[1], right)),
                    constant_values=lowest)
-    patches = _windows(x, kernel, stride, dilation)[:, :, :oh, :ow]
-    patches = patches.reshape(n, c, oh, ow, kernel[0] * kernel[1])
-    # argmax returns the first maximum (and the first NaN), which is what PyTorch's kernel keeps.
-    best = xp.argmax(patches, axis=-1)[..., None]
-    values = xp.take_along_axis(patches, best, axis=-1)[..., 0]
-    best = best[..., 0]
+    values, best = _window_max(x, kernel, stride, dilation, (oh, ow))
     rows = (xp.arange(oh) * stride[0] - padding[0]).reshape(oh, 1) + (best // kernel[1]) * dilation[0]
     cols = (xp.arange(ow) * stride[1] - padding[1]) + (best % kernel[1]) * dilation[1]
     indices = (rows * w + cols).astype(np.int64, copy=False)
@@ -477,6 +505,9 @@ def max_pool2d_with_indices(input, kernel, stride, padding, dilation, ceil_mode)
     if needs_grad(input):
         node = MaxPool2DWithIndicesBackward0((input,))
         node.indices, node.self_sizes = indices, (n, c, h, w)
+        tiled = tuple(kernel) == tuple(stride) and not any(padding) and tuple(dilation) == (1, 1) \
+            and not bottom and not right
+        node.tiles, node.offsets = (tuple(kernel), best) if tiled else (None, None)
         out.grad_fn = node
     return out, wrap(indices[0] if unbatched else indices, input)
 

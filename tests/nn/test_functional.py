@@ -166,6 +166,21 @@ def test_max_pool2d_unbatched_and_ties(rng):
     assert_close(x.grad, x_t.grad)
 
 
+@pytest.mark.parametrize("kwargs", [dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1)])
+def test_max_pool2d_nans_and_ties_pick_what_pytorch_picks(rng, kwargs):
+    """Ties keep the first maximum; a NaN wins over numbers and over an earlier NaN (PyTorch's rule)."""
+    values = rng.standard_normal((2, 2, 6, 6)).astype(np.float32)
+    values[0, 0, 0, :3] = values[0, 0, 1, 0] = np.nan
+    values[1, 1] = 0
+    x, x_t = pair(torch, values, requires_grad=True)
+    (out, indices), (out_t, indices_t) = (F.max_pool2d(x, return_indices=True, **kwargs),
+                                          TF.max_pool2d(x_t, return_indices=True, **kwargs))
+    np.testing.assert_array_equal(out.detach().numpy(), out_t.detach().numpy())
+    np.testing.assert_array_equal(indices.numpy(), indices_t.numpy())
+    backward_both(out, out_t, torch, rng)
+    assert_close(x.grad, x_t.grad)
+
+
 # -- normalisation and embedding ---------------------------------------------------------------
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape", [(6, 3), (4, 3, 5), (4, 3, 5, 6)])
