@@ -201,7 +201,7 @@ def _target_lines(rows):
     for r in rows:
         if r["met"] is None:
             continue
-        method = " (wall clock)" if r.get("method") == "wall" else ""
+        method = " (wall clock)" if r.get("method") == "wall" and r["unit"] == "ms" else ""
         ratios = ", ".join(f"{k.replace('torch', 'PyTorch')} {v:.2f}" for k, v in r["ratios"].items()
                            if v is not None)
         lines.append(f"- **{'met' if r['met'] else 'not met'}**: {r['measure']}{method}: "
@@ -242,7 +242,11 @@ def markdown(results):
                 "contender, the contenders interleaved in rounds in one process, medians of "
                 f"{cfg['repeats']} rounds. On a machine shared with other work these figures are "
                 "noisier than the CPU-time ones; the ratios stay fair because every round runs all "
-                "contenders back to back. The CNN's peak memory is measured as above, in fresh processes.",
+                "contenders back to back. The CNN's peak memory is measured as above, in fresh processes."
+                + (f" Load average (1 min) at the start and end of the run: "
+                   f"{meta['load_average_start'][0]:.2f} and {meta['load_average_end'][0]:.2f} on "
+                   f"{meta['cpu_count']} cores." if meta.get("load_average_start") and meta.get("load_average_end")
+                   else ""),
                 ""]
         out += _markdown_table(wall_rows)
         out += ["## Process CPU time and the other measures", ""]

@@ -6,13 +6,14 @@ Mirrors the ATen native kernels PyTorch dispatches to on the CPU
 ``Loss.cpp``) and the formulas of ``tools/autograd/derivatives.yaml``.  Every
 node carries PyTorch's class name, so ``loss.grad_fn`` chains read the same.
 
-Everything is vectorised numpy: a convolution is one im2col gather plus one
-matrix product, pooling is one argmax over a strided window view.  Backward
-passes are computed with numpy too, so these nodes are first-order only:
-differentiating through them again (``create_graph=True``) raises instead of
-silently returning zeros.  The losses whose backward is a short formula
-(``mse_loss``, ``binary_cross_entropy_with_logits``) build it from nnref ops
-and so support double backward, as in PyTorch.
+Everything is vectorised numpy: a convolution is im2col plus one matrix product per
+block of samples, pooling a running maximum over strided views.  The convolution's
+backward is built from convolutions again, so it supports double backward as in
+PyTorch; the other nodes compute their backward with numpy and are first-order only:
+differentiating through them again (``create_graph=True``) raises instead of silently
+returning zeros.  The losses whose backward is a short formula (``mse_loss``,
+``binary_cross_entropy_with_logits``) build it from nnref ops and so support double
+backward, as in PyTorch.
 """
 from typing import NamedTuple
 
@@ -25,7 +26,7 @@ from .._ops.pointwise import clamp
 from ..autograd.grad_mode import _GradState, no_grad
 from ..autograd.graph import Node
 
-__all__ = ["convolution", "pad_2d", "max_pool2d_with_indices", "native_batch_norm", "native_layer_norm",
+__all__ = ["convolution", "convolution_backward", "pad_2d", "max_pool2d_with_indices", "native_batch_norm", "native_layer_norm",
            "embedding", "embedding_renorm_", "nll_loss_nd", "div_scalar", "mse_loss",
            "binary_cross_entropy_with_logits"]
 
