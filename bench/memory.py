@@ -1,6 +1,6 @@
 """Peak memory (resident set size) of one workload, each in a fresh subprocess.
 
-``python -m bench.memory mlp CONTENDER BATCH`` or ``... chain CONTENDER N``
+``python -m bench.memory mlp CONTENDER BATCH``, ``... cnn CONTENDER BATCH`` or ``... chain CONTENDER N``
 prints one JSON object.  In the child, a tiny warm-up run first loads every
 code path (so lazily loaded library pages are not counted); then the model and
 data are built, the baseline is taken, the workload runs, and the result is
@@ -112,6 +112,23 @@ def child_mlp(contender, batch):
     return result
 
 
+def child_cnn(contender, batch):
+    from . import cnn
+    fw = _framework(contender)
+    tiny = cnn.FrameworkCNN(fw, 1)  # warm-up: loads every code path of the step
+    for _ in range(2):
+        tiny.step()
+    del tiny
+    obj = cnn.FrameworkCNN(fw, batch)
+
+    def run():
+        for _ in range(STEPS):
+            obj.step()
+    result = _measure(run)
+    result.update(kind="cnn", contender=contender, batch=batch, steps=STEPS)
+    return result
+
+
 def child_chain(contender, n):
     from . import graphs
     fw = _framework(contender)
@@ -138,7 +155,8 @@ def measure(kind, contender, arg, timeout=600):
 
 def main(argv):
     kind, contender, arg = argv
-    result = child_mlp(contender, int(arg)) if kind == "mlp" else child_chain(contender, int(arg))
+    child = {"mlp": child_mlp, "cnn": child_cnn, "chain": child_chain}[kind]
+    result = child(contender, int(arg))
     print(json.dumps(result))
 
 

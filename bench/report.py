@@ -15,6 +15,15 @@ TARGETS = {
     "mlp_step_b512": [("nnref/numpy", 1.15), ("nnref/torch", 1.0)],
     "per_op_overhead": [("nnref/torch", 3.0)],
     "peak_memory_b512": [("nnref/numpy", 1.3)],
+    # Issue 17's targets, for its method (wall clock, interleaved in one process).
+    "wall_mlp_step_b1": [("nnref/torch", 1.2)],
+    "wall_mlp_step_b64": [("nnref/numpy", 1.15), ("nnref/torch", 1.0)],
+    "wall_mlp_step_b512": [("nnref/numpy", 1.15), ("nnref/torch", 1.0)],
+    "wall_cnn_step_b8": [("nnref/torch", 1.3)],
+    "wall_cnn_step_b64": [("nnref/torch", 1.3)],
+    "wall_conv_forward": [("nnref/torch", 1.3)],
+    "wall_conv_forward_backward": [("nnref/torch", 1.3)],
+    "peak_memory_cnn_b64": [("nnref/torch", 1.5)],
 }
 LINEAR_EXPONENT = (0.8, 1.2)  # peak ~ length**k with k in this range counts as linear
 
@@ -99,6 +108,28 @@ def compute(results):
     srow["target"] = ("info: tensor autograd " + ", ".join(
         f"{CONTENDER_LABELS[n]} {v:,.0f}x" for n, v in scalar["speedup"].items()) + " faster")
 
+    wall = m.get("wall")
+    if wall:
+        for batch, res in wall["mlp_step"].items():
+            r = row(f"wall_mlp_step_b{batch}", f"MLP SGD step, batch {batch}", "ms",
+                    {n: r["median"] * 1e3 for n, r in res.items()})
+            r["paired_ratios"] = _paired(res)
+        for batch, res in wall["cnn_step"].items():
+            r = row(f"wall_cnn_step_b{batch}", f"CNN SGD step (seed note 002), batch {batch}", "ms",
+                    {n: r["median"] * 1e3 for n, r in res.items()})
+            r["paired_ratios"] = _paired(res)
+        layer = wall["conv_layer"]
+        for kind in ("forward", "forward_backward"):
+            r = row(f"wall_conv_{kind}", f"Conv2d(3, 64, 3, padding=1) {kind.replace('_', ' + ')}, "
+                    f"batch {layer['batch']}", "ms", {n: r["median"] * 1e3 for n, r in layer[kind].items()})
+            r["paired_ratios"] = _paired(layer[kind])
+        if peak.get("cnn"):
+            row(f"peak_memory_cnn_b{peak['cnn_batch']}", f"Peak memory (RSS delta) of the CNN step, batch "
+                f"{peak['cnn_batch']}", "MiB", {n: v["peak_delta_bytes"] / 2**20 for n, v in peak["cnn"].items()})
+        for r in rows:
+            r["method"] = "wall" if r["key"].startswith("wall_") or r["key"].startswith("peak_memory_cnn") \
+                else "default"
+
     results["table"] = rows
     results["ratios"] = {r["key"]: {k: v for k, v in r["ratios"].items() if v is not None} for r in rows}
     results["ratios"]["scalar_engine"]["scalar/nnref"] = scalar["speedup"]["nnref"]
@@ -157,6 +188,27 @@ def text_table(results):
     return "\n".join(lines)
 
 
+def _markdown_table(rows):
+    lines = ["| " + " | ".join(HEADER) + " |",
+             "|" + "|".join(["---", "---"] + ["---:"] * 6 + ["---", ":---:"]) + "|"]
+    lines += ["| " + " | ".join(c.replace("|", "\\|") for c in _cells(r)) + " |" for r in rows]
+    return lines + [""]
+
+
+def _target_lines(rows):
+    """One bullet per row with a target: measured ratios, the target, met or not (all generated)."""
+    lines = []
+    for r in rows:
+        if r["met"] is None:
+            continue
+        method = " (wall clock)" if r.get("method") == "wall" and r["unit"] == "ms" else ""
+        ratios = ", ".join(f"{k.replace('torch', 'PyTorch')} {v:.2f}" for k, v in r["ratios"].items()
+                           if v is not None)
+        lines.append(f"- **{'met' if r['met'] else 'not met'}**: {r['measure']}{method}: "
+                     f"{ratios or r['target']} (target: {r['target']}).")
+    return lines
+
+
 def markdown(results):
     meta = results["meta"]
     cfg = results["config"]
@@ -182,11 +234,24 @@ def markdown(results):
                + (f" Load average at the start: {meta['load_average_start'][0]:.2f}."
                   if meta.get("load_average_start") else ""))
     out.append("")
-    out.append("| " + " | ".join(HEADER) + " |")
-    out.append("|" + "|".join(["---", "---"] + ["---:"] * 6 + ["---", ":---:"]) + "|")
-    for r in results["table"]:
-        out.append("| " + " | ".join(c.replace("|", "\\|") for c in _cells(r)) + " |")
-    out.append("")
+    wall_rows = [r for r in results["table"] if r.get("method") == "wall"]
+    default_rows = [r for r in results["table"] if r.get("method") != "wall"]
+    if wall_rows:
+        out += ["## Wall clock, interleaved in one process (issue 17's method)", "",
+                "Wall-clock time (`time.perf_counter`) whatever the clock above, one thread for every "
+                "contender, the contenders interleaved in rounds in one process, medians of "
+                f"{cfg['repeats']} rounds. On a machine shared with other work these figures are "
+                "noisier than the CPU-time ones; the ratios stay fair because every round runs all "
+                "contenders back to back. The CNN's peak memory is measured as above, in fresh processes."
+                + (f" Load average (1 min) at the start and end of the run: "
+                   f"{meta['load_average_start'][0]:.2f} and {meta['load_average_end'][0]:.2f} on "
+                   f"{meta['cpu_count']} cores." if meta.get("load_average_start") and meta.get("load_average_end")
+                   else ""),
+                ""]
+        out += _markdown_table(wall_rows)
+        out += ["## Process CPU time and the other measures", ""]
+    out += _markdown_table(default_rows)
+    out += ["## Targets", ""] + _target_lines(results["table"]) + [""]
 
     mlp = results["measures"]["mlp_step"]
     out += ["## MLP step: median and interquartile range", "",
@@ -196,7 +261,8 @@ def markdown(results):
             out.append(f"| {batch} | {CONTENDER_LABELS[n]} | {r['median'] * 1e3:.3f} ms | "
                        f"{r['iqr'] * 1e3:.3f} ms | {r['calls_per_sample']} |")
     out.append("")
-    paired = [(r["measure"], r["paired_ratios"]) for r in results["table"] if r.get("paired_ratios")]
+    paired = [(r["measure"] + (" (wall clock)" if r.get("method") == "wall" else ""), r["paired_ratios"])
+              for r in results["table"] if r.get("paired_ratios")]
     if paired:
         out.append("Cross-check, the median over rounds of each round's ratio (robust to the load "
                    "changing between rounds): " + "; ".join(

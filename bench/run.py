@@ -10,7 +10,13 @@ every contender:
 3. backward through a chain of 10,000 ops: time, and peak memory at several
    lengths (is it linear in the length? how many bytes per op?);
 4. peak memory (RSS delta) of the MLP step at batch 512;
-5. a micrograd-style scalar engine against tensor autograd on a small MLP.
+5. a micrograd-style scalar engine against tensor autograd on a small MLP;
+6. the same measures the way issue 17 states its targets: *wall-clock* time
+   (``time.perf_counter``), nnref / numpy / PyTorch interleaved in rounds in
+   this one process, medians: the MLP step (batch 1, 64, 512), seed note 002's
+   CNN step (batch 8 and 64), one ``Conv2d(3, 64, 3, padding=1)`` layer on
+   3x32x32 inputs (forward, and forward + backward), and the CNN step's peak
+   memory (batch 64).
 
 Before timing, the three MLP implementations (and the scalar engine) must
 agree on the loss of two consecutive steps within 1e-4 relative; if they do
@@ -30,6 +36,9 @@ THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BL
                "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
 
 MLP_BATCHES = (1, 64, 512)
+CNN_BATCHES = (8, 64)
+CNN_MEMORY_BATCH = 64
+CONV_LAYER_BATCH = 64
 MEMORY_BATCH = 512
 CHAIN_LENGTHS = (2500, 5000, 10000)
 SCALAR_SIZES = (16, 32, 32, 4)
@@ -165,7 +174,11 @@ def correctness(fws, log):
                                "max_rel_loss_diff": diff, "passed": diff <= 1e-4}
     log(f"check small graph grads vs PyTorch: {'ok' if ok else 'MISMATCH'}; scalar engine vs "
         f"nnref loss rel. diff {diff:.1e}")
-    result["passed"] = bool(result["mlp"]["passed"] and ok and result["scalar_engine"]["passed"])
+    from . import cnn
+    result["cnn"] = cnn.check_agreement(fws, CNN_BATCHES)
+    log("check CNN and conv layer vs PyTorch: " + ("ok" if result["cnn"]["passed"] else "MISMATCH"))
+    result["passed"] = bool(result["mlp"]["passed"] and ok and result["scalar_engine"]["passed"]
+                            and result["cnn"]["passed"])
     return result
 
 
@@ -183,6 +196,39 @@ def measure_mlp(fws, cfg, log):
         out[str(batch)] = res
         log(f"MLP step batch {batch:>3}: " + "  ".join(
             f"{name} {fmt_time(r['median'])} (IQR {fmt_time(r['iqr'])})" for name, r in res.items()))
+    return out
+
+
+def measure_wall(fws, cfg, log):
+    """Issue 17's method: wall clock (``time.perf_counter``) whatever ``--clock`` says, the
+    contenders interleaved in rounds in this process, medians; one thread each (set at start)."""
+    import time
+
+    from . import cnn, mlp, timing
+
+    def timed(contenders):
+        return timing.interleaved(contenders, cfg["repeats"], cfg["min_time"], cfg["warmup"],
+                                  timer=time.perf_counter)
+
+    def show(what, res):
+        log(f"wall clock, {what}: " + "  ".join(f"{n} {fmt_time(r['median'])}" for n, r in res.items()))
+
+    out = {"mlp_step": {}, "cnn_step": {}, "conv_layer": {"batch": CONV_LAYER_BATCH}}
+    weights = mlp.make_weights()
+    for batch in MLP_BATCHES:
+        x, y = mlp.make_data(batch)
+        res = out["mlp_step"][str(batch)] = timed(
+            {name: obj.step for name, obj in mlp.contenders(weights, x, y, fws).items()})
+        show(f"MLP step batch {batch}", res)
+    names = [n for n in fws if n != "numpy"]
+    for batch in CNN_BATCHES:
+        res = out["cnn_step"][str(batch)] = timed(
+            {n: cnn.FrameworkCNN(fws[n], batch).step for n in names})
+        show(f"CNN step batch {batch}", res)
+    layers = {n: cnn.ConvLayer(fws[n], CONV_LAYER_BATCH) for n in names}
+    for kind in ("forward", "forward_backward"):
+        res = out["conv_layer"][kind] = timed({n: getattr(layer, kind) for n, layer in layers.items()})
+        show(f"Conv2d(3, 64, 3) {kind.replace('_', ' + ')}, batch {CONV_LAYER_BATCH}", res)
     return out
 
 
@@ -254,7 +300,8 @@ def _memory_runs(jobs, repeats, log):
             best["runs"] = [r["peak_delta_bytes"] for r in runs]
             out[job] = best
             kind, contender, arg = job
-            what = f"MLP step batch {arg}" if kind == "mlp" else f"chain of {arg:>5} ops"
+            what = (f"{kind.upper()} step batch {arg}" if kind in ("mlp", "cnn")
+                    else f"chain of {arg:>5} ops")
             log(f"peak memory {what}, {contender}: {best['peak_delta_bytes'] / 2**20:.2f} MiB")
     return out
 
@@ -266,9 +313,13 @@ def measure_memory(fws, cfg, log):
     chain_names = [n for n in fws if n == "nnref" or (n == "torch" and cfg["torch_chain_memory"])]
     jobs = [("mlp", n, MEMORY_BATCH) for n in fws]
     jobs += [("chain", n, length) for n in chain_names for length in CHAIN_LENGTHS]
+    cnn_names = [n for n in fws if n != "numpy"]
+    jobs += [("cnn", n, CNN_MEMORY_BATCH) for n in cnn_names]
     runs = _memory_runs(jobs, cfg["memory_repeats"], log)
 
-    peak = {"batch": MEMORY_BATCH, "mlp": {n: runs[("mlp", n, MEMORY_BATCH)] for n in fws}}
+    peak = {"batch": MEMORY_BATCH, "mlp": {n: runs[("mlp", n, MEMORY_BATCH)] for n in fws},
+            "cnn_batch": CNN_MEMORY_BATCH,
+            "cnn": {n: runs[("cnn", n, CNN_MEMORY_BATCH)] for n in cnn_names}}
     chain = {}
     for name in chain_names:
         points = {str(k): runs[("chain", name, k)] for k in CHAIN_LENGTHS}
@@ -487,6 +538,7 @@ def main(argv=None):
     m["per_op_overhead"] = measure_per_op(fws, cfg, log)
     m["chain"] = {"lengths": list(CHAIN_LENGTHS), "time": measure_chain_time(fws, cfg, log)}
     m["scalar_engine"] = measure_scalar(fws, cfg, log)
+    m["wall"] = measure_wall(fws, cfg, log)
     # Memory last: fresh subprocesses, no timing running beside them.
     m["peak_memory"], m["chain"]["memory"] = measure_memory(fws, cfg, log)
     results["meta"]["wall_seconds"] = round(log.elapsed(), 1)

@@ -29,11 +29,12 @@ def use_clock(name):
     clock = CLOCKS[name]
 
 
-def _run(fn, n):
-    t0 = clock()
+def _run(fn, n, timer=None):
+    timer = timer or clock
+    t0 = timer()
     for _ in range(n):
         fn()
-    return clock() - t0
+    return timer() - t0
 
 
 def warm_up(fn, min_calls=3, min_time=0.05):
@@ -45,11 +46,11 @@ def warm_up(fn, min_calls=3, min_time=0.05):
         calls += 1
 
 
-def calibrate(fn, min_time):
+def calibrate(fn, min_time, timer=None):
     """Smallest-ish number of calls whose total lasts at least ``min_time`` seconds."""
     n = 1
     while True:
-        dt = _run(fn, n)
+        dt = _run(fn, n, timer)
         if dt >= min_time:
             return n
         # Aim 20% past the target, but never more than 10x in one jump.
@@ -67,16 +68,19 @@ def summarize(per_call):
             "min": xs[0], "max": xs[-1], "samples": per_call}
 
 
-def interleaved(contenders, repeats, min_time, warmup_time=0.05):
-    """Time ``contenders`` (name -> callable) round-robin; return name -> summary (seconds/call)."""
+def interleaved(contenders, repeats, min_time, warmup_time=0.05, timer=None):
+    """Time ``contenders`` (name -> callable) round-robin; return name -> summary (seconds/call).
+
+    ``timer`` overrides the clock chosen with :func:`use_clock` (e.g. ``time.perf_counter``).
+    """
     for fn in contenders.values():
         warm_up(fn, min_time=warmup_time)
-    calls = {name: calibrate(fn, min_time) for name, fn in contenders.items()}
+    calls = {name: calibrate(fn, min_time, timer) for name, fn in contenders.items()}
     samples = {name: [] for name in contenders}
     for _ in range(repeats):
         for name, fn in contenders.items():
             gc.collect()  # start every sample with no garbage left by the previous contender
-            samples[name].append(_run(fn, calls[name]) / calls[name])
+            samples[name].append(_run(fn, calls[name], timer) / calls[name])
     out = {}
     for name in contenders:
         out[name] = summarize(samples[name])

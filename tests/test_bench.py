@@ -41,7 +41,7 @@ def quick_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("bench")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     proc = subprocess.run([sys.executable, "-m", "bench.run", "--quick", "--out", str(out)], cwd=ROOT,
-                          env=env, capture_output=True, text=True, timeout=180)
+                          env=env, capture_output=True, text=True, timeout=420)
     assert proc.returncode == 0, f"bench failed:\n{proc.stdout}\n{proc.stderr}"
     return out, proc.stdout
 
@@ -59,7 +59,7 @@ def test_quick_run_writes_json_markdown_and_chart(quick_run):
     has_torch = results["meta"]["torch"] is not None
 
     m = results["measures"]
-    assert set(m) == {"mlp_step", "per_op_overhead", "chain", "peak_memory", "scalar_engine"}
+    assert set(m) == {"mlp_step", "per_op_overhead", "chain", "peak_memory", "scalar_engine", "wall"}
     assert set(m["mlp_step"]) == {"1", "64", "512"}
     for batch in ("1", "64", "512"):
         assert m["mlp_step"][batch]["nnref"]["median"] > 0
@@ -71,6 +71,17 @@ def test_quick_run_writes_json_markdown_and_chart(quick_run):
     assert m["peak_memory"]["mlp"]["nnref"]["peak_delta_bytes"] > 0
     assert m["peak_memory"]["mlp"]["numpy"]["peak_delta_bytes"] > 0
     assert m["scalar_engine"]["speedup"]["nnref"] > 0
+    wall = m["wall"]
+    assert set(wall["mlp_step"]) == {"1", "64", "512"} and set(wall["cnn_step"]) == {"8", "64"}
+    assert wall["cnn_step"]["64"]["nnref"]["median"] > 0
+    assert wall["conv_layer"]["forward_backward"]["nnref"]["median"] > 0
+    assert results["correctness"]["cnn"]["passed"] is True
+    if has_torch:
+        assert m["peak_memory"]["cnn"]["torch"]["peak_delta_bytes"] > 0
+        for key in ("wall_mlp_step_b64", "wall_cnn_step_b8", "wall_cnn_step_b64", "wall_conv_forward",
+                    "wall_conv_forward_backward", "peak_memory_cnn_b64"):
+            assert results["ratios"][key]["nnref/torch"] > 0, key
+        assert "## Wall clock, interleaved in one process" in (out / "results.md").read_text()
 
     ratios = results["ratios"]
     for key in ("mlp_step_b1", "mlp_step_b64", "mlp_step_b512", "peak_memory_b512"):

@@ -6,14 +6,17 @@ Mirrors the ATen native kernels PyTorch dispatches to on the CPU
 ``Loss.cpp``) and the formulas of ``tools/autograd/derivatives.yaml``.  Every
 node carries PyTorch's class name, so ``loss.grad_fn`` chains read the same.
 
-Everything is vectorised numpy: a convolution is one im2col gather plus one
-matrix product, pooling is one argmax over a strided window view.  Backward
-passes are computed with numpy too, so these nodes are first-order only:
-differentiating through them again (``create_graph=True``) raises instead of
-silently returning zeros.  The losses whose backward is a short formula
-(``mse_loss``, ``binary_cross_entropy_with_logits``) build it from nnref ops
-and so support double backward, as in PyTorch.
+Everything is vectorised numpy: a convolution is im2col plus one matrix product per
+block of samples, pooling a running maximum over strided views.  The convolution's
+backward is built from convolutions again, so it supports double backward as in
+PyTorch; the other nodes compute their backward with numpy and are first-order only:
+differentiating through them again (``create_graph=True``) raises instead of silently
+returning zeros.  The losses whose backward is a short formula (``mse_loss``,
+``binary_cross_entropy_with_logits``) build it from nnref ops and so support double
+backward, as in PyTorch.
 """
+from typing import NamedTuple
+
 import numpy as np
 
 from .. import _dtype
@@ -23,7 +26,7 @@ from .._ops.pointwise import clamp
 from ..autograd.grad_mode import _GradState, no_grad
 from ..autograd.graph import Node
 
-__all__ = ["convolution", "pad_2d", "max_pool2d_with_indices", "native_batch_norm", "native_layer_norm",
+__all__ = ["convolution", "convolution_backward", "pad_2d", "max_pool2d_with_indices", "native_batch_norm", "native_layer_norm",
            "embedding", "embedding_renorm_", "nll_loss_nd", "div_scalar", "mse_loss",
            "binary_cross_entropy_with_logits"]
 
@@ -85,8 +88,23 @@ def _floating(name, *tensors):
 
 
 # --------------------------------------------------------------------------------------------
-# Convolution: im2col + one matmul
+# Convolution: im2col in blocks of samples, one matrix product per block
 # --------------------------------------------------------------------------------------------
+
+class _ConvParams(NamedTuple):
+    """A convolution's geometry, resolved: ``padding`` is ``((top, bottom), (left, right))``."""
+    stride: tuple
+    padding: tuple
+    dilation: tuple
+    groups: int
+
+
+# Patch columns materialised at a time. A whole batch's im2col matrix is C*KH*KW times the
+# input (51 MB for the 20-channel 5x5 layer at batch 64, where PyTorch's whole training step
+# peaks at 22 MB); blocks of samples this size bound that, and stay in cache between the copy
+# and the product.
+_COLUMN_BLOCK_BYTES = 4 << 20
+
 
 def _windows(padded, kernel, stride, dilation):
     """View ``(N, C, H, W)`` as ``(N, C, OH, OW, KH, KW)`` patches; no copy."""
@@ -97,74 +115,164 @@ def _windows(padded, kernel, stride, dilation):
     return view[:, :, ::sh, ::sw, ::dh, ::dw]
 
 
-def _im2col(padded, kernel, stride, dilation, groups):
-    """Patches as ``(N, groups, C/groups*KH*KW, OH*OW)`` columns: the one copy im2col makes.
+def _zero_pad(x, padding):
+    (top, bottom), (left, right) = padding
+    if top == bottom == left == right == 0:
+        return x
+    return array_module_of(x).pad(x, ((0, 0), (0, 0), (top, bottom), (left, right)))
 
-    This layout (Caffe's) lets ``weight @ columns`` produce ``(N, O, OH*OW)``,
-    already the contiguous NCHW output, and its inner copy loop reads input rows.
+
+def _patches(x, kernel, conv):
+    """The padded input's patches as a ``(C, KH, KW, N, OH, OW)`` view; no copy.
+
+    Row ``(c, i, j)``, column ``(n, oy, ox)`` is Caffe's im2col matrix with the batch folded
+    into the columns, so one product serves many samples and writes ``(O, N*OH*OW)`` rows.
     """
-    patches = _windows(padded, kernel, stride, dilation)
-    n, c, oh, ow, kh, kw = patches.shape
-    columns = patches.transpose(0, 1, 4, 5, 2, 3).reshape(n, groups, c // groups * kh * kw, oh * ow)
-    return columns, (oh, ow)
+    return _windows(_zero_pad(x, conv.padding), kernel, conv.stride, conv.dilation).transpose(
+        1, 4, 5, 0, 2, 3)
 
 
-class ConvolutionBackward0(_NumpyBackward):
-    """d conv = (col2im(W^T @ grad), sum_n grad @ columns^T, sum(grad)) for (input, weight, bias)."""
+def _sample_blocks(samples, bytes_per_sample):
+    """Slices of the batch, each as many samples as fit in ``_COLUMN_BLOCK_BYTES`` (at least one)."""
+    step = max(1, _COLUMN_BLOCK_BYTES // bytes_per_sample)
+    return [slice(start, min(start + step, samples)) for start in range(0, samples, step)]
 
-    def backward(self, grad):
-        input, weight = self.saved_tensors
-        wants_input, wants_weight, wants_bias = _wants(self)
-        g = _opmath(grad._data)
-        xp = array_module_of(g)
-        n, out_channels, oh, ow = g.shape
-        groups = self.groups
-        g_groups = g.reshape(n, groups, out_channels // groups, oh * ow)
-        w = _opmath(weight._data)
-        w_mat = w.reshape(groups, out_channels // groups, -1)
-        grad_input = grad_weight = grad_bias = None
-        if wants_weight:
-            columns = self._columns
-            if columns is None:  # retain_graph=True after the columns were released: rebuild them
-                columns, _ = _im2col(self._pad(_opmath(input._data)), w.shape[2:], self.stride,
-                                     self.dilation, groups)
-            per_sample = xp.matmul(g_groups, columns.transpose(0, 1, 3, 2))
-            grad_weight = wrap(_as(per_sample.sum(axis=0).reshape(w.shape), grad._data), grad)
-        if wants_bias:
-            grad_bias = wrap(_as(g.sum(axis=(0, 2, 3)), grad._data), grad)
-        if wants_input:
-            d_columns = xp.matmul(w_mat.transpose(0, 2, 1), g_groups)
-            grad_input = wrap(_as(self._col2im(d_columns, input._data.shape, w.shape, (oh, ow)),
-                                  grad._data), grad)
-        return grad_input, grad_weight, grad_bias
 
-    def _pad(self, x):
-        (top, bottom), (left, right) = self.padding
-        if top == bottom == left == right == 0:
-            return x
-        return array_module_of(x).pad(x, ((0, 0), (0, 0), (top, bottom), (left, right)))
+def _columns(patches, block, groups):
+    """A block's im2col matrix ``(G, C/G*KH*KW, samples*OH*OW)``: the one copy im2col makes."""
+    return patches[:, :, :, block].reshape(groups, patches.shape[0] // groups * patches.shape[1]
+                                           * patches.shape[2], -1)
 
-    def _col2im(self, d_columns, input_shape, weight_shape, out_size):
-        """Scatter-add patch gradients back onto the (padded) input, one kernel offset at a time."""
-        n, c, h, w = input_shape
-        kh, kw = weight_shape[2:]
-        oh, ow = out_size
-        (top, bottom), (left, right) = self.padding
-        (sh, sw), (dh, dw) = self.stride, self.dilation
-        patches = d_columns.reshape(n, c, kh, kw, oh, ow)
-        xp = array_module_of(d_columns)
-        padded = xp.zeros((n, c, h + top + bottom, w + left + right), dtype=d_columns.dtype)
-        # KH*KW strided adds: each kernel offset touches a regular grid of input positions.
+
+def _grad_rows(grad, block, groups):
+    """A block's output gradient ``(N, O, OH, OW)`` as ``(G, O/G, samples*OH*OW)``, like a product's."""
+    return grad[block].transpose(1, 0, 2, 3).reshape(groups, grad.shape[1] // groups, -1)
+
+
+def _conv_forward(x, w, conv):
+    """``(N, C, H, W)`` by ``(O, C/G, KH, KW)`` to ``(N, O, OH, OW)``: per block of samples,
+    ``weight (G, O/G, K) @ columns (G, K, samples*OH*OW)``."""
+    xp = array_module_of(x)
+    patches = _patches(x, w.shape[2:], conv)
+    c, kh, kw, n, oh, ow = patches.shape
+    weights = w.reshape(conv.groups, w.shape[0] // conv.groups, -1)
+    out = xp.empty((n, w.shape[0], oh, ow), dtype=xp.result_type(x, w))
+    for block in _sample_blocks(n, c * kh * kw * oh * ow * x.itemsize):
+        product = xp.matmul(weights, _columns(patches, block, conv.groups))
+        out[block] = product.reshape(w.shape[0], -1, oh, ow).transpose(1, 0, 2, 3)
+    return out
+
+
+def _conv_weight_grad(x, grad, weight_shape, conv):
+    """d out / d weight: the sum over samples of ``grad_rows @ columns^T``, one product per block."""
+    xp = array_module_of(x)
+    patches = _patches(x, weight_shape[2:], conv)
+    c, kh, kw, n, oh, ow = patches.shape
+    groups = conv.groups
+    grad_weight = xp.zeros((groups, weight_shape[0] // groups, c // groups * kh * kw), dtype=grad.dtype)
+    for block in _sample_blocks(n, c * kh * kw * oh * ow * x.itemsize):
+        grad_weight += xp.matmul(_grad_rows(grad, block, groups),
+                                 _columns(patches, block, groups).transpose(0, 2, 1))
+    return grad_weight.reshape(weight_shape)
+
+
+def _conv_input_grad(grad, w, input_shape, conv):
+    """d out / d input: per block, the patch gradients ``weight^T @ grad``, added back onto the
+    pixels each patch was copied from (col2im): one strided add per kernel offset, no np.add.at."""
+    xp = array_module_of(grad)
+    n, c, h, width = input_shape
+    out_channels, _, kh, kw = w.shape
+    oh, ow = grad.shape[2:]
+    (top, bottom), (left, right) = conv.padding
+    (sh, sw), (dh, dw) = conv.stride, conv.dilation
+    groups = conv.groups
+    weights_t = w.reshape(groups, out_channels // groups, -1).transpose(0, 2, 1)
+    grad_input = xp.empty(input_shape, dtype=grad.dtype)
+    for block in _sample_blocks(n, c * kh * kw * oh * ow * grad.itemsize):
+        # Samples innermost here, (G, O/G, OH*OW*samples): then each add below runs over rows of
+        # OW * samples contiguous numbers rather than many short rows of OW.
+        samples_last = xp.ascontiguousarray(grad[block].transpose(1, 2, 3, 0))
+        d_patches = xp.matmul(weights_t, samples_last.reshape(groups, out_channels // groups, -1))
+        d_patches = d_patches.reshape(c, kh, kw, oh, ow, -1)
+        padded = xp.zeros((c, h + top + bottom, width + left + right, d_patches.shape[-1]),
+                          dtype=grad.dtype)
         for i in range(kh):
             rows = slice(i * dh, i * dh + sh * (oh - 1) + 1, sh)
             for j in range(kw):
                 cols = slice(j * dw, j * dw + sw * (ow - 1) + 1, sw)
-                padded[:, :, rows, cols] += patches[:, :, i, j]
-        return xp.ascontiguousarray(padded[:, :, top:top + h, left:left + w])
+                padded[:, rows, cols] += d_patches[:, i, j]
+        grad_input[block] = padded[:, top:top + h, left:left + width].transpose(3, 0, 1, 2)
+    return grad_input
 
-    def release_variables(self):
-        super().release_variables()
-        self._columns = None
+
+class ConvolutionBackward0(Node):
+    """d conv for (input, weight, bias), computed by ``convolution_backward``, itself differentiable."""
+
+    def backward(self, grad):
+        input, weight = self.saved_tensors
+        return convolution_backward(grad, input, weight, self.conv, _wants(self))
+
+
+class ConvolutionBackwardBackward0(Node):
+    """The derivatives of ``convolution_backward``'s three results, convolutions once more
+    (``_convolution_double_backward`` in ``torch/csrc/autograd/FunctionsManual.cpp``).
+
+    The convolution is bilinear in (input, weight), so with gg* the gradients arriving at
+    (grad_input, grad_weight, grad_bias)::
+
+        d grad_output = conv(gg_input, weight) + conv(input, gg_weight) + gg_bias
+        d input       = grad_input  of conv(., gg_weight) for grad_output
+        d weight      = grad_weight of conv(gg_input, .)  for grad_output
+    """
+
+    def backward(self, gg_input, gg_weight, gg_bias):
+        grad, input, weight = self.saved_tensors
+        wants_grad, wants_input, wants_weight = _wants(self)
+        d_grad = d_input = d_weight = None
+        if wants_grad:
+            terms = []
+            if gg_input is not None:
+                terms.append(_convolve(gg_input, weight, None, self.conv))
+            if gg_weight is not None:
+                terms.append(_convolve(input, gg_weight, None, self.conv))
+            if gg_bias is not None:
+                terms.append(gg_bias.reshape(1, -1, 1, 1).expand(*grad.shape))
+            d_grad = sum(terms[1:], terms[0])
+        if wants_input and gg_weight is not None:
+            d_input = convolution_backward(grad, input, gg_weight, self.conv, (True, False, False))[0]
+        if wants_weight and gg_input is not None:
+            d_weight = convolution_backward(grad, gg_input, weight, self.conv, (False, True, False))[1]
+        return d_grad, d_input, d_weight
+
+    def _zeros_for_output(self, index):
+        """None: like PyTorch's formula, a result that received no gradient adds no term (so an
+        input whose only path runs through it keeps ``.grad`` None, as in PyTorch)."""
+        return None
+
+
+def convolution_backward(grad, input, weight, conv, output_mask):
+    """``(grad_input, grad_weight, grad_bias)`` of a convolution, each where ``output_mask`` asks
+    (``at::convolution_backward``). ``input`` only lends its shape when ``grad_weight`` is not
+    asked for, ``weight`` likewise for ``grad_input``. With grad mode on the results hang off one
+    ``ConvolutionBackwardBackward0`` node, so ``create_graph=True`` differentiates through them."""
+    wants_input, wants_weight, wants_bias = output_mask
+    g = _opmath(grad._data)
+    results = [None, None, None]
+    if wants_input:
+        results[0] = _conv_input_grad(g, _opmath(weight._data), input._data.shape, conv)
+    if wants_weight:
+        results[1] = _conv_weight_grad(_opmath(input._data), g, weight._data.shape, conv)
+    if wants_bias:
+        results[2] = g.sum(axis=(0, 2, 3))
+    outputs = tuple(None if r is None else wrap(_as(r, grad._data), grad) for r in results)
+    sources = (grad, input if wants_weight else None, weight if wants_input else None)
+    if needs_grad(*sources):
+        node = ConvolutionBackwardBackward0(sources, saved=sources)
+        node.conv, node.num_outputs = conv, 3
+        for index, out in enumerate(outputs):
+            if out is not None:
+                out.grad_fn, out._output_nr = node, index
+    return outputs
 
 
 class _IndexPadBackward(_NumpyBackward):
@@ -285,24 +393,24 @@ def convolution(input, weight, bias, stride, padding, dilation, groups):
             f"Calculated padded input size per channel: ({padded_h} x {padded_w}). Kernel size: "
             f"({span_h} x {span_w}). Kernel size can't be greater than actual input size")
 
-    node = ConvolutionBackward0.__new__(ConvolutionBackward0)
-    node.stride, node.dilation, node.groups, node.padding = tuple(stride), tuple(dilation), groups, pads
-    columns, (oh, ow) = _im2col(node._pad(_opmath(x)), (kh, kw), stride, dilation, groups)
-    # (G, O/G, K) @ (N, G, K, OH*OW) -> (N, G, O/G, OH*OW): one (batched) product.
-    out = array_module_of(x).matmul(_opmath(w).reshape(groups, out_channels // groups, -1), columns)
+    return _convolve(input, weight, bias, _ConvParams(tuple(stride), pads, tuple(dilation), groups))
+
+
+def _convolve(input, weight, bias, conv):
+    """The convolution of checked arguments, recording ``ConvolutionBackward0``."""
+    out = _conv_forward(_opmath(input._data), _opmath(weight._data), conv)
     if bias is not None:
-        out += _opmath(bias._data).reshape(1, groups, out_channels // groups, 1)
-    result = wrap(_as(out, x).reshape(x.shape[0], out_channels, oh, ow), input)
+        out += _opmath(bias._data).reshape(1, -1, 1, 1)
+    result = wrap(_as(out, input._data), input)
     if needs_grad(input, weight, bias):
-        Node.__init__(node, (input, weight, bias), saved=(input, weight))
-        # The weight gradient needs the patch matrix; keeping it saves redoing im2col in backward.
-        node._columns = columns if weight.requires_grad else None
+        node = ConvolutionBackward0((input, weight, bias), saved=(input, weight))
+        node.conv = conv
         result.grad_fn = node
     return result
 
 
 # --------------------------------------------------------------------------------------------
-# Max pooling: argmax over a strided window view
+# Max pooling: a running max over the kernel offsets
 # --------------------------------------------------------------------------------------------
 
 def _pool_output_size(size, kernel, pad, stride, dilation, ceil_mode):
@@ -320,14 +428,47 @@ class MaxPool2DWithIndicesBackward0(_NumpyBackward):
 
     def backward(self, grad):
         n, c, h, w = self.self_sizes
-        indices = self.indices
-        xp = array_module_of(indices)
+        g = grad._data.reshape(n, c, *grad._data.shape[-2:])
+        xp = array_module_of(g)
+        input_shape = self._input_metadata[0][0]  # (C, H, W) when the input was unbatched
+        if self.tiles is not None:
+            # Non-overlapping windows tile the input: view it as (N, C, OH, KH, OW, KW) and drop
+            # each window's gradient on the offset it picked, one strided write per offset.
+            (kh, kw), (oh, ow) = self.tiles, g.shape[-2:]
+            summed = xp.zeros((n, c, h, w), dtype=g.dtype)
+            tiles = summed[:, :, :oh * kh, :ow * kw].reshape(n, c, oh, kh, ow, kw)
+            for i in range(kh):
+                for j in range(kw):
+                    tiles[:, :, :, i, :, j] = xp.where(self.offsets == i * kw + j, g, 0)
+            return (wrap(summed.reshape(input_shape), grad),)
         # Offset each plane's indices so one bincount scatters the whole batch.
         plane_offsets = (xp.arange(n * c, dtype=np.int64) * (h * w)).reshape(n, c, 1, 1)
-        flat = (indices + plane_offsets).ravel()
-        summed = xp.bincount(flat, weights=grad._data.ravel(), minlength=n * c * h * w)
-        input_shape = self._input_metadata[0][0]  # (C, H, W) when the input was unbatched
-        return (wrap(summed.astype(grad._data.dtype, copy=False).reshape(input_shape), grad),)
+        flat = (self.indices + plane_offsets).ravel()
+        summed = xp.bincount(flat, weights=g.ravel(), minlength=n * c * h * w)
+        return (wrap(summed.astype(g.dtype, copy=False).reshape(input_shape), grad),)
+
+
+def _window_max(x, kernel, stride, dilation, out_size):
+    """Each window's largest value and its offset ``i * KW + j`` in the window, by a running max
+    over the KH*KW kernel offsets, each a strided view of ``x``: no copied stack of windows.
+    The first maximum wins, but a NaN replaces anything, even an earlier NaN, as in PyTorch's
+    kernel (``if ((val > maxval) || std::isnan(val))`` in ``aten/src/ATen/native/cpu/MaxPoolKernel.cpp``)."""
+    xp = array_module_of(x)
+    (kh, kw), (sh, sw), (dh, dw), (oh, ow) = kernel, stride, dilation, out_size
+    floating = xp.issubdtype(x.dtype, xp.floating)
+    values = offsets = None
+    for i in range(kh):
+        for j in range(kw):
+            candidate = x[:, :, i * dh:i * dh + sh * (oh - 1) + 1:sh, j * dw:j * dw + sw * (ow - 1) + 1:sw]
+            if values is None:
+                values, offsets = candidate.copy(), xp.zeros(candidate.shape, dtype=np.int64)
+                continue
+            better = candidate > values
+            if floating:
+                better |= xp.isnan(candidate)
+            xp.copyto(values, candidate, where=better)
+            xp.copyto(offsets, i * kw + j, where=better)
+    return values, offsets
 
 
 def max_pool2d_with_indices(input, kernel, stride, padding, dilation, ceil_mode):
@@ -357,12 +498,7 @@ def max_pool2d_with_indices(input, kernel, stride, padding, dilation, ceil_mode)
     if padding[0] or padding[1] or bottom or right:
         x = xp.pad(x, ((0, 0), (0, 0), (padding[0], bottom), (padding[1], right)),
                    constant_values=lowest)
-    patches = _windows(x, kernel, stride, dilation)[:, :, :oh, :ow]
-    patches = patches.reshape(n, c, oh, ow, kernel[0] * kernel[1])
-    # argmax returns the first maximum (and the first NaN), which is what PyTorch's kernel keeps.
-    best = xp.argmax(patches, axis=-1)[..., None]
-    values = xp.take_along_axis(patches, best, axis=-1)[..., 0]
-    best = best[..., 0]
+    values, best = _window_max(x, kernel, stride, dilation, (oh, ow))
     rows = (xp.arange(oh) * stride[0] - padding[0]).reshape(oh, 1) + (best // kernel[1]) * dilation[0]
     cols = (xp.arange(ow) * stride[1] - padding[1]) + (best % kernel[1]) * dilation[1]
     indices = (rows * w + cols).astype(np.int64, copy=False)
@@ -370,6 +506,9 @@ def max_pool2d_with_indices(input, kernel, stride, padding, dilation, ceil_mode)
     if needs_grad(input):
         node = MaxPool2DWithIndicesBackward0((input,))
         node.indices, node.self_sizes = indices, (n, c, h, w)
+        tiled = tuple(kernel) == tuple(stride) and not any(padding) and tuple(dilation) == (1, 1) \
+            and not bottom and not right
+        node.tiles, node.offsets = (tuple(kernel), best) if tiled else (None, None)
         out.grad_fn = node
     return out, wrap(indices[0] if unbatched else indices, input)
 

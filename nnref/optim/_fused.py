@@ -1,4 +1,12 @@
-"""``param -= scale * update`` in one pass over memory, the core of every optimizer step.
+"""The speed-tuned optimizer updates, taken with ``fused=True`` or ``foreach=True`` (as in PyTorch,
+whose ``_fused_sgd``/``_multi_tensor_adam`` sit beside the readable ``_single_tensor_*`` paths).
+
+Each follows the formulas of the default ``SGD._update``/``Adam._update`` but writes every
+intermediate into existing memory (``out=``): the parameter, the optimizer state, or scratch
+arrays shared by all parameters of one shape, so a step allocates nothing after the first. The
+results agree with the default updates up to rounding (``tests/nn/test_optim.py``).
+
+Their last step, ``param -= scale * update`` in one pass over memory:
 
 numpy has no fused "scale and add" (BLAS's ``axpy``), so ``param -= lr * grad`` reads
 and writes the parameter-sized arrays twice: once for ``lr * grad`` into a scratch
@@ -7,9 +15,12 @@ in a single pass, which is what PyTorch's fused optimizer kernels do too. Withou
 (or for dtypes BLAS lacks, like float16, or for CUDA arrays, which SciPy cannot read)
 the two passes give the same result.
 """
+import math
+
 import numpy as np
 
 from .._device import array_module_of
+from .._tensor import Tensor
 
 try:
     from scipy.linalg import blas as _blas
@@ -33,3 +44,103 @@ def subtract_scaled_(param, scale, update, work):
         return
     xp.multiply(update, scale, out=work)
     xp.subtract(param, work, out=param)
+
+
+def sgd_update_(optimizer, p, group):
+    """``SGD._update`` with no temporaries."""
+    # Fused: every line below writes into an existing array (out=), so a step allocates
+    # nothing; `work` is a scratch array shared by all parameters of this shape.
+    lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
+    weight_decay, maximize = group["weight_decay"], group["maximize"]
+    param, grad = p._data, p.grad._data
+    xp = array_module_of(param)  # numpy on the CPU, CuPy on 'cuda'
+    (work,) = optimizer._scratch(p, 1)
+    d_p = grad
+    if weight_decay != 0:
+        xp.multiply(param, weight_decay, out=work)
+        (xp.subtract if maximize else xp.add)(work, grad, out=work)
+        d_p = work
+    elif maximize:
+        d_p = xp.negative(grad, out=work)
+    if momentum != 0:
+        state = optimizer.state[p]
+        buf = state.get("momentum_buffer")
+        if buf is None:
+            buf = state["momentum_buffer"] = Tensor._make(d_p.copy(), p._device)
+        else:
+            xp.multiply(buf._data, momentum, out=buf._data)
+            if dampening == 0:
+                xp.add(buf._data, d_p, out=buf._data)
+            else:
+                xp.add(buf._data, d_p * (1 - dampening), out=buf._data)
+            buf._bump_version()
+        if group["nesterov"]:
+            if d_p is work:
+                xp.add(work, buf._data * momentum, out=work)
+            else:
+                xp.multiply(buf._data, momentum, out=work)
+                xp.add(d_p, work, out=work)
+            d_p = work
+        else:
+            d_p = buf._data
+    subtract_scaled_(param, lr, d_p, work)
+    p._bump_version()
+
+
+def adam_update_(optimizer, p, group, state):
+    """``Adam._update`` with no temporaries."""
+    # Fused: each line writes into an existing array (out=), so a step allocates nothing;
+    # `grad_work` and `work` are scratch arrays shared by all parameters of this shape.
+    beta1, beta2 = group["betas"]
+    lr, eps, weight_decay = group["lr"], group["eps"], group["weight_decay"]
+    param, grad = p._data, p.grad._data
+    xp = array_module_of(param)  # numpy on the CPU, CuPy on 'cuda'
+    exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+    m, v = exp_avg._data, exp_avg_sq._data
+    grad_work, work = optimizer._scratch(p, 2)
+    step_t = state["step"]  # a CPU tensor, as in PyTorch: the step count is host arithmetic
+    step_t._data += 1
+    step = float(step_t._data)
+
+    if group["maximize"]:
+        grad = xp.negative(grad, out=grad_work)
+    if weight_decay != 0:
+        if group["decoupled_weight_decay"]:
+            xp.multiply(param, 1 - lr * weight_decay, out=param)
+        else:
+            xp.multiply(param, weight_decay, out=work)
+            grad = xp.add(grad, work, out=grad_work)
+
+    # m.lerp_(g, 1 - beta1), with the two-sided formula of PyTorch's CPU lerp kernel.
+    weight = 1 - beta1
+    xp.subtract(grad, m, out=work)
+    if weight < 0.5:
+        xp.multiply(work, weight, out=work)
+        xp.add(m, work, out=m)
+    else:
+        xp.multiply(work, 1 - weight, out=work)
+        xp.subtract(grad, work, out=m)
+    # v.mul_(beta2).addcmul_(g, g, value=1 - beta2)
+    xp.multiply(v, beta2, out=v)
+    xp.multiply(grad, 1 - beta2, out=work)
+    xp.multiply(work, grad, out=work)
+    xp.add(v, work, out=v)
+
+    bias_correction1 = 1 - beta1 ** step
+    bias_correction2_sqrt = math.sqrt(1 - beta2 ** step)
+    step_size = lr / bias_correction1
+    second_moment = v
+    if group["amsgrad"]:
+        max_sq = state["max_exp_avg_sq"]
+        xp.maximum(max_sq._data, v, out=max_sq._data)
+        max_sq._bump_version()
+        second_moment = max_sq._data
+    # p.addcdiv_(m, sqrt(v) / sqrt(bc2) + eps, value=-step_size)
+    xp.sqrt(second_moment, out=work)
+    xp.divide(work, bias_correction2_sqrt, out=work)
+    xp.add(work, eps, out=work)
+    xp.multiply(m, -step_size, out=grad_work)
+    xp.divide(grad_work, work, out=grad_work)
+    xp.add(param, grad_work, out=param)
+    for t in (p, exp_avg, exp_avg_sq, step_t):
+        t._bump_version()

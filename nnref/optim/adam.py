@@ -7,8 +7,11 @@ For each parameter with gradient ``g``, at step ``t``::
     v = beta2 * v + (1 - beta2) * g * g
     p = p - lr / (1 - beta1**t) * m / (sqrt(v) / sqrt(1 - beta2**t) + eps)
 
-``amsgrad`` uses the running maximum of ``v`` in the denominator.
+``amsgrad`` uses the running maximum of ``v`` in the denominator. ``_update`` is that, one
+tensor at a time; ``fused=True`` or ``foreach=True`` takes the same arithmetic written without
+temporaries (``optim/_fused.py``).
 """
+import functools
 import math
 
 from .. import _dtype
@@ -16,6 +19,7 @@ from .._creation import tensor, zeros_like
 from .._device import array_module_of
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
+from ._fused import adam_update_
 from .optimizer import Optimizer, _params_with_grad
 
 __all__ = ["Adam"]
@@ -64,6 +68,9 @@ class Adam(Optimizer):
         loss = self._evaluate(closure)
         with no_grad():  # as in PyTorch; the updates below write raw arrays and record nothing
             for group in self.param_groups:
+                update = self._update
+                if group["fused"] or group["foreach"]:  # the same arithmetic, without temporaries
+                    update = functools.partial(adam_update_, self)
                 for p in _params_with_grad(group):
                     state = self.state[p]
                     if len(state) == 0:
@@ -72,66 +79,40 @@ class Adam(Optimizer):
                         state["exp_avg_sq"] = zeros_like(p)
                         if group["amsgrad"]:
                             state["max_exp_avg_sq"] = zeros_like(p)
-                    self._update(p, group, state)
+                    update(p, group, state)
         return loss
 
     def _update(self, p, group, state):
-        # Fused: each line writes into an existing array (out=), so a step allocates nothing;
-        # `grad_work` and `work` are scratch arrays shared by all parameters of this shape.
+        """One parameter's step, as PyTorch's ``_single_tensor_adam``."""
         beta1, beta2 = group["betas"]
         lr, eps, weight_decay = group["lr"], group["eps"], group["weight_decay"]
-        param, grad = p._data, p.grad._data
-        xp = array_module_of(param)  # numpy on the CPU, CuPy on 'cuda'
-        exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-        m, v = exp_avg._data, exp_avg_sq._data
-        grad_work, work = self._scratch(p, 2)
-        step_t = state["step"]  # a CPU tensor, as in PyTorch: the step count is host arithmetic
-        step_t._data += 1
-        step = float(step_t._data)
+        xp = array_module_of(p._data)  # numpy on the CPU, CuPy on 'cuda'
+        param, exp_avg, exp_avg_sq = p._data, state["exp_avg"]._data, state["exp_avg_sq"]._data
+        grad = -p.grad._data if group["maximize"] else p.grad._data
+        state["step"]._data += 1  # a CPU tensor, as in PyTorch: the step count is host arithmetic
+        step = float(state["step"]._data)
 
-        if group["maximize"]:
-            grad = xp.negative(grad, out=grad_work)
         if weight_decay != 0:
-            if group["decoupled_weight_decay"]:
-                xp.multiply(param, 1 - lr * weight_decay, out=param)
+            if group["decoupled_weight_decay"]:  # AdamW
+                param *= 1 - lr * weight_decay
             else:
-                xp.multiply(param, weight_decay, out=work)
-                grad = xp.add(grad, work, out=grad_work)
+                grad = grad + weight_decay * param
+        exp_avg += (1 - beta1) * (grad - exp_avg)        # exp_avg.lerp_(grad, 1 - beta1)
+        exp_avg_sq *= beta2                               # exp_avg_sq.mul_(beta2)
+        exp_avg_sq += (1 - beta2) * grad * grad           #   .addcmul_(grad, grad, value=1 - beta2)
 
-        # m.lerp_(g, 1 - beta1), with the two-sided formula of PyTorch's CPU lerp kernel.
-        weight = 1 - beta1
-        xp.subtract(grad, m, out=work)
-        if weight < 0.5:
-            xp.multiply(work, weight, out=work)
-            xp.add(m, work, out=m)
-        else:
-            xp.multiply(work, 1 - weight, out=work)
-            xp.subtract(grad, work, out=m)
-        # v.mul_(beta2).addcmul_(g, g, value=1 - beta2)
-        xp.multiply(v, beta2, out=v)
-        xp.multiply(grad, 1 - beta2, out=work)
-        xp.multiply(work, grad, out=work)
-        xp.add(v, work, out=v)
-
-        bias_correction1 = 1 - beta1 ** step
+        step_size = lr / (1 - beta1 ** step)
         bias_correction2_sqrt = math.sqrt(1 - beta2 ** step)
-        step_size = lr / bias_correction1
-        second_moment = v
         if group["amsgrad"]:
-            max_sq = state["max_exp_avg_sq"]
-            xp.maximum(max_sq._data, v, out=max_sq._data)
-            max_sq._bump_version()
-            second_moment = max_sq._data
-        # p.addcdiv_(m, sqrt(v) / sqrt(bc2) + eps, value=-step_size)
-        xp.sqrt(second_moment, out=work)
-        xp.divide(work, bias_correction2_sqrt, out=work)
-        xp.add(work, eps, out=work)
-        xp.multiply(m, -step_size, out=grad_work)
-        xp.divide(grad_work, work, out=grad_work)
-        xp.add(param, grad_work, out=param)
-        for t in (p, exp_avg, exp_avg_sq, step_t):
+            max_exp_avg_sq = state["max_exp_avg_sq"]._data
+            xp.maximum(max_exp_avg_sq, exp_avg_sq, out=max_exp_avg_sq)
+            state["max_exp_avg_sq"]._bump_version()
+            denom = xp.sqrt(max_exp_avg_sq) / bias_correction2_sqrt + eps
+        else:
+            denom = xp.sqrt(exp_avg_sq) / bias_correction2_sqrt + eps
+        param -= step_size * exp_avg / denom              # param.addcdiv_(exp_avg, denom, value=-step_size)
+        for t in (p, state["exp_avg"], state["exp_avg_sq"], state["step"]):
             t._bump_version()
-
 
 def _step_dtype():
     """``step`` is kept as a 0-d tensor of the default float dtype, like PyTorch's."""

@@ -7,11 +7,15 @@ For each parameter with a gradient ``g`` (``_single_tensor_sgd``)::
     buf = momentum * buf + (1 - dampening) * g   (later steps)
     g = g + momentum * buf  if nesterov  else  buf   (if momentum)
     p = p - lr * g
+
+``_update`` is that, one tensor at a time; ``fused=True`` or ``foreach=True`` takes the same
+arithmetic written without temporaries (``optim/_fused.py``).
 """
-from .._device import array_module_of
+import functools
+
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
-from ._fused import subtract_scaled_
+from ._fused import sgd_update_
 from .optimizer import Optimizer, _params_with_grad
 
 __all__ = ["SGD"]
@@ -50,47 +54,31 @@ class SGD(Optimizer):
         loss = self._evaluate(closure)
         with no_grad():  # as in PyTorch; the updates below write raw arrays and record nothing
             for group in self.param_groups:
+                update = self._update
+                if group["fused"] or group["foreach"]:  # the same arithmetic, without temporaries
+                    update = functools.partial(sgd_update_, self)
                 for p in _params_with_grad(group):
-                    self._update(p, group)
+                    update(p, group)
         return loss
 
     def _update(self, p, group):
         ### BEGIN SOLUTION task=sgd.update points=3 chapter=13_training
-        # Fused: every line below writes into an existing array (out=), so a step allocates
-        # nothing; `work` is a scratch array shared by all parameters of this shape.
         lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
-        weight_decay, maximize = group["weight_decay"], group["maximize"]
-        param, grad = p._data, p.grad._data
-        xp = array_module_of(param)  # numpy on the CPU, CuPy on 'cuda'
-        (work,) = self._scratch(p, 1)
-        d_p = grad
+        weight_decay, nesterov, maximize = group["weight_decay"], group["nesterov"], group["maximize"]
+        param = p._data
+        grad = -p.grad._data if maximize else p.grad._data
         if weight_decay != 0:
-            xp.multiply(param, weight_decay, out=work)
-            (xp.subtract if maximize else xp.add)(work, grad, out=work)
-            d_p = work
-        elif maximize:
-            d_p = xp.negative(grad, out=work)
+            grad = grad + weight_decay * param
         if momentum != 0:
             state = self.state[p]
             buf = state.get("momentum_buffer")
-            if buf is None:
-                buf = state["momentum_buffer"] = Tensor._make(d_p.copy(), p._device)
-            else:
-                xp.multiply(buf._data, momentum, out=buf._data)
-                if dampening == 0:
-                    xp.add(buf._data, d_p, out=buf._data)
-                else:
-                    xp.add(buf._data, d_p * (1 - dampening), out=buf._data)
+            if buf is None:  # the first step: the buffer starts as a copy of the gradient
+                buf = state["momentum_buffer"] = Tensor._make(grad.copy(), p._device)
+            else:  # buf.mul_(momentum).add_(grad, alpha=1 - dampening)
+                buf._data *= momentum
+                buf._data += (1 - dampening) * grad
                 buf._bump_version()
-            if group["nesterov"]:
-                if d_p is work:
-                    xp.add(work, buf._data * momentum, out=work)
-                else:
-                    xp.multiply(buf._data, momentum, out=work)
-                    xp.add(d_p, work, out=work)
-                d_p = work
-            else:
-                d_p = buf._data
-        subtract_scaled_(param, lr, d_p, work)
+            grad = grad + momentum * buf._data if nesterov else buf._data
+        param -= lr * grad  # param.add_(grad, alpha=-lr), in place: p is the model's parameter
         p._bump_version()
         ### END SOLUTION

@@ -166,6 +166,21 @@ def test_max_pool2d_unbatched_and_ties(rng):
     assert_close(x.grad, x_t.grad)
 
 
+@pytest.mark.parametrize("kwargs", [dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1)])
+def test_max_pool2d_nans_and_ties_pick_what_pytorch_picks(rng, kwargs):
+    """Ties keep the first maximum; a NaN wins over numbers and over an earlier NaN (PyTorch's rule)."""
+    values = rng.standard_normal((2, 2, 6, 6)).astype(np.float32)
+    values[0, 0, 0, :3] = values[0, 0, 1, 0] = np.nan
+    values[1, 1] = 0
+    x, x_t = pair(torch, values, requires_grad=True)
+    (out, indices), (out_t, indices_t) = (F.max_pool2d(x, return_indices=True, **kwargs),
+                                          TF.max_pool2d(x_t, return_indices=True, **kwargs))
+    np.testing.assert_array_equal(out.detach().numpy(), out_t.detach().numpy())
+    np.testing.assert_array_equal(indices.numpy(), indices_t.numpy())
+    backward_both(out, out_t, torch, rng)
+    assert_close(x.grad, x_t.grad)
+
+
 # -- normalisation and embedding ---------------------------------------------------------------
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape", [(6, 3), (4, 3, 5), (4, 3, 5, 6)])
@@ -242,12 +257,55 @@ def test_errors_have_pytorchs_type(name):
     assert theirs is not None and ours is theirs, f"{name}: nnref raised {ours}, PyTorch {theirs}"
 
 
-def test_conv2d_double_backward_refuses_instead_of_returning_zeros(rng):
-    x = nnref.tensor(rng.standard_normal((1, 2, 4, 4)), requires_grad=True)
-    w = nnref.tensor(rng.standard_normal((2, 2, 3, 3)), requires_grad=True)
-    out = F.conv2d(x, w).pow(2).sum()
-    with pytest.raises(RuntimeError, match="cannot be differentiated again"):
-        nnref.autograd.grad(out, x, create_graph=True)
+def test_conv2d_double_backward_of_input_grad_matches_pytorch(rng):
+    """``autograd.grad(conv2d(x, w).sum(), x, create_graph=True)`` depends on ``w``: a graph, not a constant."""
+    (x, xt), (w, wt) = random_pair(torch, rng, (2, 3, 6, 6)), random_pair(torch, rng, (4, 3, 3, 3))
+    (g,) = nnref.autograd.grad(F.conv2d(x, w).sum(), x, create_graph=True)
+    (gt,) = torch.autograd.grad(TF.conv2d(xt, wt).sum(), xt, create_graph=True)
+    assert_close(g, gt, "grad_input")
+    assert g.grad_fn.name() == gt.grad_fn.name() == "ConvolutionBackwardBackward0"
+    (g * g).sum().backward()
+    (gt * gt).sum().backward()
+    assert_close(w.grad, wt.grad, "d |grad_input|^2 / d weight")
+    assert x.grad is None and xt.grad is None  # the input gradient of a sum does not depend on x
+
+
+@pytest.mark.parametrize("bias", [True, False])
+@pytest.mark.parametrize("x_shape, w_shape, kwargs", CONV_CASES)
+def test_conv2d_gradient_penalty_matches_pytorch(rng, bias, x_shape, w_shape, kwargs):
+    """A WGAN-GP style penalty: the gradients of |d loss/d (x, w)|^2 through every conv geometry."""
+    shapes = [x_shape, w_shape] + ([(w_shape[0],)] if bias else [])
+    inputs = [random_pair(torch, rng, s, np.float64) for s in shapes]
+    penalties = []
+    for lib, fn, args in ((nnref, F, [a for a, _ in inputs]), (torch, TF, [b for _, b in inputs])):
+        loss = fn.conv2d(*args, **kwargs).tanh().sum()
+        gx, gw = lib.autograd.grad(loss, args[:2], create_graph=True)
+        penalty = (gx * gx).sum() + (gw * gw).sum()
+        penalty.backward()
+        penalties.append(penalty)
+    assert_close(*penalties, "penalty")
+    for i, (a, b) in enumerate(inputs):
+        assert_close(a.grad, b.grad, f"penalty's grad of input {i}")
+
+
+def test_conv2d_second_and_third_derivatives_match_finite_differences(rng):
+    """gradcheck of the conv's gradients (so of ConvolutionBackwardBackward0) and of their gradients."""
+    x = nnref.tensor(rng.standard_normal((2, 4, 5, 6)), requires_grad=True)
+    w = nnref.tensor(rng.standard_normal((4, 2, 3, 2)), requires_grad=True)
+    b = nnref.tensor(rng.standard_normal(4), requires_grad=True)
+    kwargs = dict(stride=(2, 1), padding=(1, 0), dilation=(1, 2), groups=2)
+
+    def gradients(x, w, b):
+        out = F.conv2d(x, w, b, **kwargs)
+        return nnref.autograd.grad((out * out).sum(), (x, w, b), create_graph=True)
+
+    def penalty_gradients(x, w, b):
+        gx, gw, gb = gradients(x, w, b)
+        penalty = (gx * gx).sum() + (gw * gw).sum() + (gb * gb).sum()
+        return nnref.autograd.grad(penalty, (x, w, b), create_graph=True)
+
+    assert nnref.autograd.gradcheck(gradients, (x, w, b))
+    assert nnref.autograd.gradcheck(penalty_gradients, (x, w, b))
 
 
 HALF_CASES = {

@@ -82,6 +82,30 @@ def test_ten_steps_match_pytorch(rng, case, dtype):
     assert all(isinstance(p, nn.Parameter) and p.is_leaf for p in ours)
 
 
+@pytest.mark.parametrize("flag", ["fused", "foreach"])
+@pytest.mark.parametrize("case", OPTIMIZERS, ids=case_id)
+def test_fused_and_foreach_updates_equal_the_default(rng, case, flag):
+    """The speed-tuned path (optim/_fused.py) computes what the readable default ``_update`` does."""
+    name, kwargs = case
+    values = [rng.standard_normal(s).astype(np.float32) for s in SHAPES]
+    default, tuned = ([nn.Parameter(nnref.tensor(v.copy())) for v in values] for _ in range(2))
+    optimizers = [getattr(nnref.optim, name)(default, **kwargs),
+                  getattr(nnref.optim, name)(tuned, **kwargs, **{flag: True})]
+    for step in range(10):
+        for a, b in zip(default, tuned):
+            g = rng.standard_normal(tuple(a.shape)).astype(np.float32)
+            a.grad, b.grad = nnref.tensor(g.copy()), nnref.tensor(g.copy())
+        for opt in optimizers:
+            opt.step()
+        for i, (a, b) in enumerate(zip(default, tuned)):
+            np.testing.assert_allclose(b.detach().numpy(), a.detach().numpy(), rtol=1e-6, atol=1e-7,
+                                       err_msg=f"parameter {i} after step {step + 1}")
+    for a, b in zip(default, tuned):
+        for key, value in optimizers[0].state[a].items():
+            np.testing.assert_allclose(optimizers[1].state[b][key].numpy(), value.numpy(), rtol=1e-6,
+                                       atol=1e-7, err_msg=key)
+
+
 @pytest.mark.parametrize("case", [OPTIMIZERS[1], OPTIMIZERS[len(SGD_CASES)],
                                   OPTIMIZERS[-2]], ids=case_id)
 def test_state_dict_round_trip_resumes_identically(rng, case):
