@@ -104,11 +104,11 @@ def grade_all(source, out, root=None, jobs=None, timeout=10.0, unsafe=False, ros
               progress=True):
     """Grade every submission in ``source``; write the gradebook, feedback and report into ``out``."""
     root = course_root(root)
+    runner = grader.Runner(timeout=timeout, unsafe=unsafe)  # no sandbox: stop before anything else
     found = [t for t in checked_tasks(root) if only is None or t.id in only]
     out = Path(out)
     (out / "graded").mkdir(parents=True, exist_ok=True)
     roster_rows = load_roster(roster) if roster else None
-    runner = grader.Runner(timeout=timeout, unsafe=unsafe)
     start = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="coursekit-class-") as scratch:
         items = submissions(source, scratch)

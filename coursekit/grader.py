@@ -286,7 +286,7 @@ class Runner:
                     f"{problem}. The grader runs students' code only in a sandbox; pass --unsafe to grade "
                     "without one (only for code you trust).")
 
-    def run(self, unit, work, slack=1.0):
+    def run(self, unit, work, slack=1.0, reference_seconds=None):
         """``(records, events)``: every record of the unit's runs; events: tests that timed out or crashed."""
         records, events, start_at, attempt = [], {}, 0, 0
         while True:
@@ -299,7 +299,10 @@ class Runner:
             plan = dict(unit.plan, start_at=start_at)
             if self.unsafe:
                 plan = _unsafe_plan(plan, unit.task_dir, box)
-            outcome = sandbox.run(plan, unit.task_dir, box, limits=self.limits, test_limit=self.timeout * slack,
+            seconds = reference_seconds or {}
+            # a test gets the time limit, or three times what it took the reference if that is more
+            outcome = sandbox.run(plan, unit.task_dir, box, limits=self.limits,
+                                  test_limit=lambda test: max(self.timeout, 3 * seconds.get(test, 0)) * slack,
                                   setup_limit=max(60.0, self.timeout) * slack, unsafe=self.unsafe)
             shutil.rmtree(box, ignore_errors=True)
             records += outcome.records
@@ -332,7 +335,7 @@ def _fingerprint(root, unit):
     for path in sorted((root / "nnref").rglob("*.py")):
         digest.update(path.read_bytes())
     digest.update(sys.version.encode())
-    for tool in (sandbox.RUNNER, Path(checks.__file__)):  # how the values are taken and sent
+    for tool in (sandbox.RUNNER, Path(checks.__file__), Path(sandbox.__file__)):  # how values are taken
         digest.update(tool.read_bytes())
     return digest.hexdigest()[:32]
 
@@ -514,12 +517,12 @@ def grade(submission, out=None, root=None, timeout=10.0, jobs=None, only=None, u
           cache_dir=None, roster=None, runner=None):
     """Grade ``submission``; write the reports into ``out`` if given; return the report."""
     root = course_root(root)
+    runner = runner or Runner(timeout=timeout, unsafe=unsafe)  # no sandbox: stop before anything else
     found = checked_tasks(root)
     unknown = set(only or ()) - {t.id for t in found}
     if unknown:
         raise CourseError(f"no such task: {', '.join(sorted(unknown))} (python -m coursekit tasks)")
     found = [t for t in found if only is None or t.id in only]
-    runner = runner or Runner(timeout=timeout, unsafe=unsafe)
     start = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="coursekit-grade-") as scratch:
         scratch = Path(scratch)
@@ -553,7 +556,8 @@ def grade(submission, out=None, root=None, timeout=10.0, jobs=None, only=None, u
                 return None, {ref_unit.tasks[0]: built}
             units, problems = built if isinstance(built, tuple) else (built, {})
             unit = units[[u.hidden for u in units].index(ref_unit.hidden)]
-            records, events = runner.run(unit, scratch / "runs" / f"stu-{id(unit)}")
+            took = {r.get("test"): float(r.get("seconds", 0)) for r in reference if r.get("r") == "end"}
+            records, events = runner.run(unit, scratch / "runs" / f"stu-{id(unit)}", reference_seconds=took)
             return score_unit(unit, reference, records, events), problems
 
         tests = {}
