@@ -300,10 +300,15 @@ class Runner:
             if self.unsafe:
                 plan = _unsafe_plan(plan, unit.task_dir, box)
             seconds = reference_seconds or {}
-            # a test gets the time limit, or three times what it took the reference if that is more
-            outcome = sandbox.run(plan, unit.task_dir, box, limits=self.limits,
-                                  test_limit=lambda test: max(self.timeout, 3 * seconds.get(test, 0)) * slack,
-                                  setup_limit=max(60.0, self.timeout) * slack, unsafe=self.unsafe)
+
+            def limit(test):  # the time limit, or three times what the test took on the reference
+                return max(self.timeout, 3 * seconds.get(test, 0)) * slack
+
+            setup = max(60.0, self.timeout) * slack
+            # however the sandbox announces its tests, the run ends by this time
+            total = setup + sum(limit(test) for test in seconds) if seconds else 3600.0
+            outcome = sandbox.run(plan, unit.task_dir, box, limits=self.limits, test_limit=limit,
+                                  setup_limit=setup, total_limit=total, unsafe=self.unsafe)
             shutil.rmtree(box, ignore_errors=True)
             records += outcome.records
             if outcome.how == "done":
@@ -316,10 +321,10 @@ class Runner:
                 return records, events
             events[str(running.get("test"))] = (outcome.how, outcome.stderr[-2000:])
             try:
-                start_at = int(running.get("index", 0)) + 1
+                start_at = max(start_at, int(running.get("index", 0))) + 1  # always forward
             except (TypeError, ValueError):
                 return records, events
-            if attempt > 200:
+            if attempt > max(len(seconds), 1) + 1:
                 return records, events
 
 

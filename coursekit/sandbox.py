@@ -155,14 +155,14 @@ class Outcome:
     stderr: str = ""
 
 
-def run(plan, task_dir, box_dir, limits=None, setup_limit=60.0, test_limit=10.0, unsafe=False,
-        output_limit=64 << 20):
+def run(plan, task_dir, box_dir, limits=None, setup_limit=60.0, test_limit=10.0, total_limit=3600.0,
+        unsafe=False, output_limit=64 << 20):
     """Run ``_runner.py`` on ``plan`` in a sandbox; the records it sent, and how it ended.
 
     The grader's clock: ``setup_limit`` seconds until the first test starts,
     then ``test_limit`` seconds per test (from its ``start`` record to its
-    ``end``; a function of the test's key, or a number).  Past either, the
-    whole sandbox is killed.  Each ``end`` record gets the test's ``seconds``,
+    ``end``; a function of the test's key, or a number), and ``total_limit``
+    seconds in all, whatever records arrive.  Past any, the whole sandbox is killed.  Each ``end`` record gets the test's ``seconds``,
     as the grader measured them.
     """
     limit_of = test_limit if callable(test_limit) else (lambda _test: test_limit)
@@ -195,8 +195,9 @@ def run(plan, task_dir, box_dir, limits=None, setup_limit=60.0, test_limit=10.0,
     deadline, current, how, late, started = start + setup_limit, None, "exited", "", start
     stderr_chunks = []
     streams = [read_end, process.stderr.fileno()]
+    hard_deadline = start + total_limit
     while read_end in streams:
-        wait = deadline - time.monotonic()
+        wait = min(deadline, hard_deadline) - time.monotonic()
         if wait <= 0:
             how, late = "timeout", current or ""
             break
