@@ -8,7 +8,8 @@
 #   ./dev.sh bench   run the benchmark (--quick for a short run) into bench/results/
 #   ./dev.sh gpu     on an NVIDIA GPU: tests in GPU mode and the GPU benchmark
 #   ./dev.sh student OUTDIR       write the student edition (book/instructors.md)
-#   ./dev.sh grade SUBMISSION     grade a student's edition (a folder or a zip)
+#   ./dev.sh grade SUBMISSION     grade a student's edition (a folder or a zip), or a class
+#                                 (a folder of them, or a zip of zips): gradebook.csv, feedback/
 #   ./dev.sh help    this text
 #
 # Every command creates .venv/ on first use and reuses it afterwards; pip is
@@ -100,6 +101,8 @@ ensure_system_tools() {
     local missing=() debs=()
     if ! command -v dot >/dev/null 2>&1; then missing+=("graphviz (the 'dot' program)"); debs+=(graphviz); fi
     if [[ $want_chromium -eq 1 ]] && ! find_chromium >/dev/null; then missing+=("chromium"); debs+=(chromium); fi
+    # The grader runs students' code inside bubblewrap's sandbox (book/instructors.md).
+    if ! command -v bwrap >/dev/null 2>&1; then missing+=("bubblewrap (the 'bwrap' program)"); debs+=(bubblewrap); fi
 
     if [[ ${#debs[@]} -gt 0 ]] && is_root && command -v apt-get >/dev/null 2>&1; then
         info "installing with apt-get: ${debs[*]}"
@@ -110,6 +113,8 @@ ensure_system_tools() {
         missing=() debs=()
         if ! command -v dot >/dev/null 2>&1; then missing+=("graphviz (the 'dot' program)"); debs+=(graphviz); fi
         if [[ $want_chromium -eq 1 ]] && ! find_chromium >/dev/null; then missing+=("chromium"); debs+=(chromium); fi
+    # The grader runs students' code inside bubblewrap's sandbox (book/instructors.md).
+    if ! command -v bwrap >/dev/null 2>&1; then missing+=("bubblewrap (the 'bwrap' program)"); debs+=(bubblewrap); fi
     fi
 
     if [[ ${#debs[@]} -eq 0 ]]; then
@@ -240,7 +245,7 @@ step_build_book() {
 step_build_student_book() {
     # The same book with the exercises' solutions hidden; its config is _config.yml
     # plus hide_solutions, generated so that there is no second file to keep in sync.
-    "$VPY" -m nnref.course site-config _build/student/_config.yml
+    PYTHONPATH="$ROOT" "$VPY" -m coursekit site-config _build/student/_config.yml
     "$VENV/bin/jupyter-book" build . --config _build/student/_config.yml --path-output _build/student \
         --all -W -n --keep-going
 }
@@ -375,18 +380,19 @@ cmd_execute() {
     "$VPY" tools/execute_notebooks.py "$@"
 }
 
-in_caller_dir() { cd "$CALLER_DIR" && "$@"; }
+# coursekit (the instructor tooling) is not installed: it runs from this repository, on it.
+in_caller_dir() { cd "$CALLER_DIR" && PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}" COURSEKIT_ROOT="$ROOT" "$@"; }
 
 cmd_student() {
     [[ $# -ge 1 ]] || die "usage: ./dev.sh student OUTDIR [--force]"
     setup
-    run_required_step "student edition ($*)" in_caller_dir "$VPY" -m nnref.course student "$@"
+    run_required_step "student edition ($*)" in_caller_dir "$VPY" -m coursekit student "$@"
 }
 
 cmd_grade() {
-    [[ $# -ge 1 ]] || die "usage: ./dev.sh grade SUBMISSION [--out DIR] [--timeout SECONDS]"
+    [[ $# -ge 1 ]] || die "usage: ./dev.sh grade SUBMISSION_OR_CLASS [--out DIR] [--timeout SECONDS] [--roster CSV]"
     setup
-    run_required_step "grade $1" in_caller_dir "$VPY" -m nnref.course grade "$@"
+    run_required_step "grade $1" in_caller_dir "$VPY" -m coursekit grade "$@"
 }
 
 usage() {
@@ -417,10 +423,13 @@ Commands:
           Write the student edition into OUTDIR: the chapters and nnref with
           every marked solution replaced by "# YOUR CODE HERE", the visible
           tests and a README for students (see book/instructors.md).
-  grade SUBMISSION [--out DIR] [--timeout SECONDS] [--jobs N] [--task ID]
-          Grade a student's edition (a folder or a zip): every task on its own,
-          with its visible and hidden tests and a time limit; writes report.md
-          and report.json to DIR (default grades/NAME).
+  grade SUBMISSION_OR_CLASS [--out DIR] [--timeout SECONDS] [--jobs N] [--task ID] [--roster CSV] [--unsafe]
+          Grade a student's edition (a folder or a zip), or a class (a folder
+          of them, or a zip of zips), in bubblewrap sandboxes, every task on its
+          own with its visible and hidden tests and a time limit per test.
+          One: report.md, report.json, feedback.md in DIR (default grades/NAME).
+          A class: gradebook.csv, feedback/ID.md, report.md in DIR (default
+          grades/); run again to resume.
   gpu [--quick]
           On a machine with an NVIDIA GPU: install $CUPY_PACKAGE, run the test
           suite with the device tests on 'cuda' (NNREF_TEST_DEVICE=cuda), and

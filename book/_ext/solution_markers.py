@@ -1,4 +1,4 @@
-"""The book's side of the solution markers (see nnref/course/markers.py and book/instructors.md).
+"""The book's side of the solution markers (see coursekit/markers.py and book/instructors.md).
 
 * Code the book shows from nnref's files (``literalinclude``) and notebook
   code cells lose their ``### BEGIN/END SOLUTION`` and ``### BEGIN/END
@@ -12,7 +12,10 @@
   those on the page.  The notebooks offered for download are then the
   student edition's.
 * ``{task-map}`` renders the course's task map from the markers.
+* Each exercise's title shows its id (``walking-ex2``): the task id the
+  student edition, the grader's feedback and the gradebook use.
 """
+import sys
 from pathlib import Path
 
 import nbformat
@@ -20,13 +23,19 @@ from docutils import nodes
 from docutils.statemachine import StringList
 from sphinx.pycode import ModuleAnalyzer
 from sphinx.transforms import SphinxTransform
+from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.docutils import SphinxDirective
 from sphinx_exercise.directive import SolutionStartDirective
-from sphinx_exercise.nodes import solution_end_node
+from sphinx_exercise.nodes import exercise_enumerable_node, exercise_node, solution_end_node
 
-from nnref.course import tasks
-from nnref.course.markers import REFERENCE_MARKER_LINE, strip_reference_markers
-from nnref.course.notebooks import only_hidden_tests, reference_notebook, student_notebook
+# coursekit is the course repository's own tooling, next to book/ (it is not installed).
+COURSE_ROOT = Path(__file__).resolve().parents[2]
+if str(COURSE_ROOT) not in sys.path:
+    sys.path.insert(0, str(COURSE_ROOT))
+
+from coursekit import tasks  # noqa: E402
+from coursekit.markers import REFERENCE_MARKER_LINE, strip_reference_markers  # noqa: E402
+from coursekit.notebooks import only_hidden_tests, reference_notebook, student_notebook  # noqa: E402
 
 
 def _notebook_cell(node):
@@ -114,7 +123,7 @@ class RemoveHiddenSolutions(SphinxTransform):
 
 
 class TaskMap(SphinxDirective):
-    """The table of every task of the course (``python -m nnref.course tasks`` prints the same)."""
+    """The table of every task of the course (``python -m coursekit tasks`` prints the same)."""
 
     def run(self):
         root = Path(self.env.srcdir)
@@ -127,6 +136,22 @@ class TaskMap(SphinxDirective):
         return [table]
 
 
+class ExerciseIds(SphinxPostTransform):
+    """After sphinx-exercise has made the titles (priority 20): the exercise's id, next to its number."""
+
+    default_priority = 25
+
+    def run(self):
+        for node in [*self.document.findall(exercise_enumerable_node), *self.document.findall(exercise_node)]:
+            label = node.get("label", "")
+            if not label or "-exercise-" in label or not node.children:  # no :label: given: no task id
+                continue
+            title = node.children[0]
+            if isinstance(title, nodes.title) and "exercise-id" not in title.astext():
+                title += nodes.Text(" ")
+                title += nodes.literal(label, label, classes=["exercise-id"])
+
+
 def setup(app):
     app.connect("doctree-read", drop_markers)
     app.connect("build-finished", downloadable_notebooks)
@@ -136,4 +161,5 @@ def setup(app):
     app.add_directive("solution-start", SolutionStart, override=True)
     app.add_transform(RemoveHiddenSolutions)
     app.add_directive("task-map", TaskMap)
+    app.add_post_transform(ExerciseIds)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

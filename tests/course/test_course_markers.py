@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from nnref.course import markers, notebooks, tasks
-from nnref.course.markers import MarkerError
+from coursekit import markers, notebooks, tasks
+from coursekit.markers import MarkerError
 
-ROOT = tasks.ROOT
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +48,7 @@ def test_task_map_lists_every_task(discovered):
     for task in found:
         assert f"| `{task.id}` |" in table
     assert f"{len(found)} tasks" in table
-    result = subprocess.run([sys.executable, "-m", "nnref.course", "tasks"], capture_output=True,
+    result = subprocess.run([sys.executable, "-m", "coursekit", "tasks"], capture_output=True,
                             text=True, check=True, cwd=ROOT)
     assert result.stdout == table
 
@@ -82,7 +82,7 @@ def test_regions_and_metadata():
 
 
 def test_student_version_and_filling_it_back():
-    from nnref.course.student import student_source
+    from coursekit.student import student_source
 
     stub = student_source(SOURCE)
     assert "BEGIN SOLUTION" not in stub and "HIDDEN TESTS" not in stub and "x + 1" not in stub
@@ -142,6 +142,10 @@ def test_built_pages_show_no_marker():
     walking = (site / "book" / "06_walking_the_tree.html").read_text(encoding="utf-8")
     assert "my_named_modules" in walking          # the solution is shown...
     assert "holder.register_module" not in walking  # ...its hidden tests are not
+    # each exercise shows its id, the one the grader's feedback uses
+    found, _ = tasks.discover(ROOT)
+    for task in (t for t in found if t.path == "book/06_walking_the_tree.ipynb"):
+        assert re.search(rf'<code[^>]*exercise-id[^>]*>(<span[^>]*>)?{re.escape(task.id)}', walking), task.id
 
 
 def test_downloadable_notebooks_have_no_marker():

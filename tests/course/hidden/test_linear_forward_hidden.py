@@ -1,10 +1,12 @@
 """Hidden tests of ``linear.forward``: the student's layer against the reference and PyTorch."""
+# ``expected`` is computed by the code under test here; the grader takes the right-hand side of
+# every assert from its run of this file on the reference nnref (coursekit/checks.py).
 import numpy as np
 
 import nnref
 import nnref.nn
 from nnref.nn import Linear
-from task_helpers import pytorch, using_reference
+from task_helpers import pytorch
 
 
 def test_like_the_reference():
@@ -13,8 +15,7 @@ def test_like_the_reference():
     for shape, bias, dtype in cases:
         lin = Linear(3, 4, bias=bias, dtype=dtype)
         x = nnref.randn(*shape, dtype=dtype)
-        with using_reference(Linear, "forward"):
-            expected = lin(x).detach().numpy()
+        expected = lin(x).detach().numpy()
         out = lin(x)
         assert out.dtype == dtype and out.shape == expected.shape
         assert np.allclose(out.detach().numpy(), expected, atol=1e-6)

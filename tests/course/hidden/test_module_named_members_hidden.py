@@ -1,8 +1,10 @@
 """Hidden tests of ``module.named_members``: the student's version against the reference."""
+# ``expected`` is computed by the code under test here; the grader takes the right-hand side of
+# every assert from its run of this file on the reference nnref (coursekit/checks.py).
 import nnref
 import nnref.nn
 from nnref.nn import Module
-from task_helpers import using_reference
+from task_helpers import same_objects
 
 
 def shared_model():
@@ -14,7 +16,8 @@ def shared_model():
 
 
 def listing(net, method, **kwargs):
-    return [(name, id(t)) for name, t in getattr(net, method)(**kwargs)]
+    pairs = list(getattr(net, method)(**kwargs))
+    return list(zip([name for name, _ in pairs], same_objects(t for _, t in pairs)))
 
 
 def test_like_the_reference():
@@ -22,8 +25,7 @@ def test_like_the_reference():
     for method in ("named_parameters", "named_buffers"):
         for kwargs in ({}, {"remove_duplicate": False}, {"prefix": "p"}, {"recurse": False},
                        {"prefix": "p", "recurse": False}):
-            with using_reference(Module, "_named_members"):
-                expected = listing(net, method, **kwargs)
+            expected = listing(net, method, **kwargs)
             assert listing(net, method, **kwargs) == expected, (method, kwargs)
 
 

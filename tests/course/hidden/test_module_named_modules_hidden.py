@@ -1,10 +1,12 @@
 """Hidden tests of ``module.named_modules``: the student's version against the reference."""
+# ``expected`` is computed by the code under test here; the grader takes the right-hand side of
+# every assert from its run of this file on the reference nnref (coursekit/checks.py).
 import random
 
 import nnref
 import nnref.nn
 from nnref.nn import Module
-from task_helpers import using_reference
+from task_helpers import same_objects
 
 
 def reaches(start, target):
@@ -37,15 +39,15 @@ def random_tree(seed, size=25):
 
 
 def walk(root, **kwargs):
-    return [(name, id(module)) for name, module in root.named_modules(**kwargs)]
+    pairs = list(root.named_modules(**kwargs))
+    return list(zip([name for name, _ in pairs], same_objects(module for _, module in pairs)))
 
 
 def test_random_trees_like_the_reference():
     for seed in range(30):
         root = random_tree(seed)
         for kwargs in ({}, {"remove_duplicate": False}, {"prefix": "top"}):
-            with using_reference(Module, "named_modules"):
-                expected = walk(root, **kwargs)
+            expected = walk(root, **kwargs)
             assert walk(root, **kwargs) == expected, (seed, kwargs)
 
 

@@ -1,10 +1,11 @@
 """Hidden tests of ``module.save_to_state_dict``: the student's version against the reference."""
+# ``expected`` is computed by the code under test here; the grader takes the right-hand side of
+# every assert from its run of this file on the reference nnref (coursekit/checks.py).
 from collections import OrderedDict
 
 import nnref
 import nnref.nn
 from nnref.nn import Module
-from task_helpers import using_reference
 
 
 class Everything(Module):
@@ -28,15 +29,16 @@ class Everything(Module):
 def saved(module, keep_vars):
     destination = OrderedDict()
     module._save_to_state_dict(destination, "pre.", keep_vars)
-    return [(k, v if isinstance(v, str) else id(v) if keep_vars else v.tolist())
+    # keep_vars: the very tensors of the module, as indices into its own list of them
+    own = {id(t): k for k, t in enumerate([*module.parameters(), *module.buffers()])}
+    return [(k, v if isinstance(v, str) else own.get(id(v), -1) if keep_vars else v.tolist())
             for k, v in destination.items()]
 
 
 def test_like_the_reference():
     module = Everything()
     for keep_vars in (False, True):
-        with using_reference(Module, "_save_to_state_dict"):
-            expected = saved(module, keep_vars)
+        expected = saved(module, keep_vars)
         assert saved(module, keep_vars) == expected
 
 

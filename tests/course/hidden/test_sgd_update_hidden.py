@@ -1,4 +1,6 @@
 """Hidden tests of ``sgd.update``: the student's update against the reference and PyTorch."""
+# ``expected`` is computed by the code under test here; the grader takes the right-hand side of
+# every assert from its run of this file on the reference nnref (coursekit/checks.py).
 import itertools
 
 import numpy as np
@@ -6,7 +8,7 @@ import numpy as np
 import nnref
 import nnref.nn
 from nnref.optim import SGD
-from task_helpers import pytorch, using_reference
+from task_helpers import pytorch
 
 rng = np.random.default_rng(0)
 STARTS = [rng.standard_normal(s) for s in [(3, 2), (4,), ()]]
@@ -36,8 +38,7 @@ def test_like_the_reference_and_pytorch():
     torch = pytorch()
     for config in configs():
         for dtype in (np.float32, np.float64):
-            with using_reference(SGD, "_update"):
-                expected = run(nnref, dtype, **config)
+            expected = run(nnref, dtype, **config)
             ours = run(nnref, dtype, **config)
             for a, b in zip(ours, expected):
                 assert a.dtype == b.dtype and np.allclose(a, b, atol=1e-6), config

@@ -2,21 +2,13 @@
 
 Visible tests (``tests/course/tasks``, handed to students) check nnref
 against fixed answers and, where PyTorch is installed, against PyTorch.
-Hidden tests (``tests/course/hidden``, only the grader runs them) may also
-compare with the reference solution: ``using_reference`` swaps the
-instructor's version of a function in for the duration of a ``with`` block,
-everything else staying the student's nnref.
+Hidden tests (``tests/course/hidden``, only the grader runs them) compare
+with the reference solution: the grader runs every test file twice, on the
+reference nnref and on the student's, and takes the right-hand side of each
+``assert`` from the reference run (coursekit/checks.py), so a test simply
+writes ``assert f(x) == expected`` with ``expected = f(x)`` computed the same way.
 """
-import ast
-import contextlib
-import os
-import sys
-import textwrap
-from pathlib import Path
-
 import pytest
-
-REFERENCE_ENV = "NNREF_COURSE_REFERENCE"  # the grader sets it to the instructor's repository
 
 
 def pytorch():
@@ -35,48 +27,11 @@ def require_pytorch():
     return torch
 
 
-def reference_root():
-    """The instructor's repository (holding the reference nnref), or None in a student edition."""
-    candidates = [Path(os.environ[REFERENCE_ENV])] if os.environ.get(REFERENCE_ENV) else []
-    candidates.append(Path(__file__).resolve().parents[3])
-    for root in candidates:
-        if (root / "nnref" / "course").is_dir():
-            return root
-    return None
+def same_objects(values):
+    """Each value replaced by the index of its first occurrence: which entries are the same object, as data.
 
-
-def reference_function(module, qualname):
-    """The reference version of ``module.qualname``, compiled in ``module``'s namespace."""
-    root = reference_root()
-    if root is None:
-        pytest.skip("the reference nnref is not available")
-    path = root.joinpath(*module.__name__.split(".")).with_suffix(".py")
-    source = path.read_text(encoding="utf-8")
-    node = ast.parse(source)
-    for name in qualname.split("."):
-        node = next(child for child in ast.iter_child_nodes(node)
-                    if isinstance(child, (ast.ClassDef, ast.FunctionDef)) and child.name == name)
-    code = textwrap.dedent(ast.get_source_segment(source, node, padded=True))
-    namespace = dict(vars(module))
-    exec(compile(code, f"{path} (reference {qualname})", "exec"), namespace)
-    return namespace[node.name]
-
-
-@contextlib.contextmanager
-def using_reference(owner, name, *aliases):
-    """Within the block, ``owner.name`` (a class's method or a module's function) is the reference one.
-
-    ``aliases`` are other attributes bound to the same function (``Module.__call__``
-    is ``Module._call_impl``).
+    The grader compares values across processes (coursekit/checks.py), where
+    ``id()`` means nothing; this numbering does.
     """
-    module = owner if isinstance(owner, type(sys)) else sys.modules[owner.__module__]
-    qualname = name if owner is module else f"{owner.__name__}.{name}"
-    reference = reference_function(module, qualname)
-    originals = {attribute: owner.__dict__[attribute] for attribute in (name, *aliases)}
-    for attribute in originals:
-        setattr(owner, attribute, reference)
-    try:
-        yield
-    finally:
-        for attribute, original in originals.items():
-            setattr(owner, attribute, original)
+    seen = {}
+    return [seen.setdefault(id(value), len(seen)) for value in values]

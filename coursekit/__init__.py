@@ -7,6 +7,6 @@
 * :mod:`.student` -- the student edition;
 * :mod:`.grader` -- the autograder.
 
-Command line: ``python -m nnref.course {student,grade,tasks,check,mark,site-config}``
-(``python -m nnref.course --help``).  The instructor guide is book/instructors.md.
+Command line: ``python -m coursekit {student,grade,tasks,check,mark,site-config}``
+(``python -m coursekit --help``).  The instructor guide is book/instructors.md.
 """

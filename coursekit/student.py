@@ -1,6 +1,6 @@
 """The student edition: the course with the marked work taken out.
 
-``python -m nnref.course student OUTDIR`` (or ``./dev.sh student OUTDIR``) writes::
+``python -m coursekit student OUTDIR`` (or ``./dev.sh student OUTDIR``) writes::
 
     OUTDIR/
       README.md           how to work, test and hand in; the list of tasks
@@ -8,9 +8,9 @@
                           "raise NotImplementedError()", hidden tests and the
                           solutions' explanations removed, solution outputs cleared
       nnref/              the package, each marked body replaced the same way
-                          (the course tooling, nnref/course, is left out)
       tests/course/tasks/ the visible tests of the nnref tasks
-      conftest.py, pyproject.toml, requirements.txt, course.json
+      conftest.py, pyproject.toml, requirements.txt, course.json,
+      student.json        the student's id and name, for the grader
 
 Each stub sits between ``### BEGIN YOUR CODE`` and ``### END YOUR CODE``;
 the student writes there, and the grader reads back what is there.
@@ -24,22 +24,18 @@ import nbformat
 
 from . import notebooks
 from .markers import SOLUTION, YOUR_CODE, fill_your_code, find_regions, replace_regions, stub_lines
-from .tasks import ROOT, discover
-
-
-class CourseError(Exception):
-    """Something the instructor has to fix first (markers, an output folder in the way)."""
+from .tasks import CourseError, course_root, discover
 
 
 # Packages the chapters import, with the versions requirements.txt asks for.
 STUDENT_REQUIREMENTS = ["numpy", "ml_dtypes", "matplotlib", "graphviz", "scikit-learn", "pytest"]
 
 
-def checked_tasks(root=ROOT):
+def checked_tasks(root=None):
     """The course's tasks; a CourseError listing the problems if the markers have any."""
     found, problems = discover(root)
     if problems:
-        raise CourseError("the solution markers have problems (python -m nnref.course check):\n  "
+        raise CourseError("the solution markers have problems (python -m coursekit check):\n  "
                           + "\n  ".join(problems))
     return found
 
@@ -63,14 +59,14 @@ def student_source(text, where="text"):
     return replace_regions(text, replace, where)
 
 
-def build(out, root=ROOT, force=False):
+def build(out, root=None, force=False):
     """Write the student edition into ``out``; returns the list of tasks."""
-    root = Path(root)
+    root = course_root(root)
     found = checked_tasks(root)
     out = _prepare(out, force)
 
     shutil.copytree(root / "nnref", out / "nnref",
-                    ignore=shutil.ignore_patterns("course", "__pycache__", "*.pyc"))
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     for path in sorted({t.path for t in found if t.kind == "nnref"}):
         text = student_source((root / path).read_text(encoding="utf-8"), path)
         compile(text, path, "exec")  # a stub must leave valid Python behind
@@ -101,6 +97,7 @@ def _write_support_files(root, out, found):
     manifest = {"course": "Inside nn.Module", "edition": "student", "reference": _commit(root),
                 "tasks": [t.id for t in found]}
     (out / "course.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
+    (out / "student.json").write_text(json.dumps({"id": "", "name": ""}, indent=1) + "\n", encoding="utf-8")
 
 
 def _requirements(root):
@@ -125,9 +122,9 @@ def _commit(root):
 
 
 # -- reading and writing answers -------------------------------------------------------------------
-def reference_answer(task, root=ROOT):
+def reference_answer(task, root=None):
     """The reference solution of ``task``: the bodies of its solution regions, in order."""
-    root = Path(root)
+    root = course_root(root)
     if task.kind == "nnref":
         text = (root / task.path).read_text(encoding="utf-8")
         lines = text.splitlines()
@@ -196,7 +193,7 @@ def write_answer(task, edition, bodies):
     nbformat.write(notebook, path)
 
 
-def solve(edition, root=ROOT, task_ids=None):
+def solve(edition, root=None, task_ids=None):
     """Put the reference solutions back into a student edition (every task, or ``task_ids``)."""
     found = checked_tasks(root)
     for task in found:
@@ -287,8 +284,16 @@ you see is a good sign, not a guarantee.
 
 ## Hand in
 
-Hand in this folder (or a zip of it, without `.venv/`), e.g.
+First write your student id (as your instructor gave it) and your name into
+`student.json`: the grader files your grade under that id, not under the name
+of the zip. Then hand in this folder (or a zip of it, without `.venv/`), e.g.
 `zip -r submission.zip . -x '.venv/*'`.
+
+The grader runs your code in a sandbox, with a time limit per test (an
+infinite loop costs that test, not the others), and gives partial credit:
+each test of a task (each check of an exercise) earns its share of the
+task's points. Its feedback names the visible tests that failed and why, and
+counts the hidden ones.
 """
 
 CONFTEST = '''\

@@ -15,6 +15,7 @@ Two kinds of task:
   its points (default 1).
 """
 import ast
+import os
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -24,7 +25,36 @@ import nbformat
 from . import notebooks
 from .markers import HIDDEN_TESTS, SOLUTION, MarkerError, find_regions
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT_ENV = "COURSEKIT_ROOT"
+
+
+class CourseError(Exception):
+    """Something the instructor has to fix first (markers, an output folder in the way)."""
+
+
+def is_course_root(folder):
+    folder = Path(folder)
+    return (folder / "book").is_dir() and (folder / "nnref").is_dir() and (folder / "tests" / "course").is_dir()
+
+
+def course_root(root=None):
+    """The reference course's folder: ``root``, else ``$COURSEKIT_ROOT``, else the current folder or one above it.
+
+    coursekit assumes nothing about where it is installed: the course it works
+    on is named, or found from where the instructor stands.
+    """
+    if root is None and os.environ.get(ROOT_ENV):
+        root = os.environ[ROOT_ENV]
+    if root is not None:
+        if not is_course_root(root):
+            raise CourseError(f"{root} is not a course folder (it needs book/, nnref/ and tests/course/)")
+        return Path(root).resolve()
+    here = Path.cwd().resolve()
+    for folder in [here, *here.parents]:
+        if is_course_root(folder):
+            return folder
+    raise CourseError(f"no course folder (with book/, nnref/ and tests/course/) at or above {here}: "
+                      f"run from inside the course's repository, or set ${ROOT_ENV} or --root")
 NNREF_TASK_KEYS = {"task", "points", "chapter"}
 CHAPTER_TASK_KEYS = {"points"}
 TASK_ID = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$")
@@ -62,15 +92,15 @@ def hidden_test_path(task_id):
     return f"tests/course/hidden/test_{slug(task_id)}_hidden.py"
 
 
-def chapter_paths(root=ROOT):
+def chapter_paths(root=None):
+    root = course_root(root)
     return sorted((Path(root) / "book").glob("[0-9][0-9]_*.ipynb"))
 
 
-def nnref_sources(root=ROOT):
-    """The package's modules that may hold tasks (the course tooling itself is left out)."""
-    package = Path(root) / "nnref"
-    return sorted(p for p in package.rglob("*.py")
-                  if "course" not in p.relative_to(package).parts[:1] and "__pycache__" not in p.parts)
+def nnref_sources(root=None):
+    """The package's modules that may hold tasks."""
+    package = course_root(root) / "nnref"
+    return sorted(p for p in package.rglob("*.py") if "__pycache__" not in p.parts)
 
 
 def _enclosing_function(tree, line):
@@ -100,8 +130,9 @@ def _points(meta, where, problems):
         return 0
 
 
-def nnref_tasks(root=ROOT, problems=None):
+def nnref_tasks(root=None, problems=None):
     """Tasks marked in nnref's source, in file order."""
+    root = course_root(root)
     problems = [] if problems is None else problems
     found = {}
     for path in nnref_sources(root):
@@ -149,8 +180,9 @@ def nnref_tasks(root=ROOT, problems=None):
     return list(found.values())
 
 
-def chapter_tasks(root=ROOT, problems=None, paths=None):
+def chapter_tasks(root=None, problems=None, paths=None):
     """One task per exercise of every chapter notebook, in book order."""
+    root = course_root(root)
     problems = [] if problems is None else problems
     tasks = []
     for path in paths or chapter_paths(root):
@@ -220,9 +252,9 @@ def _chapter_task(root, path, notebook, exercise, problems):
                 hidden_tests=[f"{hidden} hidden assert(s)"] if hidden else [])
 
 
-def discover(root=ROOT):
+def discover(root=None):
     """``(tasks, problems)``: every task of the course, and what is wrong with the markers."""
-    root = Path(root)
+    root = course_root(root)
     problems = []
     tasks = nnref_tasks(root, problems) + chapter_tasks(root, problems)
     seen = {}
@@ -253,7 +285,7 @@ def sort_tasks(tasks):
 
 
 def task_map(tasks):
-    """The task map as a Markdown table (what ``python -m nnref.course tasks`` prints)."""
+    """The task map as a Markdown table (what ``python -m coursekit tasks`` prints)."""
     rows = ["| Task | Kind | Where | Chapter | Tests | Points |", "| --- | --- | --- | --- | --- | --- |"]
     for task in tasks:
         tests = [f"`{t}`" if t.endswith(".py") else t for t in task.tests + task.hidden_tests]

@@ -1,0 +1,657 @@
+"""The autograder: ``python -m coursekit grade SUBMISSION [--out DIR]``.
+
+A submission is a student edition (a folder, or a zip of one) with the
+students' code between the ``### BEGIN YOUR CODE`` / ``### END YOUR CODE``
+markers.  The verdict is the grader's, never the submission's:
+
+1. Each task's checks (the ``assert``s of its tests, see ``checks.py``) run
+   twice, in sandboxes (``sandbox.py``): once on the **reference** solution
+   (computed once, cached), once on the **student's** code.  The sandboxes send
+   back values, as data, over a pipe; nothing they write to disk is read.
+2. The grader compares each check's value from the student's run with the
+   expected value from the reference run, and scores: partial credit per test
+   (an nnref task's test functions, a chapter exercise's asserts), weighted.
+
+Units (one sandbox run each):
+
+* an **nnref task**: its visible test file, then (in a second sandbox) its
+  hidden one, on a copy of the reference nnref in which the task's code is the
+  student's and no other copy of that code exists;
+* a **chapter**: the chapter's own cells (the reference notebook without its
+  exercises' solutions), and at each graded exercise, in a forked child, the
+  exercise's cells with the student's code in place of the solution; the
+  hidden tests of the chapter's exercises run in a second sandbox.
+
+A test that runs past the time limit ends its sandbox; the unit goes on from
+the next test in a fresh one.  Feedback for students (``feedback.md``) says
+what failed and why, without hidden-test source or instructor paths; the
+instructor's report (``report.json``, ``report.md``) has everything.
+"""
+import hashlib
+import json
+import os
+import shutil
+import sys
+import tempfile
+import threading
+import time
+import zipfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+
+from . import checks, notebooks, sandbox
+from .markers import HIDDEN_TESTS, SOLUTION, STUB_BODY, find_regions, replace_regions
+from .student import checked_tasks, read_answer
+from .tasks import CourseError, course_root
+
+STATUSES = ("passed", "partial", "failed", "not-attempted", "syntax-error", "timeout", "crashed", "missing")
+MAX_UNZIPPED = 256 << 20
+MAX_MEMBERS = 20_000
+METADATA = "student.json"
+
+
+@dataclass
+class Unit:
+    """One sandbox run: its plan, the folder mounted at /task, the tasks it grades."""
+    name: str
+    kind: str                 # "tests" or "chapter"
+    plan: dict
+    task_dir: Path
+    tasks: list               # task ids
+    hidden: bool = False
+    weights: dict = field(default_factory=dict)   # test module -> {test function: weight}
+    book: Path = None                             # a chapter's book/ folder (copied into the sandbox)
+
+
+# -- the submission ---------------------------------------------------------------------------------
+def safe_extract(archive, target):
+    """Unzip with bounds: members, total size, no links, nothing outside ``target``."""
+    with zipfile.ZipFile(archive) as zipped:
+        members = zipped.infolist()
+        if len(members) > MAX_MEMBERS:
+            raise CourseError(f"{archive}: more than {MAX_MEMBERS} files")
+        if sum(m.file_size for m in members) > MAX_UNZIPPED:
+            raise CourseError(f"{archive}: more than {MAX_UNZIPPED >> 20} MiB unzipped")
+        for member in members:
+            if (member.external_attr >> 16) & 0o170000 == 0o120000:
+                continue  # a symbolic link: not extracted
+            zipped.extract(member, target)  # zipfile keeps members inside target
+    return Path(target)
+
+
+def open_submission(submission, scratch):
+    """The folder of the student edition inside ``submission`` (a folder or a .zip)."""
+    submission = Path(submission)
+    if submission.is_file() and zipfile.is_zipfile(submission):
+        submission = safe_extract(submission, Path(scratch) / "submission")
+    if not submission.is_dir():
+        raise CourseError(f"{submission} is neither a folder nor a zip file")
+    children = sorted(p for p in submission.iterdir() if p.is_dir() and not p.is_symlink())
+    grandchildren = sorted(p for child in children for p in child.iterdir() if p.is_dir() and not p.is_symlink())
+    for folder in [submission, *children, *grandchildren]:
+        if (folder / "course.json").exists() or ((folder / "nnref").is_dir() and (folder / "book").is_dir()):
+            return folder
+    raise CourseError(f"{submission.name} does not look like a student edition (no course.json, "
+                      "no nnref/ and book/ folders)")
+
+
+def student_identity(edition, roster=None):
+    """``(id, problem)``: the id in the submission's student.json, checked against the roster."""
+    path = Path(edition) / METADATA
+    try:
+        data = json.loads(path.read_text(encoding="utf-8")[:10_000])
+        student_id = str(data.get("id", "")).strip()
+    except (OSError, ValueError, AttributeError):
+        return None, f"no readable {METADATA} with the student's id"
+    if not student_id:
+        return None, f"{METADATA} has no id"
+    if roster is not None and student_id not in roster:
+        return student_id, f"id {student_id!r} is not on the roster"
+    return student_id, None
+
+
+# -- rewriting the checks -----------------------------------------------------------------------------
+def _is_stub(bodies):
+    return all([line.strip() for line in body.strip().splitlines()] == list(STUB_BODY) for body in bodies)
+
+
+def _syntax_error(text, filename):
+    try:
+        compile(text, filename, "exec")
+    except (SyntaxError, ValueError) as err:
+        line = f", line {err.lineno}" if getattr(err, "lineno", None) else ""
+        source = f": {err.text.strip()}" if getattr(err, "text", None) else ""
+        return f"SyntaxError: {getattr(err, 'msg', err)} ({Path(filename).name}{line}){source}"
+    return None
+
+
+def _weights(source):
+    """``WEIGHTS = {"test_name": 2, ...}`` at the top of a test file (read, not run); default 1."""
+    import ast
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "WEIGHTS" for t in node.targets):
+            return ast.literal_eval(node.value)
+    return {}
+
+
+def _test_files(root, task, hidden, keep=None):
+    paths = task.hidden_tests if hidden else task.tests
+    files = []
+    for relative in paths:
+        source = (root / relative).read_text(encoding="utf-8")
+        module = Path(relative).stem
+        files.append({"module": module, "path": f"/task/tests/{module}.py",
+                      "source": checks.rewrite(source, relative, keep=keep), "weights": _weights(source)})
+    return files
+
+
+def _nnref_copy(root, target, task=None, bodies=None):
+    """The reference nnref in ``target``; with ``task``, its regions hold ``bodies`` instead."""
+    shutil.copytree(root / "nnref", target / "nnref", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    shutil.copy(root / "tests" / "course" / "tasks" / "task_helpers.py", target / "task_helpers.py")
+    if task is None:
+        return None
+    path = target / task.path
+    pending = list(bodies)
+
+    def replace(region, lines):
+        if region.kind != SOLUTION or region.meta.get("task") != task.id:
+            return None
+        return [lines[region.begin], *pending.pop(0).split("\n"), lines[region.end]]
+
+    patched = replace_regions(path.read_text(encoding="utf-8"), replace, task.path)
+    path.write_text(patched, encoding="utf-8")
+    return _syntax_error(patched, task.path)
+
+
+def nnref_units(task, root, work, bodies=None, keep=None):
+    """The visible and hidden units of an nnref task (on the reference when ``bodies`` is None)."""
+    units = []
+    for hidden in (False, True):
+        files = _test_files(root, task, hidden, keep)
+        if not files:
+            continue
+        task_dir = work / "task"
+        if not task_dir.exists():
+            task_dir.mkdir(parents=True)
+            problem = _nnref_copy(root, task_dir, task if bodies is not None else None, bodies)
+            if problem:
+                return problem
+        # PyTorch (a test oracle) is imported before the first test starts its clock
+        torch = any("pytorch()" in f["source"] or "import torch" in f["source"] for f in files)
+        plan = {"kind": "tests", "cwd": "/box", "sys_path": ["/task"],
+                "preload": ["numpy", "pytest", *(["torch"] if torch else [])],
+                "files": [{k: v for k, v in f.items() if k != "weights"} for f in files]}
+        unit = Unit(f"{task.id}{' (hidden)' if hidden else ''}", "tests", plan, task_dir, [task.id], hidden)
+        unit.weights = {f["module"]: f["weights"] for f in files}
+        units.append(unit)
+    return units
+
+
+def _exercise_code(task_id, sources, bodies, hidden, keep=None):
+    """The exercise's cells as one program: the student's (or reference) code, the checks rewritten."""
+    cells = []
+    bodies = list(bodies) if bodies is not None else None
+    for k, source in enumerate(sources):
+        regions = find_regions(source, f"cell {k + 1}")
+        lines = source.split("\n")
+        inside = {i + 1 for r in regions for i in range(r.begin, r.end + 1)}
+        hidden_lines = {i + 1 for r in regions if r.kind == HIDDEN_TESTS for i in range(r.begin, r.end + 1)}
+        visible_asserts = {n for n in range(1, len(lines) + 1) if n not in inside}
+        text = checks.rewrite_lines(source, visible_asserts, prefix=f"{task_id}/v{k}:", keep=keep)
+        if hidden:
+            text = checks.rewrite_lines(text, hidden_lines, prefix=f"{task_id}/h{k}:", keep=keep)
+
+        def replace(region, region_lines):
+            if region.kind == HIDDEN_TESTS:
+                return region_lines[region.begin + 1:region.end] if hidden else []
+            if region.kind == SOLUTION and bodies is not None:
+                return bodies.pop(0).split("\n") if bodies else []
+            return region_lines[region.begin + 1:region.end]
+
+        cells.append(replace_regions(text, replace, f"cell {k + 1}"))
+    return cells
+
+
+def chapter_units(path, tasks, root, work, answers=None, keep=None):
+    """A chapter's visible unit and, if its exercises have hidden tests, its hidden unit.
+
+    ``answers`` maps a task id to the student's bodies; None grades the reference.
+    Returns ``(units, problems)``: problems are the tasks that cannot run (syntax errors).
+    """
+    reference = nbformat.read(root / path, as_version=4)
+    exercises, _problems = notebooks.exercises(reference)
+    by_first = {e.code_cells[0]: e for e in exercises if e.code_cells}
+    in_exercise = {i for e in exercises for i in e.code_cells}
+    graded = {t.id: t for t in tasks}
+    task_dir = work / "task"
+    if not task_dir.exists():
+        task_dir.mkdir(parents=True)
+        _nnref_copy(root, task_dir)
+    problems, units = {}, []
+    has_hidden = any(t.hidden_tests for t in tasks)
+    for hidden in ([False, True] if has_hidden else [False]):
+        cells = []
+        for index, cell in enumerate(reference.cells):
+            if cell.cell_type != "code":
+                continue
+            exercise = by_first.get(index)
+            if exercise is not None and exercise.label in graded:
+                task = graded[exercise.label]
+                if hidden and not task.hidden_tests:
+                    continue
+                bodies = None if answers is None else answers.get(task.id)
+                if answers is not None and bodies is None:
+                    continue  # missing, not attempted: nothing to run
+                sources = notebooks.solution_sources(reference, exercise)
+                code = _exercise_code(task.id, sources, bodies, hidden, keep)
+                errors = [e for e in (_syntax_error(_ipython(c), f"{task.id}, cell {k + 1}")
+                                      for k, c in enumerate(code)) if e]
+                if errors:
+                    problems[task.id] = errors[0]
+                    continue
+                cells.append({"exercise": task.id, "index": index, "code": "\n".join(code)})
+            elif index not in in_exercise:
+                cells.append({"run": cell.source, "label": f"<{Path(path).stem}, cell {index}>"})
+        plan = {"kind": "chapter", "cwd": f"/box/{Path(path).parent.as_posix()}", "sys_path": ["/task"],
+                "preload": ["numpy"], "cells": cells}
+        unit = Unit(f"{Path(path).stem}{' (hidden)' if hidden else ''}", "chapter", plan, task_dir,
+                    [t.id for t in tasks], hidden)
+        unit.book = root / Path(path).parent
+        units.append(unit)
+    return units, problems
+
+
+def _ipython(source):
+    try:
+        from IPython.core.inputtransformer2 import TransformerManager
+        return TransformerManager().transform_cell(source)
+    except ImportError:
+        return source
+
+
+# -- running units --------------------------------------------------------------------------------------
+class Runner:
+    """Runs units in sandboxes, restarting after a test that ran past its limit."""
+
+    def __init__(self, timeout=10.0, unsafe=False, limits=None):
+        self.timeout, self.unsafe, self.limits = timeout, unsafe, limits
+        if not unsafe:
+            problem = sandbox.check()
+            if problem:
+                raise sandbox.SandboxUnavailable(
+                    f"{problem}. The grader runs students' code only in a sandbox; pass --unsafe to grade "
+                    "without one (only for code you trust).")
+
+    def run(self, unit, work, slack=1.0, reference_seconds=None):
+        """``(records, events)``: every record of the unit's runs; events: tests that timed out or crashed."""
+        records, events, start_at, attempt = [], {}, 0, 0
+        while True:
+            attempt += 1
+            box = work / f"box-{attempt}"
+            box.mkdir(parents=True)
+            if unit.kind == "chapter":
+                shutil.copytree(unit.book, box / unit.book.name,
+                                ignore=shutil.ignore_patterns("_*", "*.ipynb", ".*", "*.md"))
+            plan = dict(unit.plan, start_at=start_at)
+            if self.unsafe:
+                plan = _unsafe_plan(plan, unit.task_dir, box)
+            seconds = reference_seconds or {}
+
+            def limit(test):  # the time limit, or three times what the test took on the reference
+                return max(self.timeout, 3 * seconds.get(test, 0)) * slack
+
+            setup = max(60.0, self.timeout) * slack
+            # however the sandbox announces its tests, the run ends by this time
+            total = setup + sum(limit(test) for test in seconds) if seconds else 3600.0
+            outcome = sandbox.run(plan, unit.task_dir, box, limits=self.limits, test_limit=limit,
+                                  setup_limit=setup, total_limit=total, unsafe=self.unsafe)
+            shutil.rmtree(box, ignore_errors=True)
+            records += outcome.records
+            if outcome.how == "done":
+                return records, events
+            started = [r for r in outcome.records if r.get("r") == "start"]
+            ended = {r.get("test") for r in outcome.records if r.get("r") == "end"}
+            running = next((r for r in reversed(started) if r.get("test") not in ended), None)
+            if running is None:
+                events["*"] = (outcome.how, outcome.stderr[-2000:])
+                return records, events
+            events[str(running.get("test"))] = (outcome.how, outcome.stderr[-2000:])
+            try:
+                start_at = max(start_at, int(running.get("index", 0))) + 1  # always forward
+            except (TypeError, ValueError):
+                return records, events
+            if attempt > max(len(seconds), 1) + 1:
+                return records, events
+
+
+def _unsafe_plan(plan, task_dir, box):
+    """Without bwrap, the plan's sandbox paths are the real folders."""
+    text = json.dumps(plan).replace('"/task', json.dumps(str(task_dir))[:-1]).replace('"/box', json.dumps(str(box))[:-1])
+    return json.loads(text)
+
+
+# -- the reference run, cached ------------------------------------------------------------------------
+def _fingerprint(root, unit):
+    digest = hashlib.sha256(json.dumps(unit.plan, sort_keys=True).encode())
+    for path in sorted((root / "nnref").rglob("*.py")):
+        digest.update(path.read_bytes())
+    digest.update(sys.version.encode())
+    for tool in (sandbox.RUNNER, Path(checks.__file__), Path(sandbox.__file__)):  # how values are taken
+        digest.update(tool.read_bytes())
+    return digest.hexdigest()[:32]
+
+
+_cache_lock = threading.Lock()
+_key_locks, _memory_cache = {}, {}
+
+
+def reference_records(unit, root, cache_dir, runner, work):
+    """The records of ``unit`` run on the reference (from ``cache_dir`` when it was run before)."""
+    key = _fingerprint(root, unit)
+    with _cache_lock:
+        lock = _key_locks.setdefault(key, threading.Lock())
+    with lock:  # graders of several submissions wait for one reference run
+        if key in _memory_cache:
+            return _memory_cache[key]
+        path = Path(cache_dir) / f"{key}.json" if cache_dir else None
+        if path is not None and path.exists():
+            _memory_cache[key] = json.loads(path.read_text(encoding="utf-8"))
+            return _memory_cache[key]
+        _memory_cache[key] = records = _reference_run(unit, runner, work)
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(records), encoding="utf-8")
+        return records
+
+
+def _reference_run(unit, runner, work):
+    """Two runs of the reference: a check whose values differ between them (an ``id()``, a time)
+    is marked ``unstable``, and judged on the truth value the student's sandbox computes."""
+    records, events = runner.run(unit, work / "1", slack=6.0)  # the reference is trusted: generous limits
+    again, _events = runner.run(unit, work / "2", slack=6.0)
+    values = {(r.get("test"), r.get("id"), r.get("n")): (r.get("subject"), r.get("expected"))
+              for r in again if r.get("r") == "check"}
+    for record in records:
+        if record.get("r") == "check":
+            key = (record.get("test"), record.get("id"), record.get("n"))
+            if values.get(key) != (record.get("subject"), record.get("expected")):
+                record["unstable"] = True
+    errors = [f"{r.get('test')}: {r.get('error')}" for r in records
+              if r.get("r") == "import-error" or (r.get("r") == "end" and r.get("how") in ("error", "crashed"))]
+    if events or errors:
+        raise CourseError(f"the reference solution fails its own checks in {unit.name}: "
+                          f"{events or ''} {'; '.join(errors)[:2000]}")
+    return records
+
+
+# -- scoring ----------------------------------------------------------------------------------------------
+def _by_test(records):
+    checks_, ends = {}, {}
+    for record in records:
+        kind = record.get("r")
+        test = str(record.get("test"))
+        if kind == "check":
+            key = (str(record.get("id")), record.get("n"))
+            checks_.setdefault(test, {}).setdefault(key, record)  # the first record of a check counts
+        elif kind == "end":
+            ends.setdefault(test, record)
+    return checks_, ends
+
+
+def score_unit(unit, reference, student, events):
+    """``{task id: [test results]}``: each test's weight, whether it passed, and why not."""
+    ref_checks, ref_ends = _by_test(reference)
+    stu_checks, stu_ends = _by_test(student)
+    tests = [r["test"] for r in reference if r.get("r") == "start"]
+    import_errors = [r for r in student if r.get("r") == "import-error"]
+    results = {}
+    for test in tests:
+        if ref_ends.get(test, {}).get("how") == "skip":
+            continue
+        task_id = test if unit.kind == "chapter" else unit.tasks[0]
+        checks_here = {key: ref for key, ref in ref_checks.get(test, {}).items()
+                       if unit.kind != "chapter" or ("/h" if unit.hidden else "/v") in key[0]}
+        failures = []
+        for key, ref in checks_here.items():
+            ok, why = checks.judge(ref, stu_checks.get(test, {}).get(key))
+            if not ok:
+                failures.append((key, why))
+        end = stu_ends.get(test)
+        event = events.get(test) or events.get("*")
+        if event:
+            how, _stderr = event
+            problem = ("timeout", "ran past the time limit") if how == "timeout" else \
+                ("crashed", "the process running it stopped")
+        elif end is None:
+            problem = ("crashed", import_errors[0]["error"] if import_errors else "it did not run")
+        elif end.get("how") == "error":
+            problem = ("error", f"{end.get('error', '')}" + (f" ({end['where']})" if end.get("where") else ""))
+        elif end.get("how") == "crashed":
+            problem = ("crashed", end.get("error", ""))
+        elif end.get("how") == "skip":
+            problem = ("error", "skipped")
+        else:
+            problem = None
+        if unit.kind == "chapter":
+            # an exercise: every check is worth one part; an error fails the checks it did not reach
+            for key in checks_here:
+                ok = key not in dict(failures)
+                results.setdefault(task_id, []).append(
+                    {"test": f"{test} check {key[0]}", "weight": 1.0, "passed": ok, "hidden": unit.hidden,
+                     "why": "" if ok else (problem[1] if problem and not stu_checks.get(test, {}).get(key)
+                                           else dict(failures)[key]), "problem": problem and problem[0]})
+            continue
+        module, name = test.split("::", 1)
+        function = name.split("[", 1)[0]
+        cases = sum(1 for t in tests if t.split("::", 1)[1].split("[", 1)[0] == function
+                    and t.startswith(module + "::"))
+        weight = float(unit.weights.get(module, {}).get(function, 1)) / cases
+        ok = not failures and problem is None
+        why = "" if ok else (problem[1] if problem else failures[0][1])
+        results.setdefault(task_id, []).append(
+            {"test": test, "weight": weight, "passed": ok, "hidden": unit.hidden, "why": why,
+             "problem": problem and problem[0]})
+    return results
+
+
+@dataclass
+class TaskResult:
+    id: str
+    kind: str
+    where: str
+    chapter: str
+    points: float
+    max_points: int
+    status: str
+    message: str = ""
+    tests: list = field(default_factory=list)
+
+
+def _task_result(task, tests, status=None, message=""):
+    if status is None:
+        total = sum(t["weight"] for t in tests)
+        passed = sum(t["weight"] for t in tests if t["passed"])
+        fraction = passed / total if total else 0.0
+        if total and passed == total:
+            status = "passed"
+        elif any(t.get("problem") == "timeout" for t in tests):
+            status = "timeout"
+        elif any(t.get("problem") == "crashed" for t in tests):
+            status = "crashed"
+        elif passed:
+            status = "partial"
+        else:
+            status = "failed"
+        first = next((t for t in tests if not t["passed"]), None)
+        if first is not None:
+            message = ("a hidden test failed" if first["hidden"] else f"{first['test']}: {first['why']}")
+        points = round(task.points * fraction, 2)
+    else:
+        points = 0.0
+    return TaskResult(id=task.id, kind=task.kind,
+                      where=f"{task.path}: {task.where}" if task.kind == "nnref" else task.path,
+                      chapter=task.chapter, points=points, max_points=task.points, status=status,
+                      message=message[:2000], tests=tests)
+
+
+# -- grading ----------------------------------------------------------------------------------------------
+def _answers(found, edition):
+    """``{task id: bodies}`` and ``{task id: (status, message)}`` for those that cannot be graded."""
+    answers, verdicts = {}, {}
+    for task in found:
+        try:
+            bodies = read_answer(task, edition)
+        except LookupError as err:
+            verdicts[task.id] = ("missing", str(err))
+            continue
+        if len(bodies) != task.regions:
+            verdicts[task.id] = ("missing", f"expected {task.regions} '### BEGIN YOUR CODE' block(s) for "
+                                            f"{task.id} in {task.path}, found {len(bodies)} (were the markers removed?)")
+        elif _is_stub(bodies):
+            verdicts[task.id] = ("not-attempted", "the code is the stub as handed out")
+        else:
+            answers[task.id] = bodies
+    return answers, verdicts
+
+
+def grade(submission, out=None, root=None, timeout=10.0, jobs=None, only=None, unsafe=False,
+          cache_dir=None, roster=None, runner=None):
+    """Grade ``submission``; write the reports into ``out`` if given; return the report."""
+    root = course_root(root)
+    runner = runner or Runner(timeout=timeout, unsafe=unsafe)  # no sandbox: stop before anything else
+    found = checked_tasks(root)
+    unknown = set(only or ()) - {t.id for t in found}
+    if unknown:
+        raise CourseError(f"no such task: {', '.join(sorted(unknown))} (python -m coursekit tasks)")
+    found = [t for t in found if only is None or t.id in only]
+    start = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="coursekit-grade-") as scratch:
+        scratch = Path(scratch)
+        edition = open_submission(submission, scratch)
+        student_id, identity_problem = student_identity(edition, roster)
+        answers, verdicts = _answers(found, edition)
+        # 1. the reference runs (cached): what every check expects
+        pairs = []  # (reference unit, how to build the student's unit)
+        for task in (t for t in found if t.kind == "nnref"):
+            if task.id not in answers:
+                continue
+            for index, unit in enumerate(nnref_units(task, root, scratch / "ref" / task.slug)):
+                pairs.append((unit, lambda keep, task=task, index=index: nnref_units(
+                    task, root, scratch / "student" / f"{task.slug}-{index}", answers[task.id], keep)))
+        for path in sorted({t.path for t in found if t.kind == "chapter"}):
+            tasks = [t for t in found if t.path == path and t.id in answers]
+            if not tasks:
+                continue
+            name = Path(path).stem
+            ref_units, _ = chapter_units(path, tasks, root, scratch / "ref" / name)
+            for index, unit in enumerate(ref_units):
+                pairs.append((unit, lambda keep, path=path, tasks=tasks, name=name, index=index: chapter_units(
+                    path, tasks, root, scratch / "student" / f"{name}-{index}", answers, keep)))
+
+        def run_pair(pair):
+            ref_unit, build = pair
+            reference = reference_records(ref_unit, root, cache_dir, runner, scratch / "runs" / f"ref-{id(ref_unit)}")
+            keep = checks.keep_for_student(checks.truth_ids(reference))
+            built = build(keep)
+            if isinstance(built, str):  # the student's nnref file does not compile
+                return None, {ref_unit.tasks[0]: built}
+            units, problems = built if isinstance(built, tuple) else (built, {})
+            unit = units[[u.hidden for u in units].index(ref_unit.hidden)]
+            took = {r.get("test"): float(r.get("seconds", 0)) for r in reference if r.get("r") == "end"}
+            records, events = runner.run(unit, scratch / "runs" / f"stu-{id(unit)}", reference_seconds=took)
+            return score_unit(unit, reference, records, events), problems
+
+        tests = {}
+        with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
+            for results, problems in pool.map(run_pair, pairs):
+                for task_id, problem in problems.items():
+                    verdicts[task_id] = ("syntax-error", problem)
+                for task_id, rows in (results or {}).items():
+                    if task_id in answers:
+                        tests.setdefault(task_id, []).extend(rows)
+    rows = []
+    for task in found:
+        if task.id in verdicts:
+            rows.append(_task_result(task, [], *verdicts[task.id]))
+        else:
+            rows.append(_task_result(task, tests.get(task.id, [])))
+    report = {
+        "student": student_id,
+        "identity_problem": identity_problem,
+        "submission": Path(submission).name,
+        "points": round(sum(r.points for r in rows), 2),
+        "max_points": sum(r.max_points for r in rows),
+        "counts": {s: sum(r.status == s for r in rows) for s in STATUSES},
+        "time_limit_per_test": timeout,
+        "sandbox": "none (--unsafe)" if unsafe else "bubblewrap",
+        "seconds": round(time.monotonic() - start, 1),
+        "tasks": [vars(r) for r in rows],
+    }
+    if out is not None:
+        write_report(report, out)
+    return report
+
+
+def write_report(report, out):
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "report.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    (out / "report.md").write_text(report_markdown(report), encoding="utf-8")
+    (out / "feedback.md").write_text(feedback_markdown(report), encoding="utf-8")
+
+
+def _cell(text, limit=300):
+    return " ".join(str(text).split()).replace("|", "\\|")[:limit]
+
+
+def report_markdown(report):
+    """The instructor's report: every test, hidden ones named."""
+    counts = ", ".join(f"{n} {s}" for s, n in report["counts"].items() if n)
+    lines = [f"# Grade report: {report['points']:g} / {report['max_points']} points", "",
+             f"Student: `{report['student']}`" + (f" ({report['identity_problem']})" if report["identity_problem"]
+                                                   else "") + "  ",
+             f"Submission: `{report['submission']}`  ",
+             f"Tasks: {counts}  ",
+             f"Time limit per test: {report['time_limit_per_test']:g} s; graded in {report['seconds']} s; "
+             f"sandbox: {report['sandbox']}", "",
+             "| Task | Where | Status | Points | First failure |", "| --- | --- | --- | --- | --- |"]
+    for task in report["tasks"]:
+        first = next((t for t in task["tests"] if not t["passed"]), None)
+        failure = _cell(f"{first['test']}: {first['why']}") if first else _cell(task["message"])
+        lines.append(f"| `{task['id']}` | {_cell(task['where'])} | {task['status']} | "
+                     f"{task['points']:g} / {task['max_points']} | {failure} |")
+    return "\n".join(lines) + "\n"
+
+
+def feedback_markdown(report):
+    """What the student sees: per task, status and points; for each failed visible test, what and why.
+
+    Hidden tests are counted, never named or quoted; no paths but the edition's own.
+    """
+    lines = [f"# Feedback: {report['points']:g} / {report['max_points']} points", "",
+             f"Student: `{report['student'] or 'unidentified (add your id to student.json)'}`", "",
+             "| Task | Status | Points |", "| --- | --- | --- |"]
+    for task in report["tasks"]:
+        lines.append(f"| `{task['id']}` | {task['status']} | {task['points']:g} / {task['max_points']} |")
+    lines.append("")
+    for task in report["tasks"]:
+        if task["status"] == "passed":
+            continue
+        lines.append(f"## `{task['id']}`: {task['status']}")
+        lines.append("")
+        if not task["tests"]:
+            lines.append(f"- {_cell(task['message'], 500)}")
+        visible = [t for t in task["tests"] if not t["hidden"]]
+        hidden = [t for t in task["tests"] if t["hidden"]]
+        for test in visible:
+            if not test["passed"]:
+                lines.append(f"- `{_cell(test['test'], 120)}`: {_cell(test['why'], 240)}")
+        if hidden:
+            failed = sum(not t["passed"] for t in hidden)
+            lines.append(f"- hidden tests: {len(hidden) - failed} of {len(hidden)} passed")
+        lines.append("")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,115 @@
+"""Gradescope: ``python -m coursekit export-gradescope OUT.zip`` writes an autograder for it.
+
+Gradescope runs the autograder in a fresh container per submission
+(https://gradescope-autograders.readthedocs.io/en/latest/specs/): the zip's
+``setup.sh`` installs what it needs once, ``run_autograder`` grades
+``/autograder/submission`` and writes ``/autograder/results/results.json``.
+Here ``run_autograder`` runs this same grader (``gradescope-run``), sandbox
+and all, on the course copied into ``/autograder/source`` (the reference runs
+happen in each container: Gradescope keeps nothing between submissions).
+Every task is a Gradescope test with its points; hidden tests are counted in
+the output, never shown.  If bubblewrap cannot create its namespaces in
+Gradescope's container, grading stops with that message, unless the
+autograder was exported with ``--unsafe``.
+"""
+import json
+import os
+import shutil
+import stat
+import tempfile
+import zipfile
+from pathlib import Path
+
+from . import grader
+from .student import checked_tasks
+from .tasks import course_root
+
+SETUP = """#!/usr/bin/env bash
+# Gradescope runs this once, as root, when it builds the autograder's image.
+set -euo pipefail
+apt-get update
+apt-get install -y --no-install-recommends bubblewrap python3 python3-venv python3-pip graphviz
+python3 -m venv /autograder/venv
+/autograder/venv/bin/pip install --upgrade pip
+/autograder/venv/bin/pip install -r /autograder/source/requirements.txt
+"""
+
+RUN = """#!/usr/bin/env bash
+# Gradescope runs this for each submission; it writes /autograder/results/results.json.
+set -uo pipefail
+cd /autograder/source
+export COURSEKIT_ROOT=/autograder/source PYTHONPATH=/autograder/source
+exec /autograder/venv/bin/python -m coursekit gradescope-run /autograder/submission /autograder/results/results.json \\
+    --timeout {timeout:g}{unsafe}
+"""
+
+PARTS = ["nnref", "book", "tests/course", "coursekit", "requirements.txt", "_config.yml", "_toc.yml",
+         "pyproject.toml"]
+
+
+def export(out, root=None, timeout=10.0, unsafe=False):
+    """Write the autograder zip; returns its path."""
+    root = course_root(root)
+    checked_tasks(root)  # the markers must be right before anything is exported
+    out = Path(out)
+    with tempfile.TemporaryDirectory(prefix="coursekit-gradescope-") as scratch:
+        source = Path(scratch) / "source"
+        for part in PARTS:
+            path = root / part
+            if path.is_dir():
+                shutil.copytree(path, source / part, ignore=shutil.ignore_patterns(
+                    "__pycache__", "*.pyc", "_build", ".ipynb_checkpoints"))
+            elif path.exists():
+                (source / part).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy(path, source / part)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+            _add(archive, "setup.sh", SETUP)
+            _add(archive, "run_autograder", RUN.format(timeout=timeout, unsafe=" --unsafe" if unsafe else ""))
+            for path in sorted(source.rglob("*")):
+                if path.is_file():
+                    archive.write(path, path.relative_to(source).as_posix())
+    return out
+
+
+def _add(archive, name, text):
+    info = zipfile.ZipInfo(name)
+    info.external_attr = (stat.S_IFREG | 0o755) << 16
+    info.compress_type = zipfile.ZIP_DEFLATED
+    archive.writestr(info, text)
+
+
+def results(report):
+    """Gradescope's results.json for a grader report: one test per task, with its points."""
+    tests = []
+    for number, task in enumerate(report["tasks"], start=1):
+        feedback = grader.feedback_markdown({**report, "tasks": [task]}).split("\n## ", 1)
+        output = f"{task['status']}: " + (feedback[1].split("\n", 1)[1].strip() if len(feedback) > 1 else "")
+        tests.append({"name": task["id"], "number": str(number), "score": float(task["points"]),
+                      "max_score": float(task["max_points"]),
+                      "status": "passed" if task["status"] == "passed" else "failed",
+                      "output": output.strip(), "output_format": "md", "visibility": "visible",
+                      "tags": [task["kind"], task["chapter"]] if task["chapter"] else [task["kind"]]})
+    identity = report.get("identity_problem")
+    return {"score": float(report["points"]), "execution_time": int(round(report.get("seconds", 0))),
+            "output": (f"{report['points']:g} / {report['max_points']} points."
+                       + (f" Note: {identity}." if identity else "")),
+            "output_format": "md", "visibility": "visible", "stdout_visibility": "hidden",
+            "tests": tests}
+
+
+def run(submission, results_path, root=None, timeout=10.0, unsafe=False):
+    """``run_autograder``'s step: grade the submission, write ``results.json``."""
+    root = course_root(root)
+    results_path = Path(results_path)
+    results_path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        report = grader.grade(submission, root=root, timeout=timeout, unsafe=unsafe,
+                              cache_dir=root / "reference-cache", jobs=os.cpu_count())
+        data = results(report)
+    except Exception as err:  # Gradescope shows the output; the grader's trouble is not the student's score
+        data = {"score": 0.0, "output": f"The autograder could not grade this submission: "
+                                        f"{type(err).__name__}: {err}", "visibility": "visible",
+                "stdout_visibility": "hidden", "tests": []}
+    results_path.write_text(json.dumps(data, indent=1), encoding="utf-8")
+    return data
