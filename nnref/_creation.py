@@ -22,17 +22,10 @@ __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty"
            "IntTensor", "BoolTensor", "HalfTensor"]
 
 
-def _check_dtype(dtype):
-    """PyTorch takes only a dtype object here: a string or a legacy type is a TypeError."""
-    if dtype is not None and not isinstance(dtype, _dtype.dtype):
-        raise TypeError(f"argument 'dtype' must be nnref.dtype, not {type(dtype).__name__}")
-
-
 def _finish(data, dtype, device, requires_grad):
     """A tensor of ``dtype`` on ``device`` holding ``data``: an array, or a function
     ``data(xp, dev)`` that makes one with the device's array module (so GPU tensors
     are made on the GPU, not copied there)."""
-    _check_dtype(dtype)
     dev = canonical_device(device)
     check_dtype_on_device(dtype, dev)
     xp = array_module(dev)
@@ -95,12 +88,12 @@ def _to_nested_lists(data):
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False):
     """A new tensor holding a copy of ``data``; the dtype is inferred unless given."""
+    dtype = _dtype.as_dtype(dtype)
     if isinstance(data, Tensor):
         warnings.warn("To copy construct from a tensor, it is recommended to use "
                       "sourceTensor.clone().detach() or sourceTensor.clone().detach()."
                       "requires_grad_(True), rather than torch.tensor(sourceTensor).",
                       UserWarning, stacklevel=2)
-    _check_dtype(dtype)
     dtype = dtype or _inferred_dtype(data)
     try:
         with np.errstate(over="ignore", invalid="ignore"):  # out of range: inf, silently (PyTorch)
@@ -114,7 +107,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
 def as_tensor(data, dtype=None, device=None):
     """Like ``tensor``, but without a copy where none is needed: a matching tensor is returned
     itself, and a numpy array already of that dtype is shared (as ``from_numpy``), as in PyTorch."""
-    _check_dtype(dtype)
+    dtype = _dtype.as_dtype(dtype)
     if isinstance(data, Tensor):
         return data.to(dtype or data._dtype, device or data._device)
     if (isinstance(data, np.ndarray) and (dtype is None or dtype.numpy == data.dtype)
@@ -141,33 +134,39 @@ def _size(size):
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False):
+    dtype = _dtype.as_dtype(dtype)
     dtype, shape = dtype or _dtype.get_default_dtype(), _size(size)
     return _finish(lambda xp, dev: xp.zeros(shape, dtype.numpy), dtype, device, requires_grad)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False):
+    dtype = _dtype.as_dtype(dtype)
     dtype, shape = dtype or _dtype.get_default_dtype(), _size(size)
     return _finish(lambda xp, dev: xp.ones(shape, dtype.numpy), dtype, device, requires_grad)
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False):
     """Uninitialised in PyTorch; zero-filled here, so results never depend on stale memory."""
+    dtype = _dtype.as_dtype(dtype)
     return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    dtype = _dtype.as_dtype(dtype)
     dtype = dtype or _inferred_dtype(fill_value)
     shape = _size((size,))
     return _finish(lambda xp, dev: xp.full(shape, fill_value), dtype, device, requires_grad)
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
+    dtype = _dtype.as_dtype(dtype)
     return _finish(lambda xp, dev: xp.eye(n, n if m is None else m), dtype or _dtype.get_default_dtype(),
                    device, requires_grad)
 
 
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
     """``start, start+step, ...`` below ``end``; int64 when all bounds are integers."""
+    dtype = _dtype.as_dtype(dtype)
     if end is None:
         start, end = 0, start
     if dtype is None:
@@ -179,12 +178,14 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
+    dtype = _dtype.as_dtype(dtype)
     return _finish(lambda xp, dev: xp.linspace(start, end, steps), dtype or _dtype.get_default_dtype(),
                    device, requires_grad)
 
 
 def rand(*size, dtype=None, device=None, requires_grad=False):
     """Samples from U(0, 1)."""
+    dtype = _dtype.as_dtype(dtype)
     shape = _size(size)
     return _finish(lambda xp, dev: generator(dev).random(shape), dtype or _dtype.get_default_dtype(),
                    device, requires_grad)
@@ -192,6 +193,7 @@ def rand(*size, dtype=None, device=None, requires_grad=False):
 
 def randn(*size, dtype=None, device=None, requires_grad=False):
     """Samples from N(0, 1)."""
+    dtype = _dtype.as_dtype(dtype)
     shape = _size(size)
     return _finish(lambda xp, dev: generator(dev).standard_normal(shape),
                    dtype or _dtype.get_default_dtype(), device, requires_grad)
@@ -199,6 +201,7 @@ def randn(*size, dtype=None, device=None, requires_grad=False):
 
 def randint(low, high=None, size=None, *, dtype=None, device=None, requires_grad=False):
     """Integers in ``[low, high)``; ``randint(high, size)`` starts at 0."""
+    dtype = _dtype.as_dtype(dtype)
     if size is None:
         low, high, size = 0, low, high
     shape = _size((size,))
@@ -208,6 +211,7 @@ def randint(low, high=None, size=None, *, dtype=None, device=None, requires_grad
 
 def _like(factory):
     def like(input, *, dtype=None, device=None, requires_grad=False):
+        dtype = _dtype.as_dtype(dtype)
         return factory(input._data.shape, dtype=dtype or input._dtype,
                        device=device or input._device, requires_grad=requires_grad)
     like.__name__ = factory.__name__ + "_like"
@@ -220,6 +224,7 @@ rand_like, randn_like = _like(rand), _like(randn)
 
 
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False):
+    dtype = _dtype.as_dtype(dtype)
     return full(input._data.shape, fill_value, dtype=dtype or input._dtype,
                 device=device or input._device, requires_grad=requires_grad)
 

@@ -13,6 +13,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..autograd.graph import Node
 from ._common import needs_grad
+from .views import check_inplace, rebase_history
 
 
 def _snapshot(tensor):
@@ -37,26 +38,6 @@ def check_writable(tensor):
                            "performing the operation.")
 
 
-def _check_recordable(tensor):
-    tensor._check_inplace()
-    if tensor._is_view:
-        raise RuntimeError("nnref does not record in-place operations on views of tensors that "
-                           "require grad (PyTorch rewrites the base's history with CopySlices). Use "
-                           "the out-of-place form, e.g. y = x.add(1) instead of x[0].add_(1).")
-
-
-def _rebase_history(tensor, node):
-    """Make ``node`` (the in-place op's) the tensor's grad_fn, as PyTorch's ``rebase_history``.
-
-    A ``retain_grad()`` follows the tensor, so ``.grad`` stays the gradient of its newest value.
-    """
-    old, old_nr = tensor.grad_fn, tensor._output_nr
-    tensor.grad_fn, tensor._output_nr = node, 0
-    if tensor._retains_grad and old is not None:
-        del old._retains_grad_hooks[old_nr]
-        node._set_retains_grad_hook(0, tensor)
-
-
 def _write(tensor, result):
     if category(result._dtype) > category(tensor._dtype):
         raise RuntimeError(f"result type {result._dtype._legacy_name[:-6]} can't be cast to the "
@@ -72,10 +53,10 @@ def apply_inplace(tensor, op, *operands, **kwargs):
     """Run ``op(tensor, *operands)`` and store the result in ``tensor``'s own memory."""
     check_writable(tensor)
     if needs_grad(tensor, *(o for o in operands if isinstance(o, Tensor))):
-        _check_recordable(tensor)
+        check_inplace(tensor)
         result = op(_snapshot(tensor), *operands, **kwargs)
         _write(tensor, result)
-        _rebase_history(tensor, result.grad_fn)
+        rebase_history(tensor, result.grad_fn)
         return tensor
     with no_grad():
         _write(tensor, op(tensor, *operands, **kwargs))
@@ -117,13 +98,13 @@ def _overwrite(tensor, data, node_class, value=None):
     check_writable(tensor)
     recording = needs_grad(tensor, value)
     if recording:
-        _check_recordable(tensor)
+        check_inplace(tensor)
         # The node needs only the old tensor's place in the graph, not its values.
         node = node_class((tensor,) if value is None else (tensor, value))
     tensor._data[...] = data
     tensor._bump_version()
     if recording:
-        _rebase_history(tensor, node)
+        rebase_history(tensor, node)
     return tensor
 
 
@@ -157,6 +138,9 @@ def normal_(tensor, mean=0.0, std=1.0):
 class CopyBackwards(Node):
     """``dst.copy_(src)``: the old ``dst`` gets no gradient, ``src`` gets it (in its own dtype)."""
 
+    def name(self):
+        return "torch::autograd::CopyBackwards"
+
     def backward(self, grad):
         wants_src = self.next_functions[1][0] is not None
         return grad * 0, (grad.to(self.src_device, self.src_dtype) if wants_src else None)
@@ -177,12 +161,12 @@ def copy_(tensor, src, non_blocking=False):
                            f"shape") from None
     recording = needs_grad(tensor, src)
     if recording:
-        _check_recordable(tensor)
+        check_inplace(tensor)
         node = CopyBackwards((tensor, src))  # links the old tensor's place in the graph
         node.src_dtype, node.src_device = src._dtype, src._device
     xp.copyto(tensor._data, broadcast, casting="unsafe")
     tensor._bump_version()
     if recording:
-        _rebase_history(tensor, node)
+        rebase_history(tensor, node)
     return tensor
 

@@ -7,18 +7,11 @@ Each backward undoes its forward's rearrangement.
 import math
 import numbers
 
-from .._device import array_module
+from .._device import array_module, array_module_of
 from .._tensor import Tensor, _wrap_dim
 from ..autograd.graph import Node
 from ._common import check_same_device, needs_grad, result_type, wrap
-
-
-def make_view(base, data):
-    """A tensor over ``base``'s memory that shares its version counter."""
-    out = Tensor._make(data, base._device)
-    out._version_counter = base._version_counter
-    out._is_view = True
-    return out
+from .views import make_view, mark_multi_output
 
 
 def _sizes(args):
@@ -48,11 +41,9 @@ class ViewBackward0(Node):
 
 def _try_view(data, shape):
     """``data`` reshaped without copying, or None when its strides do not allow that."""
-    view = data.view()
-    try:
-        view.shape = shape
-    except AttributeError:
-        return None
+    view = data.reshape(shape)
+    if view.size and not array_module_of(data).may_share_memory(view, data):
+        return None  # reshape had to copy: the strides do not allow a view
     return view
 
 
@@ -359,8 +350,8 @@ class UnbindBackward0(Node):
 def unbind(input, dim=0):
     """The slices along ``dim``, as a tuple of views (what iterating over a tensor gives)."""
     dim = _wrap_dim(dim, input._data.ndim)
-    pieces = tuple(make_view(input, input._data[(slice(None),) * dim + (i, Ellipsis)])
-                   for i in range(input._data.shape[dim]))
+    pieces = mark_multi_output(tuple(make_view(input, input._data[(slice(None),) * dim + (i, Ellipsis)])
+                                     for i in range(input._data.shape[dim])))
     if needs_grad(input) and pieces:
         node = UnbindBackward0((input,))
         node.dim, node.num_outputs = dim, len(pieces)

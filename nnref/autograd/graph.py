@@ -14,6 +14,7 @@ import sys
 import weakref
 
 from ..utils.hooks import RemovableHandle
+from .grad_mode import _GradState
 
 __all__ = ["Node", "AccumulateGrad", "gradient_edge"]
 
@@ -179,13 +180,21 @@ class AccumulateGrad(Node):
         return "torch::autograd::AccumulateGrad"
 
     def apply(self, grad):
+        """Mirrors ``AccumulateGrad::accumulateGrad``: under ``create_graph=True`` (grad mode on)
+        ``.grad`` is *replaced* by a new tensor that keeps the graph; otherwise the first gradient
+        is adopted or copied and later ones are added in place."""
         variable = self.variable
-        if variable.grad is None:
-            # Like PyTorch, adopt the incoming buffer when nobody else can see it; otherwise copy,
-            # so a later in-place accumulation cannot leak into another tensor.
-            variable.grad = grad if _exclusively_owned(grad) else grad.clone(contiguous=True)
-        elif grad.requires_grad or variable.grad.requires_grad:
-            variable.grad = variable.grad + grad  # keep the graph when create_graph=True
+        if variable._grad is None:
+            if not _GradState.enabled and _exclusively_owned(grad):
+                # Nobody else can see this buffer: adopt it (as PyTorch, not as a view).
+                variable.grad = grad if grad._base is None else grad.detach()
+            elif _GradState.enabled and grad.requires_grad:
+                from .._creation import empty_like
+                variable.grad = empty_like(grad).copy_(grad)  # recorded: grad_fn=<CopyBackwards>
+            else:
+                variable.grad = grad.clone(contiguous=True)
+        elif _GradState.enabled:
+            variable.grad = variable.grad + grad  # a new tensor: whoever held the old one keeps it
         else:
             variable.grad._accumulate_(grad)
         return ()
@@ -227,9 +236,17 @@ def _exclusively_owned(grad):
     if not grad._data.flags.c_contiguous or sys.getrefcount(grad._data) != 2:
         return False
     owner = grad._data.base
-    # References to the owner: the view's base, the local name ``owner`` and the argument.
+    # References to the owner: the view's base, the local name ``owner`` and the argument, and
+    # the ``_data`` of the tensor the view was made from, if that tensor is still alive.
+    expected = 3
+    base = grad._base
+    if base is not None:
+        # References to that tensor: the view's ``_base``, the local name and the argument.
+        if sys.getrefcount(base) != 3 or base._data is not owner:
+            return False
+        expected = 4
     return owner is None or (owner.base is None and owner.nbytes == grad._data.nbytes
-                             and sys.getrefcount(owner) == 3)
+                             and sys.getrefcount(owner) == expected)
 
 
 def gradient_edge(tensor):
