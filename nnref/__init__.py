@@ -43,6 +43,12 @@ def is_tensor(obj):
 
 def numel(input):
     return input.numel()
+
+
+def is_inference(input):
+    """True for a tensor made inside ``inference_mode()`` (``torch.is_inference``)."""
+    return input.is_inference()
+
 from .serialization import load, save
 
 # Last, because both build on everything above: `import nnref as torch; torch.nn.Linear` works.

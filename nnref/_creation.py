@@ -172,6 +172,8 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     if dtype is None:
         integral = all(isinstance(v, numbers.Integral) for v in (start, end, step))
         dtype = _dtype.int64 if integral else _dtype.get_default_dtype()
+    if dtype is _dtype.bool:
+        raise NotImplementedError('"arange_cpu" not implemented for \'Bool\'')
     if step == 0:
         raise RuntimeError("step must be nonzero")
     return _finish(lambda xp, dev: xp.arange(start, end, step), dtype, device, requires_grad)

@@ -139,6 +139,10 @@ class Tensor:
                                    f"{self.type()}, got {value.type()}")
         self._grad = value
 
+    @grad.deleter
+    def grad(self):
+        self._grad = None
+
     @property
     def grad_fn(self):
         """The node that made this tensor (None for leaves).
@@ -242,7 +246,7 @@ class Tensor:
         if self._device.type != "cpu":
             raise TypeError(f"can't convert {self._device} device type tensor to numpy. Use "
                             "Tensor.cpu() to copy the tensor to host memory first.")
-        if self.requires_grad and not force:
+        if self.requires_grad and not force and _GradState.enabled:  # PyTorch: fine under no_grad
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
         return self._data
@@ -349,6 +353,9 @@ class Tensor:
                 "you can only change requires_grad flags of leaf variables. If you want to use a "
                 "computed variable in a subgraph that doesn't require differentiation use "
                 "var_no_grad = var.detach().")
+        if requires_grad and self._inference and not _GradState.inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside "
+                               "InferenceMode is not allowed.")
         if requires_grad and not self._dtype.is_floating_point:
             raise RuntimeError(f"only Tensors of floating point and complex dtype can require "
                                f"gradients (got {self._dtype}); convert first, e.g. t.float()")

@@ -10,7 +10,7 @@ from .._device import array_module
 from .._dtype import category
 from .._random import generator
 from .._tensor import Tensor
-from ..autograd.grad_mode import no_grad
+from ..autograd.grad_mode import _GradState, no_grad
 from ..autograd.graph import Node
 from ._common import needs_grad
 from .views import check_inplace, rebase_history
@@ -25,11 +25,16 @@ def _snapshot(tensor):
 
 
 def check_writable(tensor):
-    """An expanded tensor shares one element among many positions: writing to it is refused.
+    """An expanded tensor shares one element among many positions: writing to it is refused,
+    and so is writing to an inference tensor outside ``inference_mode``.
 
     PyTorch's test (``has_internal_overlap``): a dimension of size > 1 with stride 0.  numpy
     also marks such views, and a few others, read-only; CuPy arrays have no such flag.
     """
+    if tensor._inference and not _GradState.inference:
+        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not allowed."
+                           "You can make a clone to get a normal tensor before doing inplace update."
+                           "See https://github.com/pytorch/rfcs/pull/17 for more details.")
     data = tensor._data
     if (any(stride == 0 and size > 1 for stride, size in zip(data.strides, data.shape))
             or not getattr(data.flags, "writeable", True)):

@@ -33,6 +33,12 @@ class SavedTensor:
     __slots__ = ("tensor", "version", "is_output", "grad_fn", "output_nr")
 
     def __init__(self, tensor, is_output):
+        if tensor._inference:
+            raise RuntimeError(
+                "Inference tensors cannot be saved for backward. Please do not use Tensors created "
+                "in inference mode in computation tracked by autograd. To work around this, you can "
+                "make a clone to get a normal tensor and use it in autograd, or use "
+                "`torch.no_grad()` instead of `torch.inference_mode()`.")
         # An output is saved without its grad_fn, so node -> tensor -> node is no reference cycle.
         self.tensor = tensor._alias_without_history() if is_output else tensor
         self.version = tensor._version_counter[0]
