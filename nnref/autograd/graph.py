@@ -10,6 +10,7 @@ nodes of its inputs, which is the whole graph.
 import itertools
 from collections import OrderedDict
 import math
+import re
 import sys
 import weakref
 
@@ -30,7 +31,7 @@ FREED_MESSAGE = (
 class SavedTensor:
     """A tensor kept for backward, with the version it had when saved (``SavedVariable``)."""
 
-    __slots__ = ("tensor", "version", "is_output", "grad_fn", "output_nr")
+    __slots__ = ("tensor", "version", "is_output", "output_nr")
 
     def __init__(self, tensor, is_output):
         if tensor._inference:
@@ -43,25 +44,28 @@ class SavedTensor:
         self.tensor = tensor._alias_without_history() if is_output else tensor
         self.version = tensor._version_counter[0]
         self.is_output = is_output
-        # Which op made the tensor, for the error message below (an in-place op may replace
-        # tensor.grad_fn later, and PyTorch names the original).
-        self.grad_fn = None if is_output else tensor.grad_fn
         self.output_nr = tensor._output_nr
 
     def unpack(self, node):
         tensor = self.tensor
         if tensor._version_counter[0] != self.version:
-            made_by = node if self.is_output else self.grad_fn
-            which = "" if made_by is None else f", which is output {self.output_nr} of {made_by.name()},"
-            raise RuntimeError(
-                "one of the variables needed for gradient computation has been modified by an "
+            raise RuntimeError(self._modified_message(node))
+        if self.is_output and node._graph_output_requires_grad:
+            return tensor._alias_with_grad_fn(node)
+        return tensor
+
+    def _modified_message(self, node):
+        """PyTorch's words (``saved_variable.cpp``): an output is named after the node that saved
+        it, an input after its grad_fn *now*, both without the ``Backward0`` suffix."""
+        tensor = self.tensor
+        made_by, output_nr = (node, self.output_nr) if self.is_output else (tensor.grad_fn, tensor._output_nr)
+        which = "" if made_by is None else (
+            f", which is output {output_nr} of {re.sub(r'Backward[0-9]*$', '', made_by.name())},")
+        return ("one of the variables needed for gradient computation has been modified by an "
                 f"inplace operation: [{tensor.type()} {list(tensor.shape)}]{which} is at version "
                 f"{tensor._version_counter[0]}; expected version {self.version} instead. Hint: "
                 "replace the in-place operation (the one ending in '_', or '+=') with its "
                 "out-of-place form, or clone() the tensor before modifying it.")
-        if self.is_output and node._graph_output_requires_grad:
-            return tensor._alias_with_grad_fn(node)
-        return tensor
 
 
 class Node:
