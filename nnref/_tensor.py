@@ -109,7 +109,8 @@ class Tensor:
 
     @property
     def requires_grad(self):
-        return self._requires_grad or self.grad_fn is not None
+        return self._requires_grad or self._grad_fn is not None or (
+            self._base is not None and self.grad_fn is not None)
 
     @requires_grad.setter
     def requires_grad(self, value):

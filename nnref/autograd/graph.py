@@ -261,8 +261,13 @@ def _exclusively_owned(grad):
 
 def gradient_edge(tensor):
     """``(node, input_nr)`` that receives this tensor's gradient, ``(None, 0)`` if none is needed."""
-    if tensor is None or not tensor.requires_grad:
+    if tensor is None:
         return (None, 0)
-    if tensor.grad_fn is not None:
-        return (tensor.grad_fn, tensor._output_nr)
-    return (tensor._grad_accumulator(), 0)
+    if tensor._base is not None and tensor._view_version != tensor._version_counter[0]:
+        tensor._refresh_view_grad_fn()  # what reading tensor.grad_fn does, without the property
+    node = tensor._grad_fn
+    if node is not None:
+        return (node, tensor._output_nr)
+    if tensor._requires_grad:
+        return (tensor._grad_accumulator(), 0)
+    return (None, 0)
