@@ -116,6 +116,11 @@ _METHODS = {
     "mul_": _inplace(arithmetic.mul), "div_": _inplace(arithmetic.div),
     "floor_divide_": _inplace(arithmetic.floor_divide), "remainder_": _inplace(arithmetic.remainder),
     "clamp_": _inplace(pointwise.clamp), "masked_fill_": _inplace(pointwise.masked_fill),
+    "relu_": _inplace(pointwise.relu), "sigmoid_": _inplace(pointwise.sigmoid),
+    "tanh_": _inplace(pointwise.tanh), "exp_": _inplace(pointwise.exp), "log_": _inplace(pointwise.log),
+    "sqrt_": _inplace(pointwise.sqrt), "abs_": _inplace(pointwise.abs), "sin_": _inplace(pointwise.sin),
+    "cos_": _inplace(pointwise.cos), "neg_": _inplace(arithmetic.neg), "pow_": _inplace(arithmetic.pow),
+    "reciprocal_": _inplace(arithmetic.reciprocal),
     "zero_": inplace.zero_, "fill_": inplace.fill_, "copy_": inplace.copy_,
     "uniform_": inplace.uniform_, "normal_": inplace.normal_,
 }

@@ -54,6 +54,14 @@ def _write(tensor, result):
     tensor._bump_version()
 
 
+def _save_tensor_as_output(node, tensor):
+    """A node that saved its output (``exp_``, ``sigmoid_`` ...) now keeps ``tensor`` itself, whose
+    memory holds that output: changing it in place again before backward is then detected."""
+    for saved in node._saved or ():
+        if saved is not None and saved.is_output:
+            saved.tensor, saved.version = tensor._alias_without_history(), tensor._version_counter[0]
+
+
 def apply_inplace(tensor, op, *operands, **kwargs):
     """Run ``op(tensor, *operands)`` and store the result in ``tensor``'s own memory."""
     check_writable(tensor)
@@ -61,7 +69,9 @@ def apply_inplace(tensor, op, *operands, **kwargs):
         check_inplace(tensor)
         result = op(_snapshot(tensor), *operands, **kwargs)
         _write(tensor, result)
-        rebase_history(tensor, result.grad_fn)
+        node = result.grad_fn
+        _save_tensor_as_output(node, tensor)
+        rebase_history(tensor, node)
         return tensor
     with no_grad():
         _write(tensor, op(tensor, *operands, **kwargs))
