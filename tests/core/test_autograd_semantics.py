@@ -241,3 +241,39 @@ def test_inference_tensors_and_their_errors():
         (requiring * 2).sum().backward()
         return flags, errors, requiring.grad
     both(run)
+
+
+# -- double backward through the numpy kernels ----------------------------------------------------
+@pytest.mark.parametrize("case", ["batch_norm_train", "batch_norm_eval", "layer_norm", "layer_norm_plain"])
+def test_double_backward_of_normalisation_matches_torch(case):
+    import numpy as np
+    rng = np.random.default_rng(0)
+    x0, w0, b0 = rng.standard_normal((4, 3, 2)), rng.standard_normal(3), rng.standard_normal(3)
+
+    def run(m):
+        F = m.nn.functional
+        x = m.tensor(x0, requires_grad=True)
+        w = m.tensor(w0, requires_grad=True)
+        b = m.tensor(b0, requires_grad=True)
+        if case == "batch_norm_train":
+            y = F.batch_norm(x, None, None, w, b, training=True)
+        elif case == "batch_norm_eval":
+            y = F.batch_norm(x, m.tensor(w0 * 0.1), m.tensor(np.abs(b0) + 0.5), w, b, training=False)
+        elif case == "layer_norm":
+            y = F.layer_norm(x, (2,), w[:2], b[1:])
+        else:
+            y = F.layer_norm(x, (3, 2))
+        (gx,) = m.autograd.grad((y ** 3 * m.tensor(x0)).sum(), x, create_graph=True)
+        (gx ** 2).sum().backward()
+        # A gradient penalty whose incoming gradient needs no grad: still differentiable in x.
+        x2 = m.tensor(x0, requires_grad=True)
+        (g2,) = m.autograd.grad(F.layer_norm(x2, (2,)).pow(2).sum(), x2, create_graph=True)
+        return gx, gx.requires_grad, x.grad, w.grad, b.grad, g2.requires_grad
+    both(run)
+
+
+def test_double_backward_of_a_numpy_only_kernel_is_a_clear_error():
+    x = nnref.ones(1, 1, 3, 3, requires_grad=True)
+    w = nnref.ones(1, 1, 2, 2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="cannot be differentiated"):
+        nnref.autograd.grad(nnref.nn.functional.conv2d(x, w).sum(), x, create_graph=True)
