@@ -4,7 +4,8 @@ An in-place op overwrites the tensor's memory and bumps its version counter,
 so any backward node that saved the old values refuses to run with stale
 data.  When the op is recorded (the tensor is part of a graph), the tensor's
 ``grad_fn`` is replaced by the node of the op, exactly as in PyTorch; the op
-reads a snapshot of the old values so its own backward stays correct.
+reads a snapshot of the old values so its own backward stays correct.  When the
+tensor is a view, its base's history is rewritten instead (``views.py``).
 """
 from .._device import array_module
 from .._dtype import category
