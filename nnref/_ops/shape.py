@@ -243,15 +243,19 @@ def expand(input, *sizes):
                            f"equal to the number of dimensions in the tensor ({len(shape)})")
     lead = len(sizes) - len(shape)
     target = tuple(shape[i - lead] if s == -1 and i >= lead else s for i, s in enumerate(sizes))
-    xp = array_module(input._device)
-    try:
-        # An expand to the same size is a plain (writable) view, as in PyTorch.
-        data = input._data.view() if target == shape else xp.broadcast_to(input._data, target)
-    except ValueError:
-        bad = next(i for i in range(len(shape)) if shape[i] not in (1, target[i + lead]))
+    bad = next((i for i in range(len(shape)) if shape[i] not in (1, target[i + lead])), None)
+    if bad is not None or any(s < 0 for s in target):
+        bad = 0 if bad is None else bad
         raise RuntimeError(f"The expanded size of the tensor ({target[bad + lead]}) must match the "
                            f"existing size ({shape[bad]}) at non-singleton dimension {bad + lead}.  "
-                           f"Target sizes: {list(sizes)}.  Tensor sizes: {list(shape)}") from None
+                           f"Target sizes: {list(sizes)}.  Tensor sizes: {list(shape)}")
+    # Stride 0 where a dimension is new or grows from 1, as PyTorch's expand.  Unlike numpy's
+    # broadcast_to the view stays writable: in-place ops refuse real overlaps themselves
+    # (check_writable), and a slice of it without overlap may be written, as in PyTorch.
+    strides = (0,) * lead + tuple(0 if size == 1 and t != 1 else stride for size, t, stride in
+                                  zip(shape, target[lead:], input._data.strides))
+    xp = array_module(input._device)
+    data = xp.lib.stride_tricks.as_strided(input._data, target, strides)
     out = make_view(input, data)
     if needs_grad(input):
         out.grad_fn = ExpandBackward0((input,))
