@@ -46,6 +46,12 @@ def is_tensor(obj):
 
 def numel(input):
     return input.numel()
+
+
+def is_inference(input):
+    """True for a tensor made inside ``inference_mode()`` (``torch.is_inference``)."""
+    return input.is_inference()
+
 from .serialization import load, save
 from ._ops.einsum import einsum
 from ._ops.predicates import isfinite, isinf, isnan

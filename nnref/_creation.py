@@ -22,12 +22,6 @@ __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty"
            "IntTensor", "BoolTensor", "HalfTensor"]
 
 
-def _check_dtype(dtype):
-    """PyTorch takes only a dtype object here: a string or a legacy type is a TypeError."""
-    if dtype is not None and not isinstance(dtype, _dtype.dtype):
-        raise TypeError(f"argument 'dtype' must be nnref.dtype, not {type(dtype).__name__}")
-
-
 def _finish(data, dtype, device, requires_grad):
     """A tensor of ``dtype`` on ``device`` holding ``data``: an array, or a function
     ``data(xp, dev)`` that makes one with the device's array module (so GPU tensors
@@ -95,12 +89,12 @@ def _to_nested_lists(data):
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False):
     """A new tensor holding a copy of ``data``; the dtype is inferred unless given."""
+    dtype = _dtype.as_dtype(dtype)
     if isinstance(data, Tensor):
         warnings.warn("To copy construct from a tensor, it is recommended to use "
                       "sourceTensor.clone().detach() or sourceTensor.clone().detach()."
                       "requires_grad_(True), rather than torch.tensor(sourceTensor).",
                       UserWarning, stacklevel=2)
-    _check_dtype(dtype)
     dtype = dtype or _inferred_dtype(data)
     try:
         with np.errstate(over="ignore", invalid="ignore"):  # out of range: inf, silently (PyTorch)
@@ -114,7 +108,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
 def as_tensor(data, dtype=None, device=None):
     """Like ``tensor``, but without a copy where none is needed: a matching tensor is returned
     itself, and a numpy array already of that dtype is shared (as ``from_numpy``), as in PyTorch."""
-    _check_dtype(dtype)
+    dtype = _dtype.as_dtype(dtype)
     if isinstance(data, Tensor):
         return data.to(dtype or data._dtype, device or data._device)
     if (isinstance(data, np.ndarray) and (dtype is None or dtype.numpy == data.dtype)
@@ -141,12 +135,14 @@ def _size(size):
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False, **keywords):
+    dtype = _dtype.as_dtype(dtype)
     size = _size_keyword("zeros", size, keywords)
     dtype, shape = dtype or _dtype.get_default_dtype(), _size(size)
     return _finish(lambda xp, dev: xp.zeros(shape, dtype.numpy), dtype, device, requires_grad)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False, **keywords):
+    dtype = _dtype.as_dtype(dtype)
     size = _size_keyword("ones", size, keywords)
     dtype, shape = dtype or _dtype.get_default_dtype(), _size(size)
     return _finish(lambda xp, dev: xp.ones(shape, dtype.numpy), dtype, device, requires_grad)
@@ -154,6 +150,7 @@ def ones(*size, dtype=None, device=None, requires_grad=False, **keywords):
 
 def empty(*size, dtype=None, device=None, requires_grad=False, **keywords):
     """Uninitialised in PyTorch; zero-filled here, so results never depend on stale memory."""
+    dtype = _dtype.as_dtype(dtype)
     size = _size_keyword("empty", size, keywords)
     return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
 
@@ -170,29 +167,35 @@ def _size_keyword(name, size, keywords):
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    dtype = _dtype.as_dtype(dtype)
     dtype = dtype or _inferred_dtype(fill_value)
     shape = _size((size,))
     return _finish(lambda xp, dev: xp.full(shape, fill_value), dtype, device, requires_grad)
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
+    dtype = _dtype.as_dtype(dtype)
     return _finish(lambda xp, dev: xp.eye(n, n if m is None else m), dtype or _dtype.get_default_dtype(),
                    device, requires_grad)
 
 
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
     """``start, start+step, ...`` below ``end``; int64 when all bounds are integers."""
+    dtype = _dtype.as_dtype(dtype)
     if end is None:
         start, end = 0, start
     if dtype is None:
         integral = all(isinstance(v, numbers.Integral) for v in (start, end, step))
         dtype = _dtype.int64 if integral else _dtype.get_default_dtype()
+    if dtype is _dtype.bool:
+        raise NotImplementedError('"arange_cpu" not implemented for \'Bool\'')
     if step == 0:
         raise RuntimeError("step must be nonzero")
     return _finish(lambda xp, dev: xp.arange(start, end, step), dtype, device, requires_grad)
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
+    dtype = _dtype.as_dtype(dtype)
     return _finish(lambda xp, dev: xp.linspace(start, end, steps), dtype or _dtype.get_default_dtype(),
                    device, requires_grad)
 
@@ -207,6 +210,7 @@ def _random_factory(size, dtype, device, requires_grad, sample):
 
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, **keywords):
     """Samples from U(0, 1): PyTorch's numbers after the same ``manual_seed``."""
+    dtype = _dtype.as_dtype(dtype)
     size = _size_keyword("rand", size, keywords)
     dtype = dtype or _dtype.get_default_dtype()
     _check_dtype(dtype)
@@ -216,6 +220,7 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, **
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, **keywords):
     """Samples from N(0, 1): PyTorch's numbers after the same ``manual_seed``."""
+    dtype = _dtype.as_dtype(dtype)
     size = _size_keyword("randn", size, keywords)
     dtype = dtype or _dtype.get_default_dtype()
     _check_dtype(dtype)
@@ -226,6 +231,7 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, *
 def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None,
             requires_grad=False):
     """Integers in ``[low, high)``; ``randint(high, size)`` starts at 0."""
+    dtype = _dtype.as_dtype(dtype)
     if size is None:
         if high is None:
             raise TypeError("randint() missing required argument 'size'")
@@ -238,6 +244,7 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
 
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
     """A random permutation of ``0 .. n-1`` (PyTorch's CPU shuffle, so the same order)."""
+    dtype = _dtype.as_dtype(dtype)
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     dtype = dtype or _dtype.int64
@@ -251,6 +258,7 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
 
 def normal(mean, std, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
     """``normal(mean, std, size)`` with numbers, or elementwise means/stds given as tensors."""
+    dtype = _dtype.as_dtype(dtype)
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
         template = mean if isinstance(mean, Tensor) else std
         shape = np.broadcast_shapes(*(x.shape for x in (mean, std) if isinstance(x, Tensor)))
@@ -266,6 +274,7 @@ def normal(mean, std, size=None, *, generator=None, dtype=None, device=None, req
 
 def _like(factory):
     def like(input, *, dtype=None, device=None, requires_grad=False, **kwargs):
+        dtype = _dtype.as_dtype(dtype)
         return factory(input._data.shape, dtype=dtype or input._dtype,
                        device=device or input._device, requires_grad=requires_grad, **kwargs)
     like.__name__ = factory.__name__ + "_like"
@@ -279,6 +288,7 @@ rand_like, randn_like = _like(rand), _like(randn)
 
 def randint_like(input, low=0, high=None, *, generator=None, dtype=None, device=None,
                  requires_grad=False):
+    dtype = _dtype.as_dtype(dtype)
     if high is None:
         low, high = 0, low
     return randint(low, high, input._data.shape, generator=generator, dtype=dtype or input._dtype,
@@ -286,6 +296,7 @@ def randint_like(input, low=0, high=None, *, generator=None, dtype=None, device=
 
 
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False):
+    dtype = _dtype.as_dtype(dtype)
     return full(input._data.shape, fill_value, dtype=dtype or input._dtype,
                 device=device or input._device, requires_grad=requires_grad)
 

@@ -36,9 +36,9 @@ class Tensor:
     aliased); prefer :func:`nnref.tensor`, which infers the dtype.
     """
 
-    __slots__ = ("_data", "_dtype", "_device", "_requires_grad", "_grad", "grad_fn", "_output_nr",
+    __slots__ = ("_data", "_dtype", "_device", "_requires_grad", "_grad", "_grad_fn", "_output_nr",
                  "_version_counter", "_backward_hooks", "_retains_grad", "_accumulator_ref",
-                 "_is_view", "__weakref__", "__dict__")
+                 "_base", "_view_version", "_view_meta", "_inference", "__weakref__", "__dict__")
     __array_priority__ = 1000  # numpy defers to our reflected operators (np.float32(2) * t)
 
     def __init__(self, *args, device=None):
@@ -73,6 +73,7 @@ class Tensor:
         """Same memory and version counter, no grad_fn: how a node saves its own output."""
         t = Tensor._make(self._data, self._device)
         t._version_counter = self._version_counter
+        t._inference = self._inference
         return t
 
     def _alias_with_grad_fn(self, node):
@@ -108,7 +109,8 @@ class Tensor:
 
     @property
     def requires_grad(self):
-        return self._requires_grad or self.grad_fn is not None
+        return self._requires_grad or self._grad_fn is not None or (
+            self._base is not None and self.grad_fn is not None)
 
     @requires_grad.setter
     def requires_grad(self, value):
@@ -138,6 +140,30 @@ class Tensor:
                                    f"{self.type()}, got {value.type()}")
         self._grad = value
 
+    @grad.deleter
+    def grad(self):
+        self._grad = None
+
+    @property
+    def grad_fn(self):
+        """The node that made this tensor (None for leaves).
+
+        A view whose memory was changed in place since its node was made (through the base or
+        another view) gets a new node over its base's newest history, ``AsStridedBackward0``,
+        as PyTorch's ``VariableHooks::grad_fn`` does.
+        """
+        if self._base is not None and self._view_version != self._version_counter[0]:
+            self._refresh_view_grad_fn()
+        return self._grad_fn
+
+    @grad_fn.setter
+    def grad_fn(self, node):
+        self._grad_fn = node
+
+    def _refresh_view_grad_fn(self):
+        from ._ops.views import refresh_view_history
+        refresh_view_history(self)
+
     @property
     def is_leaf(self):
         """True for tensors made by the user or that do not require grad: ``grad_fn is None``."""
@@ -145,7 +171,21 @@ class Tensor:
 
     @property
     def _version(self):
+        """How many times this tensor's memory was changed in place (shared by its views)."""
         return self._version_counter[0]
+
+    def _is_view(self):
+        """True when this tensor is a view of another (``_base``); ``detach()`` is not a view."""
+        return self._base is not None
+
+    @property
+    def output_nr(self):
+        """Which output of ``grad_fn`` this tensor is (0 for leaves)."""
+        return self._output_nr if self.grad_fn is not None else 0
+
+    def is_inference(self):
+        """True for tensors made inside ``inference_mode()`` (``torch.Tensor.is_inference``)."""
+        return self._inference
 
     # -- size and element access ------------------------------------------------------------------
     def size(self, dim=None):
@@ -207,7 +247,7 @@ class Tensor:
         if self._device.type != "cpu":
             raise TypeError(f"can't convert {self._device} device type tensor to numpy. Use "
                             "Tensor.cpu() to copy the tensor to host memory first.")
-        if self.requires_grad and not force:
+        if self.requires_grad and not force and _GradState.enabled:  # PyTorch: fine under no_grad
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
         return self._data
@@ -314,6 +354,9 @@ class Tensor:
                 "you can only change requires_grad flags of leaf variables. If you want to use a "
                 "computed variable in a subgraph that doesn't require differentiation use "
                 "var_no_grad = var.detach().")
+        if requires_grad and self._inference and not _GradState.inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside "
+                               "InferenceMode is not allowed.")
         if requires_grad and not self._dtype.is_floating_point:
             raise RuntimeError(f"only Tensors of floating point and complex dtype can require "
                                f"gradients (got {self._dtype}); convert first, e.g. t.float()")
@@ -325,7 +368,7 @@ class Tensor:
         return self._alias_without_history()
 
     def detach_(self):
-        if self._is_view:
+        if self._base is not None:
             raise RuntimeError("Can't detach views in-place. Use detach() instead.")
         self.grad_fn = None
         self._requires_grad = False
@@ -376,13 +419,6 @@ class Tensor:
     def _accumulate_(self, other):
         """``self += other`` on the raw buffer: gradient accumulation, not a recorded op."""
         array_module(self._device).add(self._data, other._data, out=self._data)
-
-    def _check_inplace(self):
-        """PyTorch refuses in-place changes that would silently corrupt gradients."""
-        if _GradState.enabled and self.grad_fn is None and self._requires_grad:
-            raise RuntimeError(
-                "a leaf Variable that requires grad is being used in an in-place operation. "
-                "Wrap the update in `with nnref.no_grad():` (as optimizers do) or work on a clone.")
 
     def _bump_version(self):
         self._version_counter[0] += 1
@@ -435,13 +471,16 @@ def _init(t, data, dev):
     t._device = dev
     t._requires_grad = False
     t._grad = None
-    t.grad_fn = None
+    t._grad_fn = None
     t._output_nr = 0
     t._version_counter = [0]
     t._backward_hooks = None
     t._retains_grad = False
     t._accumulator_ref = None
-    t._is_view = False
+    t._base = None
+    t._view_version = 0
+    t._view_meta = None
+    t._inference = _GradState.inference
 
 
 def _as_array(data, dtype):
@@ -454,7 +493,8 @@ def _init_as_alias(t, source):
     from ._ops.shape import alias
     view = alias(source)
     _init(t, view._data, view._device)
-    t._version_counter, t._is_view, t.grad_fn = view._version_counter, True, view.grad_fn
+    t._version_counter, t._grad_fn = view._version_counter, view.grad_fn
+    t._base, t._view_version, t._view_meta = view._base, view._view_version, view._view_meta
 
 
 def _wrap_dim(dim, ndim):
@@ -465,6 +505,9 @@ def _wrap_dim(dim, ndim):
     return dim % bound
 
 
+_PYTHON_DTYPES = (builtins.float, builtins.int, builtins.bool, builtins.complex)
+
+
 def _parse_to(tensor, args, kwargs):
     """Sort ``to``'s arguments into (dtype, device, copy), as ``torch._C._nn._parse_to`` does."""
     dtype, dev = kwargs.pop("dtype", None), kwargs.pop("device", None)
@@ -472,9 +515,10 @@ def _parse_to(tensor, args, kwargs):
     kwargs.pop("non_blocking", None)
     if kwargs:
         raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
+    dtype = _dtype.as_dtype(dtype)
     for arg in args:
-        if isinstance(arg, _dtype.dtype):
-            dtype = arg
+        if isinstance(arg, _dtype.dtype) or (isinstance(arg, type) and arg in _PYTHON_DTYPES):
+            dtype = _dtype.as_dtype(arg)
         elif isinstance(arg, Tensor):
             dtype, dev = arg._dtype, arg._device
         elif isinstance(arg, (str, Device, numbers.Integral)) and not isinstance(arg, builtins.bool):

@@ -21,7 +21,8 @@ def needs_grad(*tensors):
     if not _GradState.enabled:
         return False
     for t in tensors:
-        if t is not None and (t._requires_grad or t.grad_fn is not None):
+        if t is not None and (t._requires_grad or t._grad_fn is not None or (
+                t._base is not None and t.grad_fn is not None)):  # a view may have a new history
             return True
     return False
 

@@ -124,10 +124,30 @@ class RsubBackward1(Node):
         return (grad * -self.alpha,)
 
 
+class RsubBackward0(Node):
+    """d(b - alpha*a) = (-alpha*grad, grad) for two tensors."""
+
+    def backward(self, grad):
+        return grad * -self.alpha, grad
+
+
 def rsub(input, other, *, alpha=1):
-    """``other - alpha * input`` where ``other`` is a number (what ``1 - t`` calls)."""
+    """``other - alpha * input``: ``1 - t`` (a number ``other``) or ``torch.rsub(a, b)``."""
     _check_no_bool_subtraction(input, other)
     dtype = result_type(input, other)
+    if isinstance(other, Tensor):
+        check_same_device(input, other)
+        xp = array_module(_like(input, other)._device)
+        a, b = operand_data(input, dtype), operand_data(other, dtype)
+        try:
+            data = xp.subtract(b, a * dtype.numpy.type(alpha) if alpha != 1 else a)
+        except ValueError:
+            raise broadcast_error(a, b) from None
+        out = wrap(data, _like(input, other))
+        if needs_grad(input, other):
+            out.grad_fn = RsubBackward0((input, other))
+            out.grad_fn.alpha = alpha
+        return out
     out = wrap(_binary("subtract", other, input, dtype, alpha), input)
     if needs_grad(input):
         node = RsubBackward1((input,))

@@ -16,7 +16,8 @@ from .._tensor import Tensor, _wrap_dim
 from ..autograd.graph import Node
 from ._common import needs_grad, wrap
 from .pointwise import masked_fill
-from .shape import alias, make_view, unsqueeze
+from .shape import alias, unsqueeze
+from .views import check_inplace, make_view, rebase_history
 
 
 class SelectBackward0(Node):
@@ -72,9 +73,7 @@ def slice_dim(input, dim, item):
 def narrow(input, dim, start, length):
     """``length`` elements of ``dim`` from ``start`` (a view)."""
     dim = _wrap_dim(dim, input._data.ndim)
-    if start == 0 and length == input._data.shape[dim]:
-        return input
-    return slice_dim(input, dim, slice(start, start + length))
+    return slice_dim(input, dim, slice(start, start + length))  # a new view even when it is all of it
 
 
 class PlaceIntoZerosBackward(Node):
@@ -258,6 +257,9 @@ class CopySlices(Node):
     index); ``base`` gets the rest, zero where it was overwritten.
     """
 
+    def name(self):
+        return "torch::autograd::CopySlices"
+
     def backward(self, grad):
         wants_self, wants_value = (node is not None for node, _ in self.next_functions)
         return (masked_fill(grad, self.mask, 0.0) if wants_self else None,
@@ -307,7 +309,7 @@ def setitem(tensor, index, value):
     ints and slices is ``CopySlices``, and a write with index arrays straight
     into the tensor is ``index_put_`` (``IndexPutBackward0``).
     """
-    from .inplace import _check_recordable, _rebase_history, check_writable, copy_, fill_
+    from .inplace import check_writable, copy_, fill_
     check_writable(tensor)
     xp = array_module(tensor._device)
     if index is Ellipsis or isinstance(index, slice) and _keeps_whole_dim(index, tensor.shape[0]):
@@ -326,7 +328,7 @@ def setitem(tensor, index, value):
     source = value._data if isinstance(value, Tensor) else value
     recording = needs_grad(tensor, value if isinstance(value, Tensor) else None)
     if recording:
-        _check_recordable(tensor)
+        check_inplace(tensor, through_view=viewed)
         mask = xp.zeros(tensor._data.shape, dtype=bool)
         mask_region, _ = _region(mask, steps)
         mask_region[advanced if advanced is not None else ...] = True
@@ -342,7 +344,7 @@ def setitem(tensor, index, value):
                            f"be broadcast to indexing result of shape {list(target)}") from None
     tensor._bump_version()
     if recording:
-        _rebase_history(tensor, node)
+        rebase_history(tensor, node)
 
 
 def nonzero(input, *, as_tuple=False):

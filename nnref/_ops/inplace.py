@@ -4,15 +4,17 @@ An in-place op overwrites the tensor's memory and bumps its version counter,
 so any backward node that saved the old values refuses to run with stale
 data.  When the op is recorded (the tensor is part of a graph), the tensor's
 ``grad_fn`` is replaced by the node of the op, exactly as in PyTorch; the op
-reads a snapshot of the old values so its own backward stays correct.
+reads a snapshot of the old values so its own backward stays correct.  When the
+tensor is a view, its base's history is rewritten instead (``views.py``).
 """
 from .._device import array_module
 from .._dtype import category
 from .. import _random
 from .._tensor import Tensor
-from ..autograd.grad_mode import no_grad
+from ..autograd.grad_mode import _GradState, no_grad
 from ..autograd.graph import Node
 from ._common import needs_grad
+from .views import check_inplace, rebase_history
 
 
 def _snapshot(tensor):
@@ -24,11 +26,16 @@ def _snapshot(tensor):
 
 
 def check_writable(tensor):
-    """An expanded tensor shares one element among many positions: writing to it is refused.
+    """An expanded tensor shares one element among many positions: writing to it is refused,
+    and so is writing to an inference tensor outside ``inference_mode``.
 
     PyTorch's test (``has_internal_overlap``): a dimension of size > 1 with stride 0.  numpy
     also marks such views, and a few others, read-only; CuPy arrays have no such flag.
     """
+    if tensor._inference and not _GradState.inference:
+        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not allowed."
+                           "You can make a clone to get a normal tensor before doing inplace update."
+                           "See https://github.com/pytorch/rfcs/pull/17 for more details.")
     data = tensor._data
     # An empty tensor has no element to share, whatever strides numpy gave it.
     if data.size and (any(stride == 0 and size > 1 for stride, size in zip(data.strides, data.shape))
@@ -36,26 +43,6 @@ def check_writable(tensor):
         raise RuntimeError("unsupported operation: more than one element of the written-to tensor "
                            "refers to a single memory location. Please clone() the tensor before "
                            "performing the operation.")
-
-
-def _check_recordable(tensor):
-    tensor._check_inplace()
-    if tensor._is_view:
-        raise RuntimeError("nnref does not record in-place operations on views of tensors that "
-                           "require grad (PyTorch rewrites the base's history with CopySlices). Use "
-                           "the out-of-place form, e.g. y = x.add(1) instead of x[0].add_(1).")
-
-
-def _rebase_history(tensor, node):
-    """Make ``node`` (the in-place op's) the tensor's grad_fn, as PyTorch's ``rebase_history``.
-
-    A ``retain_grad()`` follows the tensor, so ``.grad`` stays the gradient of its newest value.
-    """
-    old, old_nr = tensor.grad_fn, tensor._output_nr
-    tensor.grad_fn, tensor._output_nr = node, 0
-    if tensor._retains_grad and old is not None:
-        del old._retains_grad_hooks[old_nr]
-        node._set_retains_grad_hook(0, tensor)
 
 
 def _write(tensor, result):
@@ -69,14 +56,24 @@ def _write(tensor, result):
     tensor._bump_version()
 
 
+def _save_tensor_as_output(node, tensor):
+    """A node that saved its output (``exp_``, ``sigmoid_`` ...) now keeps ``tensor`` itself, whose
+    memory holds that output: changing it in place again before backward is then detected."""
+    for saved in node._saved or ():
+        if saved is not None and saved.is_output:
+            saved.tensor, saved.version = tensor._alias_without_history(), tensor._version_counter[0]
+
+
 def apply_inplace(tensor, op, *operands, **kwargs):
     """Run ``op(tensor, *operands)`` and store the result in ``tensor``'s own memory."""
     check_writable(tensor)
     if needs_grad(tensor, *(o for o in operands if isinstance(o, Tensor))):
-        _check_recordable(tensor)
+        check_inplace(tensor)
         result = op(_snapshot(tensor), *operands, **kwargs)
         _write(tensor, result)
-        _rebase_history(tensor, result.grad_fn)
+        node = result.grad_fn
+        _save_tensor_as_output(node, tensor)
+        rebase_history(tensor, node)
         return tensor
     with no_grad():
         _write(tensor, op(tensor, *operands, **kwargs))
@@ -118,13 +115,13 @@ def _overwrite(tensor, data, node_class, value=None):
     check_writable(tensor)
     recording = needs_grad(tensor, value)
     if recording:
-        _check_recordable(tensor)
+        check_inplace(tensor)
         # The node needs only the old tensor's place in the graph, not its values.
         node = node_class((tensor,) if value is None else (tensor, value))
     tensor._data[...] = data
     tensor._bump_version()
     if recording:
-        _rebase_history(tensor, node)
+        rebase_history(tensor, node)
     return tensor
 
 
@@ -157,6 +154,9 @@ def normal_(tensor, mean=0.0, std=1.0, *, generator=None):
 class CopyBackwards(Node):
     """``dst.copy_(src)``: the old ``dst`` gets no gradient, ``src`` gets it (in its own dtype)."""
 
+    def name(self):
+        return "torch::autograd::CopyBackwards"
+
     def backward(self, grad):
         wants_src = self.next_functions[1][0] is not None
         return grad * 0, (grad.to(self.src_device, self.src_dtype) if wants_src else None)
@@ -177,12 +177,12 @@ def copy_(tensor, src, non_blocking=False):
                            f"shape") from None
     recording = needs_grad(tensor, src)
     if recording:
-        _check_recordable(tensor)
+        check_inplace(tensor)
         node = CopyBackwards((tensor, src))  # links the old tensor's place in the graph
         node.src_dtype, node.src_device = src._dtype, src._device
     xp.copyto(tensor._data, broadcast, casting="unsafe")
     tensor._bump_version()
     if recording:
-        _rebase_history(tensor, node)
+        rebase_history(tensor, node)
     return tensor
 

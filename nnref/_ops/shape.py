@@ -7,18 +7,11 @@ Each backward undoes its forward's rearrangement.
 import math
 import numbers
 
-from .._device import array_module
+from .._device import array_module, array_module_of
 from .._tensor import Tensor, _wrap_dim
 from ..autograd.graph import Node
 from ._common import check_same_device, needs_grad, result_type, wrap
-
-
-def make_view(base, data):
-    """A tensor over ``base``'s memory that shares its version counter."""
-    out = Tensor._make(data, base._device)
-    out._version_counter = base._version_counter
-    out._is_view = True
-    return out
+from .views import make_view, mark_multi_output
 
 
 def _sizes(args):
@@ -48,11 +41,9 @@ class ViewBackward0(Node):
 
 def _try_view(data, shape):
     """``data`` reshaped without copying, or None when its strides do not allow that."""
-    view = data.view()
-    try:
-        view.shape = shape
-    except AttributeError:
-        return None
+    view = data.reshape(shape)
+    if view.size and not array_module_of(data).may_share_memory(view, data):
+        return None  # reshape had to copy: the strides do not allow a view
     return view
 
 
@@ -252,15 +243,19 @@ def expand(input, *sizes):
                            f"equal to the number of dimensions in the tensor ({len(shape)})")
     lead = len(sizes) - len(shape)
     target = tuple(shape[i - lead] if s == -1 and i >= lead else s for i, s in enumerate(sizes))
-    xp = array_module(input._device)
-    try:
-        # An expand to the same size is a plain (writable) view, as in PyTorch.
-        data = input._data.view() if target == shape else xp.broadcast_to(input._data, target)
-    except ValueError:
-        bad = next(i for i in range(len(shape)) if shape[i] not in (1, target[i + lead]))
+    bad = next((i for i in range(len(shape)) if shape[i] not in (1, target[i + lead])), None)
+    if bad is not None or any(s < 0 for s in target):
+        bad = 0 if bad is None else bad
         raise RuntimeError(f"The expanded size of the tensor ({target[bad + lead]}) must match the "
                            f"existing size ({shape[bad]}) at non-singleton dimension {bad + lead}.  "
-                           f"Target sizes: {list(sizes)}.  Tensor sizes: {list(shape)}") from None
+                           f"Target sizes: {list(sizes)}.  Tensor sizes: {list(shape)}")
+    # Stride 0 where a dimension is new or grows from 1, as PyTorch's expand.  Unlike numpy's
+    # broadcast_to the view stays writable: in-place ops refuse real overlaps themselves
+    # (check_writable), and a slice of it without overlap may be written, as in PyTorch.
+    strides = (0,) * lead + tuple(0 if size == 1 and t != 1 else stride for size, t, stride in
+                                  zip(shape, target[lead:], input._data.strides))
+    xp = array_module(input._device)
+    data = xp.lib.stride_tricks.as_strided(input._data, target, strides)
     out = make_view(input, data)
     if needs_grad(input):
         out.grad_fn = ExpandBackward0((input,))
@@ -359,8 +354,8 @@ class UnbindBackward0(Node):
 def unbind(input, dim=0):
     """The slices along ``dim``, as a tuple of views (what iterating over a tensor gives)."""
     dim = _wrap_dim(dim, input._data.ndim)
-    pieces = tuple(make_view(input, input._data[(slice(None),) * dim + (i, Ellipsis)])
-                   for i in range(input._data.shape[dim]))
+    pieces = mark_multi_output(tuple(make_view(input, input._data[(slice(None),) * dim + (i, Ellipsis)])
+                                     for i in range(input._data.shape[dim])))
     if needs_grad(input) and pieces:
         node = UnbindBackward0((input,))
         node.dim, node.num_outputs = dim, len(pieces)

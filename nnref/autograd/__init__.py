@@ -7,12 +7,13 @@ import warnings
 
 from . import graph
 from .engine import run_backward
-from .function import Function, FunctionCtx
+from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                         no_grad, set_grad_enabled)
-from .gradcheck import GradcheckError, gradcheck
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 
-__all__ = ["backward", "grad", "Function", "FunctionCtx", "gradcheck", "GradcheckError", "no_grad",
+__all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "gradcheck",
+           "gradgradcheck", "GradcheckError", "no_grad",
            "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
            "is_inference_mode_enabled", "graph"]
 

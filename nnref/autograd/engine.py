@@ -103,12 +103,14 @@ def _call_tensor_pre_hooks(node, grads):
             for hook in tuple(hooks.values()):
                 replaced = hook(grads[output_nr])
                 if replaced is not None:
+                    _check_single_hook_result(hook, grads[output_nr], replaced)
                     grads[output_nr] = replaced
     variable = getattr(node, "variable", None)
     if variable is not None and variable._backward_hooks:
         for hook in tuple(variable._backward_hooks.values()):
             replaced = hook(grads[0])
             if replaced is not None:
+                _check_single_hook_result(hook, grads[0], replaced)
                 grads[0] = replaced
     if node._retains_grad_hooks:
         # PyTorch 2.x runs these after every other tensor hook, so .grad sees the hooked value.
@@ -123,16 +125,55 @@ def _call_pre_hooks(node, grads):
     for hook in tuple(node._pre_hooks.values()):
         replaced = hook(tuple(grads))
         if replaced is not None:
+            _check_hook_result(hook, tuple(grads), replaced)
             grads = list(replaced)
     return grads
 
 
 def _call_post_hooks(node, grad_inputs, grad_outputs):
+    grad_inputs = tuple(grad_inputs)
     for hook in tuple(node._post_hooks.values()):
         replaced = hook(grad_inputs, tuple(grad_outputs))
         if replaced is not None:
-            grad_inputs = tuple(replaced)
+            _check_hook_result(hook, grad_inputs, replaced)
+            grad_inputs = replaced
     return grad_inputs
+
+
+def _hook_name(hook):
+    return getattr(hook, "__name__", None) or repr(hook)
+
+
+def _check_hook_result(hook, original, result):
+    """A hook's replacement gradients: a tuple of the same length, each checked as one (``check_result``)."""
+    if not isinstance(result, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{type(result).__name__}'")
+    if len(result) != len(original):
+        raise RuntimeError(f"hook '{_hook_name(hook)}' has returned an incorrect number of values "
+                           f"(got {len(result)}, but expected {len(original)})")
+    for before, after in zip(original, result):
+        _check_single_hook_result(hook, before, after)
+
+
+def _check_single_hook_result(hook, original, result):
+    """A hook may replace a gradient only by a tensor of the same dtype, device and size
+    (``check_single_result`` / ``check_variable_result`` in ``python_hook.cpp``)."""
+    from .._tensor import Tensor
+    if result is None:
+        return
+    if original is None:
+        raise RuntimeError("can't replace a None gradient with a non-None value")
+    if not isinstance(result, Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
+    name = _hook_name(hook)
+    if result._dtype is not original._dtype:
+        raise RuntimeError(f"hook '{name}' has changed the type of value (was {original.type()} got "
+                           f"{result.type()})")
+    if result._device != original._device:
+        was = "CUDA tensor got CPU tensor" if original._device.type == "cuda" else "CPU tensor got CUDA tensor"
+        raise RuntimeError(f"hook '{name}' has changed the type of value ({was})")
+    if result._data.shape != original._data.shape:
+        raise RuntimeError(f"hook '{name}' has changed the size of value")
 
 
 def run_backward(roots, root_grads, keep_graph, create_graph, inputs=None, accumulate_grad=True):
@@ -156,8 +197,11 @@ def run_backward(roots, root_grads, keep_graph, create_graph, inputs=None, accum
             node, slot = gradient_edge(tensor)
             if node is None:
                 continue
-            if accumulate_grad and tensor.grad_fn is None:
-                accumulate_targets.add(node)  # backward(inputs=[leaf]) runs that leaf's AccumulateGrad
+            if accumulate_grad:
+                # backward(inputs=[t]) runs t's node, hooks and all (a leaf's AccumulateGrad; a
+                # non-leaf's grad_fn, whose retain_grad hook fills .grad), as PyTorch's
+                # init_to_execute marks every input's node as needed.
+                accumulate_targets.add(node)
             else:
                 captures.setdefault((node, slot), []).append(position)
         needed = _needed_nodes(graph_root, accumulate_targets | {node for node, _ in captures})

@@ -10,10 +10,12 @@ nodes of its inputs, which is the whole graph.
 import itertools
 from collections import OrderedDict
 import math
+import re
 import sys
 import weakref
 
 from ..utils.hooks import RemovableHandle
+from .grad_mode import _GradState
 
 __all__ = ["Node", "AccumulateGrad", "gradient_edge"]
 
@@ -29,32 +31,41 @@ FREED_MESSAGE = (
 class SavedTensor:
     """A tensor kept for backward, with the version it had when saved (``SavedVariable``)."""
 
-    __slots__ = ("tensor", "version", "is_output", "grad_fn", "output_nr")
+    __slots__ = ("tensor", "version", "is_output", "output_nr")
 
     def __init__(self, tensor, is_output):
+        if tensor._inference:
+            raise RuntimeError(
+                "Inference tensors cannot be saved for backward. Please do not use Tensors created "
+                "in inference mode in computation tracked by autograd. To work around this, you can "
+                "make a clone to get a normal tensor and use it in autograd, or use "
+                "`torch.no_grad()` instead of `torch.inference_mode()`.")
         # An output is saved without its grad_fn, so node -> tensor -> node is no reference cycle.
         self.tensor = tensor._alias_without_history() if is_output else tensor
         self.version = tensor._version_counter[0]
         self.is_output = is_output
-        # Which op made the tensor, for the error message below (an in-place op may replace
-        # tensor.grad_fn later, and PyTorch names the original).
-        self.grad_fn = None if is_output else tensor.grad_fn
         self.output_nr = tensor._output_nr
 
     def unpack(self, node):
         tensor = self.tensor
         if tensor._version_counter[0] != self.version:
-            made_by = node if self.is_output else self.grad_fn
-            which = "" if made_by is None else f", which is output {self.output_nr} of {made_by.name()},"
-            raise RuntimeError(
-                "one of the variables needed for gradient computation has been modified by an "
+            raise RuntimeError(self._modified_message(node))
+        if self.is_output and node._graph_output_requires_grad:
+            return tensor._alias_with_grad_fn(node)
+        return tensor
+
+    def _modified_message(self, node):
+        """PyTorch's words (``saved_variable.cpp``): an output is named after the node that saved
+        it, an input after its grad_fn *now*, both without the ``Backward0`` suffix."""
+        tensor = self.tensor
+        made_by, output_nr = (node, self.output_nr) if self.is_output else (tensor.grad_fn, tensor._output_nr)
+        which = "" if made_by is None else (
+            f", which is output {output_nr} of {re.sub(r'Backward[0-9]*$', '', made_by.name())},")
+        return ("one of the variables needed for gradient computation has been modified by an "
                 f"inplace operation: [{tensor.type()} {list(tensor.shape)}]{which} is at version "
                 f"{tensor._version_counter[0]}; expected version {self.version} instead. Hint: "
                 "replace the in-place operation (the one ending in '_', or '+=') with its "
                 "out-of-place form, or clone() the tensor before modifying it.")
-        if self.is_output and node._graph_output_requires_grad:
-            return tensor._alias_with_grad_fn(node)
-        return tensor
 
 
 class Node:
@@ -179,13 +190,21 @@ class AccumulateGrad(Node):
         return "torch::autograd::AccumulateGrad"
 
     def apply(self, grad):
+        """Mirrors ``AccumulateGrad::accumulateGrad``: under ``create_graph=True`` (grad mode on)
+        ``.grad`` is *replaced* by a new tensor that keeps the graph; otherwise the first gradient
+        is adopted or copied and later ones are added in place."""
         variable = self.variable
-        if variable.grad is None:
-            # Like PyTorch, adopt the incoming buffer when nobody else can see it; otherwise copy,
-            # so a later in-place accumulation cannot leak into another tensor.
-            variable.grad = grad if _exclusively_owned(grad) else grad.clone(contiguous=True)
-        elif grad.requires_grad or variable.grad.requires_grad:
-            variable.grad = variable.grad + grad  # keep the graph when create_graph=True
+        if variable._grad is None:
+            if not _GradState.enabled and _exclusively_owned(grad):
+                # Nobody else can see this buffer: adopt it (as PyTorch, not as a view).
+                variable.grad = grad if grad._base is None else grad.detach()
+            elif _GradState.enabled and grad.requires_grad:
+                from .._creation import empty_like
+                variable.grad = empty_like(grad).copy_(grad)  # recorded: grad_fn=<CopyBackwards>
+            else:
+                variable.grad = grad.clone(contiguous=True)
+        elif _GradState.enabled:
+            variable.grad = variable.grad + grad  # a new tensor: whoever held the old one keeps it
         else:
             variable.grad._accumulate_(grad)
         return ()
@@ -227,15 +246,28 @@ def _exclusively_owned(grad):
     if not grad._data.flags.c_contiguous or sys.getrefcount(grad._data) != 2:
         return False
     owner = grad._data.base
-    # References to the owner: the view's base, the local name ``owner`` and the argument.
+    # References to the owner: the view's base, the local name ``owner`` and the argument, and
+    # the ``_data`` of the tensor the view was made from, if that tensor is still alive.
+    expected = 3
+    base = grad._base
+    if base is not None:
+        # References to that tensor: the view's ``_base``, the local name and the argument.
+        if sys.getrefcount(base) != 3 or base._data is not owner:
+            return False
+        expected = 4
     return owner is None or (owner.base is None and owner.nbytes == grad._data.nbytes
-                             and sys.getrefcount(owner) == 3)
+                             and sys.getrefcount(owner) == expected)
 
 
 def gradient_edge(tensor):
     """``(node, input_nr)`` that receives this tensor's gradient, ``(None, 0)`` if none is needed."""
-    if tensor is None or not tensor.requires_grad:
+    if tensor is None:
         return (None, 0)
-    if tensor.grad_fn is not None:
-        return (tensor.grad_fn, tensor._output_nr)
-    return (tensor._grad_accumulator(), 0)
+    if tensor._base is not None and tensor._view_version != tensor._version_counter[0]:
+        tensor._refresh_view_grad_fn()  # what reading tensor.grad_fn does, without the property
+    node = tensor._grad_fn
+    if node is not None:
+        return (node, tensor._output_nr)
+    if tensor._requires_grad:
+        return (tensor._grad_accumulator(), 0)
+    return (None, 0)

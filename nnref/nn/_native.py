@@ -46,11 +46,22 @@ def _wants(node):
 
 
 class _NumpyBackward(Node):
-    """A node whose backward is plain numpy: refuses to be differentiated again rather than lie."""
+    """A node whose backward is plain numpy: refuses to be differentiated again rather than lie.
+
+    Under ``create_graph=True`` the gradients it returns must be differentiable with respect to
+    the incoming gradient *and* to every saved tensor that requires grad (the input, for
+    conv or batch norm); numpy can give neither, so it raises.  Nodes that can redo their
+    backward with differentiable nnref ops override :meth:`differentiable_backward`.
+    """
+
+    differentiable_backward = None
 
     def apply(self, *grad_outputs):
-        # With create_graph=True a gradient that itself requires grad must stay differentiable.
-        if _GradState.enabled and any(g is not None and g.requires_grad for g in grad_outputs):
+        if _GradState.enabled and (
+                any(g is not None and g.requires_grad for g in grad_outputs)
+                or any(s is not None and s.tensor.requires_grad for s in self._saved or ())):
+            if self.differentiable_backward is not None:
+                return self.differentiable_backward(*grad_outputs)
             raise RuntimeError(
                 f"nnref computes {self.name()} with numpy, so its gradient cannot be differentiated "
                 "again (create_graph=True); PyTorch supports this double backward, nnref does not.")
@@ -546,6 +557,35 @@ class NativeBatchNormBackward0(_NumpyBackward):
         return grad_input, grad_weight, grad_bias
 
 
+    def differentiable_backward(self, grad):
+        """The same formulas with nnref ops, statistics recomputed from the input, so that the
+        gradients can be differentiated again (PyTorch's ``NativeBatchNormBackwardBackward0``)."""
+        input, weight = self.saved_tensors
+        wants_input, wants_weight, wants_bias = _wants(self)
+        dims, shape = self.axes, self.param_shape
+        if self.training:
+            mean = input.mean(dim=dims, keepdim=True)
+            invstd = 1 / (((input - mean) ** 2).mean(dim=dims, keepdim=True) + self.eps).sqrt()
+        else:
+            mean, invstd = wrap(_as(self.mean, input._data), input), wrap(_as(self.invstd, input._data), input)
+        x_hat = (input - mean) * invstd
+        scaled = grad if weight is None else grad * weight.reshape(shape)
+        if not wants_input:
+            grad_input = None
+        elif self.training:
+            grad_input = _normalized_grad_tensor(scaled, x_hat, invstd, dims)
+        else:
+            grad_input = scaled * invstd
+        return (grad_input, (grad * x_hat).sum(dim=dims) if wants_weight else None,
+                grad.sum(dim=dims) if wants_bias else None)
+
+
+def _normalized_grad_tensor(g, x_hat, invstd, dims):
+    """:func:`_normalized_grad` with nnref ops (differentiable)."""
+    return invstd * (g - g.mean(dim=dims, keepdim=True)
+                     - x_hat * (g * x_hat).mean(dim=dims, keepdim=True))
+
+
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
     """Normalise each channel (dim 1) over all other dims; update running stats when training."""
     channels = input._data.shape[1]
@@ -583,7 +623,7 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     if needs_grad(input, weight, bias):
         node = NativeBatchNormBackward0((input, weight, bias), saved=(input, weight))
         node.axes, node.param_shape, node.training = axes, shape, training
-        node.mean, node.invstd = mean, invstd
+        node.mean, node.invstd, node.eps = mean, invstd, eps
         out.grad_fn = node
     return out
 
@@ -615,6 +655,21 @@ class NativeLayerNormBackward0(_NumpyBackward):
         return grad_input, grad_weight, grad_bias
 
 
+    def differentiable_backward(self, grad):
+        """The same formulas with nnref ops (``NativeLayerNormBackwardBackward0`` in PyTorch)."""
+        input, weight = self.saved_tensors
+        wants_input, wants_weight, wants_bias = _wants(self)
+        dims = self.axes
+        leading = tuple(range(grad.dim() - len(dims)))
+        mean = input.mean(dim=dims, keepdim=True)
+        invstd = 1 / (((input - mean) ** 2).mean(dim=dims, keepdim=True) + self.eps).sqrt()
+        x_hat = (input - mean) * invstd
+        scaled = grad if weight is None else grad * weight
+        return (_normalized_grad_tensor(scaled, x_hat, invstd, dims) if wants_input else None,
+                (grad * x_hat).sum(dim=leading) if wants_weight else None,
+                grad.sum(dim=leading) if wants_bias else None)
+
+
 def native_layer_norm(input, normalized_shape, weight, bias, eps):
     """Normalise over the trailing ``normalized_shape`` dims of each sample."""
     shape = input._data.shape
@@ -643,7 +698,7 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
     out = wrap(_as(y, input._data), input)
     if needs_grad(input, weight, bias):
         node = NativeLayerNormBackward0((input, weight, bias), saved=(input, weight))
-        node.axes, node.mean, node.invstd = axes, mean, invstd
+        node.axes, node.mean, node.invstd, node.eps = axes, mean, invstd, eps
         out.grad_fn = node
     return out
 

@@ -185,13 +185,18 @@ def test_copy_broadcasts_and_converts():
     assert both(run).tolist() == [[1.0, 2.0, 3.0]] * 2
 
 
-def test_in_place_on_view_of_tensor_requiring_grad_is_refused_with_advice():
-    """A deliberate difference: PyTorch rewrites the base's history (CopySlices); nnref refuses."""
-    x = nnref.tensor([1.0, 2.0], requires_grad=True)
-    y = x * 2
-    with pytest.raises(RuntimeError, match="out-of-place"):
-        y[0].add_(1)
-    assert np.array_equal(y._data, [2.0, 4.0])
+def test_in_place_on_a_view_rewrites_the_base_history_with_copy_slices():
+    """The issue's example: y[1:3].mul_(2) makes y's grad_fn CopySlices and x.grad [1, 2, 2, 1]."""
+    def run(m):
+        x = m.zeros(4, requires_grad=True)
+        y = x * 1
+        view = y[1:3]
+        view.mul_(2)
+        graph = (graph_signature(y.grad_fn, (x,)), y.grad_fn.name(), graph_signature(view.grad_fn, (x,)))
+        (y * m.arange(4.0)).sum().backward()
+        return graph, y, y._version, view._version, x.grad
+    graph, *_ = both(run)
+    assert graph[1] == "torch::autograd::CopySlices"
 
 
 def test_hooks_and_retain_grad_across_an_in_place_op():

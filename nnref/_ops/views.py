@@ -1,0 +1,228 @@
+"""Views and what an in-place change through one does to the graph.
+
+A view (``t[1:3]``, ``t.t()``, ``t.view(2, 2)`` ...) shares its base's memory and
+version counter and records the tensor that owns the memory in ``_base``.
+When an in-place op writes through a view of a tensor that is part of a
+graph, the *base* changed too, so PyTorch rewrites the base's history
+(``torch/csrc/autograd/variable.cpp``, ``rebase_history``):
+
+* the base gets a ``CopySlices`` node that wraps the in-place op's own node:
+  backward takes the incoming gradient of the whole base, runs the op's
+  backward on the viewed region only, and writes the result back there;
+* every view of that base (the written one included) gets, when next asked for
+  its ``grad_fn``, an ``AsStridedBackward0`` node over the base's new history
+  (``VariableHooks::grad_fn``), found by comparing versions.
+
+PyTorch describes a view's place in its base by sizes, strides and a storage
+offset.  Here the same geometry is read from the two arrays' addresses and
+turned into ``positions``: for each element of the view, the row-major index
+of the base element it aliases.  Gathering at ``positions`` is the view's
+forward; scatter-adding at ``positions`` is its backward (overlapping views,
+``expand``, add up as in ``as_strided_backward``).
+"""
+import math
+
+import numpy as np
+
+from .._device import array_module_of
+from .._tensor import Tensor
+from ..autograd.grad_mode import _GradState
+from ..autograd.graph import Node
+
+# ``_view_meta`` values: why an in-place change through this view may not be recorded
+# (PyTorch's ``CreationMeta``).
+NO_GRAD_MODE = "no_grad"
+INFERENCE_MODE = "inference"
+MULTI_OUTPUT = "multi_output"
+
+
+def make_view(base, data):
+    """A tensor over ``base``'s memory (``data``) that shares its version counter and records
+    the tensor owning the memory as ``_base``."""
+    out = Tensor._make(data, base._device)
+    out._version_counter = base._version_counter
+    root = base._base
+    out._base = base if root is None else root
+    out._view_version = base._version_counter[0]
+    out._inference = base._inference
+    meta = base._view_meta
+    if not _GradState.enabled and (base._requires_grad or base._grad_fn is not None):
+        # Made without recording from a tensor that requires grad: PyTorch's view still requires
+        # grad, as a leaf of its own (no grad_fn), and may not be changed in place under autograd.
+        out._requires_grad = True
+        if meta is None:
+            meta = INFERENCE_MODE if _GradState.inference else NO_GRAD_MODE
+    out._view_meta = meta
+    return out
+
+
+def mark_multi_output(views):
+    """``unbind``/``split``: PyTorch refuses in-place changes to such views when recorded."""
+    for view in views:
+        view._view_meta = MULTI_OUTPUT
+    return views
+
+
+def _address(array):
+    return array.ctypes.data if isinstance(array, np.ndarray) else array.data.ptr
+
+
+def _extent(array):
+    """Byte offsets of the lowest and highest element relative to the first one."""
+    low = sum((n - 1) * s for n, s in zip(array.shape, array.strides) if s < 0)
+    high = sum((n - 1) * s for n, s in zip(array.shape, array.strides) if s > 0)
+    return low, high
+
+
+def view_positions(base, view):
+    """For each element of the array ``view`` (inside ``base``'s memory), the row-major index of
+    the element of ``base`` at the same address: the view's geometry, as an index array."""
+    xp = array_module_of(base)
+    if not view.size:
+        return xp.zeros(view.shape, dtype=np.int64)
+    itemsize = base.itemsize
+    low, high = _extent(base)
+    start = _address(base) + low
+    # An int64 buffer laid out like the base's memory, one slot per element of base's dtype.
+    memory = xp.full((high - low) // itemsize + 1, -1, dtype=np.int64)
+
+    def placed(array):
+        offset = (_address(array) - start) // itemsize
+        strides = tuple(s // itemsize * memory.itemsize for s in array.strides)
+        return xp.lib.stride_tricks.as_strided(memory[offset:], array.shape, strides)
+
+    placed(base)[...] = xp.arange(base.size).reshape(base.shape)
+    return placed(view).copy()
+
+
+class AsStridedBackward0(Node):
+    """The node of a view whose base changed in place: the view's gradient is added into a zero
+    gradient of the base at the positions the view covers."""
+
+    def __init__(self, base, positions):
+        super().__init__((base,))
+        self.positions = positions
+        self.base_shape = base._data.shape
+
+    def backward(self, grad):
+        from .indexing import _index_add_into_zeros
+        size = math.prod(self.base_shape)
+        return (_index_add_into_zeros(grad, (size,), self.positions).reshape(self.base_shape),)
+
+
+def as_strided_node(base, view):
+    """``view``'s new ``grad_fn`` over ``base``'s current history."""
+    return AsStridedBackward0(base, view_positions(base._data, view._data))
+
+
+class CopySlices(Node):
+    """The base's node after an in-place op changed it through a view (PyTorch's ``CopySlices``).
+
+    ``fn`` is the in-place op's own node (``MulBackward0`` for ``v.mul_(2)``); its first input is
+    the view's old value, the others are the op's other operands.  The base's gradient passes
+    through unchanged outside the view; inside, it is replaced by ``fn``'s gradient for the
+    view's old value.  ``next_functions``: the base's old history, then ``fn``'s other inputs.
+    """
+
+    def __init__(self, base, positions, fn):
+        super().__init__((base,))
+        self.next_functions = self.next_functions + fn.next_functions[1:]
+        self._input_metadata = self._input_metadata + fn._input_metadata[1:]
+        self._no_edge = (None, 0) in self.next_functions
+        self.positions, self.fn, self.base_shape = positions, fn, base._data.shape
+
+    def name(self):
+        return "torch::autograd::CopySlices"
+
+    def backward(self, grad):
+        from ..autograd.engine import _validate_outputs
+        from .indexing import index_tensor
+        flat = grad.reshape(-1)
+        region = index_tensor(flat, self.positions)
+        results = _validate_outputs(self.fn, self.fn.apply(region))
+        if self.next_functions[0][0] is None:
+            return (None,) + tuple(results[1:])
+        base_grad = flat.clone()
+        written = results[0]
+        base_grad[Tensor._make(self.positions, grad._device)] = 0.0 if written is None else written
+        return (base_grad.reshape(self.base_shape),) + tuple(results[1:])
+
+    def release_variables(self):
+        self.fn.release_variables()
+
+
+def check_inplace(tensor, through_view=False):
+    """Refuse an in-place op that autograd would record wrongly (PyTorch's ``check_inplace``).
+
+    ``through_view``: the op writes through a view of ``tensor`` made on the way (``t[0] = 1``).
+    """
+    base = tensor._base
+    if base is not None:
+        meta = tensor._view_meta
+        if meta == MULTI_OUTPUT:
+            raise RuntimeError(
+                f"Output {tensor._output_nr} of {_multi_output_name(tensor)} is a view and is being "
+                "modified inplace. This view is the output of a function that returns multiple "
+                "views. Such functions do not allow the output views to be modified inplace. You "
+                "should replace the inplace operation by an out-of-place one.")
+        if meta == NO_GRAD_MODE:
+            raise RuntimeError(
+                "A view was created in no_grad mode and is being modified inplace with grad mode "
+                "enabled. Given that this use case is ambiguous and error-prone, it is forbidden. "
+                "You can clarify your code by moving both the view and the inplace either both "
+                "inside the no_grad block (if you don't want the inplace to be tracked) or both "
+                "outside (if you want the inplace to be tracked).")
+        if meta == INFERENCE_MODE:
+            raise RuntimeError(
+                "A view was created in inference mode and is being modified inplace in normal "
+                "mode. Given that this use case is ambiguous and error-prone, it is forbidden. "
+                "You can clarify your code by moving both the view and the inplace either both "
+                "inside the inference_mode block (if you don't want the inplace to be tracked) "
+                "or both outside (if you want the inplace to be tracked).")
+        if base._grad_fn is None and base._requires_grad:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                               "in-place operation.")
+    if tensor._grad_fn is None and tensor._requires_grad:
+        raise RuntimeError(("a view of a leaf Variable" if through_view else "a leaf Variable") +
+                           " that requires grad is being used in an in-place operation.")
+
+
+def _multi_output_name(tensor):
+    node = tensor._grad_fn
+    name = node.name() if node is not None else "a function"
+    return name[:-len("Backward0")] if name.endswith("Backward0") else name
+
+
+def rebase_history(tensor, node):
+    """Make the in-place op's ``node`` the new history of ``tensor`` (or of its base).
+
+    A ``retain_grad()`` follows the tensor, so ``.grad`` stays the gradient of its newest value.
+    """
+    base = tensor._base
+    if base is None:
+        _set_history(tensor, node)
+        return
+    positions = view_positions(base._data, tensor._data)
+    _set_history(base, CopySlices(base, positions, node))
+    _set_history(tensor, AsStridedBackward0(base, positions))
+    tensor._view_version = tensor._version_counter[0]
+
+
+def refresh_view_history(view):
+    """A view's ``grad_fn`` after its memory changed in place: over the base's newest history."""
+    base = view._base
+    view._view_version = view._version_counter[0]
+    if base._requires_grad or base._grad_fn is not None:
+        _set_history(view, as_strided_node(base, view))
+
+
+def _set_history(tensor, node):
+    old, old_nr = tensor._grad_fn, tensor._output_nr
+    tensor._grad_fn, tensor._output_nr = node, 0
+    if tensor._retains_grad and old is not None:
+        del old._retains_grad_hooks[old_nr]
+        node._set_retains_grad_hook(0, tensor)
+
+
+__all__ = ["make_view", "mark_multi_output", "view_positions", "as_strided_node", "CopySlices",
+           "AsStridedBackward0", "check_inplace", "rebase_history", "refresh_view_history"]
