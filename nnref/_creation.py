@@ -26,7 +26,7 @@ def _finish(data, dtype, device, requires_grad):
     """A tensor of ``dtype`` on ``device`` holding ``data``: an array, or a function
     ``data(xp, dev)`` that makes one with the device's array module (so GPU tensors
     are made on the GPU, not copied there)."""
-    _check_dtype(dtype)
+    dtype = _dtype.as_dtype(dtype)
     dev = canonical_device(get_default_device() if device is None else device)
     check_dtype_on_device(dtype, dev)
     xp = array_module(dev)
@@ -213,7 +213,6 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, **
     dtype = _dtype.as_dtype(dtype)
     size = _size_keyword("rand", size, keywords)
     dtype = dtype or _dtype.get_default_dtype()
-    _check_dtype(dtype)
     return _random_factory(size, dtype, device, requires_grad,
                            lambda a, dev: _random.uniform_like(a, dev, 0.0, 1.0, generator))
 
@@ -223,7 +222,6 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, *
     dtype = _dtype.as_dtype(dtype)
     size = _size_keyword("randn", size, keywords)
     dtype = dtype or _dtype.get_default_dtype()
-    _check_dtype(dtype)
     return _random_factory(size, dtype, device, requires_grad,
                            lambda a, dev: _random.normal_like(a, dev, 0.0, 1.0, generator))
 
@@ -237,7 +235,6 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
             raise TypeError("randint() missing required argument 'size'")
         low, high, size = 0, low, high
     dtype = dtype or _dtype.int64
-    _check_dtype(dtype)
     return _random_factory((size,), dtype, device, requires_grad,
                            lambda a, dev: _random.randint_like(a, dev, low, high, generator))
 
@@ -248,7 +245,6 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     dtype = dtype or _dtype.int64
-    _check_dtype(dtype)
 
     def sample(xp, dev):
         # Shuffled on the CPU generator whatever the device (a GPU tensor receives the result).

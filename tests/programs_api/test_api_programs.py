@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip("torch")
 
 HERE = pathlib.Path(__file__).parent
-PROGRAMS = sorted(p.name for p in HERE.glob("*.py") if p.name not in {"run_program.py", "test_programs.py"})
+PROGRAMS = sorted(p.name for p in HERE.glob("*.py") if p.name not in {"run_program.py", "test_api_programs.py"})
 
 
 def _run(library, program):
