@@ -48,6 +48,12 @@ class ViewBackward0(Node):
 
 def _try_view(data, shape):
     """``data`` reshaped without copying, or None when its strides do not allow that."""
+    try:
+        return data.reshape(shape, copy=False)
+    except ValueError:
+        return None
+    except TypeError:
+        pass  # NumPy < 2.1 and CuPy have no copy=; there, setting .shape is the no-copy reshape
     view = data.view()
     try:
         view.shape = shape
