@@ -323,7 +323,7 @@ other_pythons() {
 }
 
 step_other_pythons() {
-    local found version python venv newest stamp subset
+    local found version python venv newest stamp subset failed=()
     found="$(other_pythons)"
     if [[ -z "$found" ]]; then
         info "no other Python >= $MIN_PYTHON found (PATH, pyenv): skipped"
@@ -346,8 +346,9 @@ step_other_pythons() {
         [[ "$version" == "$newest" ]] || subset+=(--ignore=tests/core/test_gradients.py --ignore=tests/core/test_second_order.py)
         info "Python $version, numpy $("$venv/bin/python" -c 'import numpy; print(numpy.__version__)'): ${subset[*]}"
         PYTHONPATH="$ROOT" "$venv/bin/python" -m pytest "${subset[@]}" -q -p no:cacheprovider \
-            -o "filterwarnings=error::DeprecationWarning:nnref"
+            -o "filterwarnings=error::DeprecationWarning:nnref" || failed+=("$version")
     done <<<"$found"
+    [[ ${#failed[@]} -eq 0 ]] || { printf 'core tests failed under Python %s\n' "${failed[*]}" >&2; return 1; }
 }
 
 step_bench() {
