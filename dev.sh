@@ -107,6 +107,10 @@ missing_system_tools() {
     if ! has_venv_module; then MISSING+=("python3-venv (Python's venv module)"); DEBS+=(python3-venv); fi
     if [[ ! -f "$MATHJAX_DIR/MathJax.js" ]]; then MISSING+=("MathJax (for the site's formulas, offline)"); DEBS+=(libjs-mathjax); fi
     if [[ $1 -eq 1 ]] && ! find_chromium >/dev/null; then MISSING+=("chromium"); DEBS+=(chromium); fi
+    # The browser tests' screenshots show the glossary's Chinese terms, which need a CJK font.
+    if [[ $1 -eq 1 ]] && command -v fc-list >/dev/null 2>&1 && [[ -z "$(fc-list :lang=zh-cn 2>/dev/null)" ]]; then
+        MISSING+=("a Chinese font"); DEBS+=(fonts-wqy-microhei)
+    fi
     return 0
 }
 

@@ -195,3 +195,19 @@ def test_every_page_offline(site, width):
         if browser.blocked:
             problems.append(f"pages asked the network for {sorted(set(browser.blocked))[:5]}")
     assert not problems, "\n".join(problems)
+
+
+def test_glossary_marks_its_chinese_terms(site):
+    """Chinese terms carry lang="zh-Hans", so browsers pick a Simplified Chinese font."""
+    with Chromium(width=1280, offline=True) as browser:
+        browser.open((site / "book" / "glossary.html").as_uri())
+        marked = browser.evaluate("[...document.querySelectorAll('[lang=zh-Hans]')].map(e => e.textContent)")
+        font = browser.evaluate("getComputedStyle(document.querySelector('[lang=zh-Hans]')).fontFamily")
+        unmarked = browser.evaluate(
+            "[...document.querySelectorAll('dd')].map(d => d.cloneNode(true))"
+            ".map(d => { d.querySelectorAll('[lang=zh-Hans]').forEach(e => e.remove()); return d.textContent; })"
+            ".filter(t => /[\\u3400-\\u9fff]/.test(t))")
+    for term in ("张量", "反向传播", "有向无环图", "梯度清零", "数据并行"):
+        assert term in marked
+    assert "CJK SC" in font
+    assert not unmarked, f"Chinese text without lang: {unmarked[:3]}"
