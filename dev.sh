@@ -312,8 +312,8 @@ step_all_tests() {
 # Learners bring their own Python: the PyTorch-free core tests also run under every other
 # Python >= MIN_PYTHON found on PATH or under pyenv, each in a small venv of its own
 # (.venv/pythons/X.Y: numpy, ml_dtypes and pytest, no torch), with nnref's own
-# DeprecationWarnings as errors.  The newest runs all of tests/core; the others skip the
-# two slow finite-difference files.
+# DeprecationWarnings as errors.  Second-order checks are left to the main run; the newest
+# Python also runs the finite-difference gradient checks, which the others skip.
 other_pythons() {
     local own candidate version seen=" "
     own="$("$VPY" -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
@@ -346,8 +346,8 @@ step_other_pythons() {
             "$venv/bin/python" -m pip install --quiet -r "$venv/requirements.txt"
             touch "$stamp"
         fi
-        subset=(tests/core)
-        [[ "$version" == "$newest" ]] || subset+=(--ignore=tests/core/test_gradients.py --ignore=tests/core/test_second_order.py)
+        subset=(tests/core --ignore=tests/core/test_second_order.py)
+        [[ "$version" == "$newest" ]] || subset+=(--ignore=tests/core/test_gradients.py)
         info "Python $version, numpy $("$venv/bin/python" -c 'import numpy; print(numpy.__version__)'): ${subset[*]}"
         PYTHONPATH="$ROOT" "$venv/bin/python" -m pytest "${subset[@]}" -q -p no:cacheprovider \
             -o "filterwarnings=error::DeprecationWarning:nnref" || failed+=("$version")
