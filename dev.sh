@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # dev.sh — the one entry point for building and testing "Inside nn.Module".
 #
-#   ./dev.sh book    build the Jupyter Book into _build/html/
-#   ./dev.sh test    run every test (what CI runs, via .ci/run)
-#   ./dev.sh setup   only prepare .venv and the system tools
+#   ./dev.sh book    build the Jupyter Book into _build/html/ (installs only what the book needs)
+#   ./dev.sh test    run every test (what CI runs, via .ci/run; adds PyTorch, the test oracle)
+#   ./dev.sh lab     open the chapters in JupyterLab (with jupyterlab-myst)
+#   ./dev.sh setup   only prepare .venv (everything) and the system tools
 #   ./dev.sh clean   remove build outputs and caches (keeps .venv)
 #   ./dev.sh bench   run the benchmark (--quick for a short run) into bench/results/
 #   ./dev.sh gpu     on an NVIDIA GPU: tests in GPU mode and the GPU benchmark
@@ -90,49 +91,71 @@ find_chromium() {
     return 1
 }
 
-# ensure_system_tools [--chromium]
-# Graphviz's `dot` renders the computation graphs; Chromium is only needed by
-# the browser tests.  As root with apt-get we install what is missing;
-# otherwise we stop and say how to install it.
+# The site serves MathJax itself (book/_ext/offline_mathjax.py), from Debian's package.
+MATHJAX_DIR="${NNREF_MATHJAX_DIR:-/usr/share/javascript/mathjax}"
+
+# Python's venv module with its pip bootstrap (Debian ships it apart, in python3-venv).
+has_venv_module() {
+    local py
+    py="$(find_python)" || return 0  # no Python at all: ensure_venv says so
+    "$py" -c "import ensurepip, venv" >/dev/null 2>&1
+}
+
+# missing_system_tools WANT_CHROMIUM: sets MISSING (descriptions) and DEBS (package names)
+missing_system_tools() {
+    MISSING=() DEBS=()
+    if ! command -v dot >/dev/null 2>&1; then MISSING+=("graphviz (the 'dot' program)"); DEBS+=(graphviz); fi
+    if ! has_venv_module; then MISSING+=("python3-venv (Python's venv module)"); DEBS+=(python3-venv); fi
+    if [[ ! -f "$MATHJAX_DIR/MathJax.js" ]]; then MISSING+=("MathJax (for the site's formulas, offline)"); DEBS+=(libjs-mathjax); fi
+    if [[ $1 -eq 1 ]] && ! find_chromium >/dev/null; then MISSING+=("chromium"); DEBS+=(chromium); fi
+    # The grader (and its tests) run students' code inside bubblewrap's sandbox (book/instructors.md).
+    if [[ $2 -eq 1 ]] && ! command -v bwrap >/dev/null 2>&1; then MISSING+=("bubblewrap (the 'bwrap' program)"); DEBS+=(bubblewrap); fi
+    # The browser tests' screenshots show the glossary's Chinese terms, which need a CJK font.
+    if [[ $1 -eq 1 ]] && command -v fc-list >/dev/null 2>&1 && [[ -z "$(fc-list :lang=zh-cn 2>/dev/null)" ]]; then
+        MISSING+=("a Chinese font"); DEBS+=(fonts-wqy-microhei)
+    fi
+    return 0
+}
+
+# ensure_system_tools [chromium] [sandbox]
+# Graphviz's `dot` renders the computation graphs, MathJax the site's formulas;
+# Chromium is only needed by the browser tests.  As root with apt-get we install
+# what is missing; otherwise we stop and say how to install it.
 ensure_system_tools() {
     local want_chromium=0
-    [[ "${1:-}" == "--chromium" ]] && want_chromium=1
+    [[ " $* " == *" chromium "* ]] && want_chromium=1
+    local want_sandbox=0
+    [[ " $* " == *" sandbox "* ]] && want_sandbox=1
 
-    local missing=() debs=()
-    if ! command -v dot >/dev/null 2>&1; then missing+=("graphviz (the 'dot' program)"); debs+=(graphviz); fi
-    if [[ $want_chromium -eq 1 ]] && ! find_chromium >/dev/null; then missing+=("chromium"); debs+=(chromium); fi
-    # The grader runs students' code inside bubblewrap's sandbox (book/instructors.md).
-    if ! command -v bwrap >/dev/null 2>&1; then missing+=("bubblewrap (the 'bwrap' program)"); debs+=(bubblewrap); fi
-
-    if [[ ${#debs[@]} -gt 0 ]] && is_root && command -v apt-get >/dev/null 2>&1; then
-        info "installing with apt-get: ${debs[*]}"
+    missing_system_tools "$want_chromium" "$want_sandbox"
+    if [[ ${#DEBS[@]} -gt 0 ]] && is_root && command -v apt-get >/dev/null 2>&1; then
+        info "installing with apt-get: ${DEBS[*]}"
         export DEBIAN_FRONTEND=noninteractive
         apt-get update
-        apt-get install -y --no-install-recommends "${debs[@]}"
-        # Check again below: the install must have put the programs on PATH.
-        missing=() debs=()
-        if ! command -v dot >/dev/null 2>&1; then missing+=("graphviz (the 'dot' program)"); debs+=(graphviz); fi
-        if [[ $want_chromium -eq 1 ]] && ! find_chromium >/dev/null; then missing+=("chromium"); debs+=(chromium); fi
-    # The grader runs students' code inside bubblewrap's sandbox (book/instructors.md).
-    if ! command -v bwrap >/dev/null 2>&1; then missing+=("bubblewrap (the 'bwrap' program)"); debs+=(bubblewrap); fi
+        apt-get install -y --no-install-recommends "${DEBS[@]}"
+        # Check again below: the install must have put the programs in place.
+        missing_system_tools "$want_chromium" "$want_sandbox"
     fi
+    local missing=("${MISSING[@]}") debs=("${DEBS[@]}")
 
     if [[ ${#debs[@]} -eq 0 ]]; then
-        info "system tools: dot $(dot -V 2>&1 | awk '{print $5}')$([[ $want_chromium -eq 1 ]] && printf ', %s' "$(find_chromium)")"
+        info "system tools: dot $(dot -V 2>&1 | awk '{print $5}'), MathJax in $MATHJAX_DIR$([[ $want_chromium -eq 1 ]] && printf ', %s' "$(find_chromium)")"
         return 0
     fi
 
-    local brew=() d
+    local brew=() d sudo="sudo "
+    is_root && sudo=""
     for d in "${debs[@]}"; do
         case "$d" in
             graphviz) brew+=("brew install graphviz") ;;
             chromium) brew+=("brew install --cask chromium") ;;
+            libjs-mathjax) brew+=("npm install --prefix ~/mathjax mathjax@2 (then NNREF_MATHJAX_DIR=~/mathjax/node_modules/mathjax)") ;;
         esac
     done
     {
         printf 'Missing system tools: %s\n' "${missing[*]}"
         printf 'Install them with one of these, then run this command again:\n'
-        printf '  Debian/Ubuntu:  sudo apt-get install %s\n' "${debs[*]}"
+        printf '  Debian/Ubuntu:  %sapt-get install %s\n' "$sudo" "${debs[*]}"
         printf '  macOS:          %s\n' "$(IFS='&'; printf '%s' "${brew[*]}" | sed 's/&/ \&\& /g')"
         if [[ " ${debs[*]} " == *" graphviz "* ]]; then
             printf '  conda:          conda install -c conda-forge graphviz\n'
@@ -160,54 +183,79 @@ sha256_of() {
     fi
 }
 
-# The stamp changes whenever anything that decides the environment changes:
-# the two files, the torch pin, and whether nnref/ exists yet (an editable
-# install made before the package existed has nothing to point at).
+# install_stamp PART: a file whose name changes whenever anything that decides that
+# part of the environment changes.  Parts: book (requirements.txt, pyproject.toml, and
+# whether nnref/ exists yet: an editable install made before the package existed has
+# nothing to point at), oracle (the torch pin, CuPy), lab (requirements-lab.txt).
 install_stamp() {
     local hash
     hash="$({
-        cat requirements.txt pyproject.toml
-        printf 'torch==%s\n' "$TORCH_VERSION"
-        printf '%s in %s\n' "$CUPY_PACKAGE" "$CUPY_SITE"
-        [[ -f nnref/__init__.py ]] && printf 'nnref package present\n'
+        case "$1" in
+            book)   cat requirements.txt pyproject.toml
+                    [[ -f nnref/__init__.py ]] && printf 'nnref package present\n' ;;
+            oracle) printf 'torch==%s\n%s in %s\n' "$TORCH_VERSION" "$CUPY_PACKAGE" "$CUPY_SITE" ;;
+            lab)    cat requirements-lab.txt ;;
+        esac
         true
     } | sha256_of)"
-    printf '%s/.installed-%s' "$VENV" "$hash"
+    printf '%s/.installed-%s-%s' "$VENV" "$1" "$hash"
 }
 
+install_part() {
+    case "$1" in
+        book)
+            "$VPY" -m pip install --upgrade pip
+            "$VPY" -m pip install -r requirements.txt
+            "$VPY" -m pip install -e . ;;
+        oracle)
+            if ! "$VPY" -m pip install "torch==$TORCH_VERSION"; then
+                warn "could not install torch==$TORCH_VERSION; tests that compare against PyTorch will be skipped"
+            fi
+            rm -rf "$CUPY_SITE"
+            if ! "$VPY" -m pip install --no-deps --target "$CUPY_SITE" "$CUPY_PACKAGE" cuda-pathfinder; then
+                rm -rf "$CUPY_SITE"
+                warn "could not install $CUPY_PACKAGE; the check that CuPy has every function nnref calls will be skipped"
+            fi ;;
+        lab)
+            "$VPY" -m pip install -r requirements-lab.txt ;;
+    esac
+}
+
+# ensure_venv [oracle] [lab]: .venv with what the book needs, plus the parts named.
 ensure_venv() {
+    # A .venv whose pip does not run was left half-made (say, by a venv module without
+    # ensurepip): start it again rather than fail on every later run.
+    if [[ -e "$VENV" || -L "$VENV" ]] && ! "$VPY" -m pip --version >/dev/null 2>&1; then
+        warn ".venv is incomplete (its pip does not run): removing it and creating it again"
+        rm -rf "$VENV"
+    fi
     if [[ ! -x "$VPY" ]]; then
         local py
         py="$(find_python)" || die "Python >= $MIN_PYTHON is needed to create .venv, but none was found
 (looked for \$PYTHON, python3, python; found: $(python3 --version 2>&1 || echo none)).
-Install a newer Python (e.g. 'sudo apt-get install python3 python3-venv' or 'brew install python'),
+Install a newer Python (e.g. '$(is_root || printf 'sudo ')apt-get install python3 python3-venv' or 'brew install python'),
 or point PYTHON at one: PYTHON=/path/to/python3.12 ./dev.sh setup"
         info "creating .venv with $py ($("$py" --version 2>&1))"
-        "$py" -m venv "$VENV" || die "'$py -m venv' failed. On Debian/Ubuntu install the venv module: sudo apt-get install python3-venv"
+        if ! "$py" -m venv "$VENV"; then
+            rm -rf "$VENV"
+            die "'$py -m venv' failed. On Debian/Ubuntu install the venv module: $(is_root || printf 'sudo ')apt-get install python3-venv"
+        fi
     fi
     "$VPY" -c "import sys; sys.exit(0 if sys.version_info >= (${MIN_PYTHON/./, }) else 1)" \
         || die ".venv uses $("$VPY" --version 2>&1), but Python >= $MIN_PYTHON is needed: remove .venv and run again"
 
-    local stamp
-    stamp="$(install_stamp)"
-    if [[ -f "$stamp" ]]; then
-        info "python packages: up to date ($(basename "$stamp" | cut -c1-22)...)"
-    else
-        info "installing python packages into .venv"
-        "$VPY" -m pip install --upgrade pip
-        "$VPY" -m pip install -r requirements.txt
-        "$VPY" -m pip install -e .
-        if ! "$VPY" -m pip install "torch==$TORCH_VERSION"; then
-            warn "could not install torch==$TORCH_VERSION; tests that compare against PyTorch will be skipped"
+    local part stamp
+    for part in book "$@"; do
+        stamp="$(install_stamp "$part")"
+        if [[ -f "$stamp" ]]; then
+            info "python packages ($part): up to date"
+        else
+            info "installing python packages ($part) into .venv"
+            install_part "$part"
+            rm -f "$VENV/.installed-$part-"*
+            touch "$stamp"
         fi
-        rm -rf "$CUPY_SITE"
-        if ! "$VPY" -m pip install --no-deps --target "$CUPY_SITE" "$CUPY_PACKAGE" cuda-pathfinder; then
-            rm -rf "$CUPY_SITE"
-            warn "could not install $CUPY_PACKAGE; the check that CuPy has every function nnref calls will be skipped"
-        fi
-        rm -f "$VENV"/.installed-*
-        touch "$stamp"
-    fi
+    done
 
     # A kernel named python3 inside the venv, so jupyter and nbval run the
     # notebooks with this environment's packages (nnref included).
@@ -219,10 +267,14 @@ or point PYTHON at one: PYTHON=/path/to/python3.12 ./dev.sh setup"
     fi
 }
 
-# setup [--chromium]
+# setup [chromium] [sandbox] [oracle] [lab]: the book's environment plus the parts named.
 setup() {
-    run_required_step "system tools" ensure_system_tools "$@"
-    run_required_step "python environment" ensure_venv
+    local system=() python=() word
+    for word in "$@"; do
+        case "$word" in chromium|sandbox) system+=("$word") ;; *) python+=("$word") ;; esac
+    done
+    run_required_step "system tools" ensure_system_tools "${system[@]}"
+    run_required_step "python environment" ensure_venv "${python[@]}"
     # Child processes (jupyter-book, pytest, kernels) see the venv first.
     export VIRTUAL_ENV="$VENV"
     export PATH="$VENV/bin:$PATH"
@@ -260,6 +312,52 @@ step_all_tests() {
     NNREF_SITE_DIR="$ROOT/_build/html" NNREF_CUPY_SITE="$cupy_site" "$VPY" -m pytest tests book \
         --nbval --nbval-current-env --nbval-sanitize-with .ci/nbval_sanitize.cfg \
         -p no:cacheprovider --junitxml=_build/test-results.xml
+}
+
+# Learners bring their own Python: the PyTorch-free core tests also run under every other
+# Python >= MIN_PYTHON found on PATH or under pyenv, each in a small venv of its own
+# (.venv/pythons/X.Y: numpy, ml_dtypes and pytest, no torch), with nnref's own
+# DeprecationWarnings as errors.  Second-order checks are left to the main run; the newest
+# Python also runs the finite-difference gradient checks, which the others skip.
+other_pythons() {
+    local own candidate version seen=" "
+    own="$("$VPY" -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
+    for candidate in $(compgen -c python3. | grep -E '^python3\.[0-9]+$' | sort -u) \
+            "${PYENV_ROOT:-$HOME/.pyenv}"/versions/*/bin/python3; do
+        version="$("$candidate" -c "import sys; assert sys.version_info >= (${MIN_PYTHON/./, }); print('%d.%d' % sys.version_info[:2])" 2>/dev/null)" || continue
+        [[ "$version" == "$own" || "$seen" == *" $version "* ]] && continue
+        seen+="$version "
+        printf '%s %s\n' "$version" "$(command -v "$candidate")"
+    done | sort -t. -k2,2n
+}
+
+step_other_pythons() {
+    local found version python venv newest stamp subset failed=()
+    found="$(other_pythons)"
+    if [[ -z "$found" ]]; then
+        info "no other Python >= $MIN_PYTHON found (PATH, pyenv): skipped"
+        return 0
+    fi
+    newest="$(tail -n 1 <<<"$found" | cut -d' ' -f1)"
+    while read -r version python; do
+        venv="$VENV/pythons/$version"
+        stamp="$venv/.installed-$(grep -E '^(numpy|ml_dtypes|pytest|pytest-timeout|hypothesis)\b' requirements.txt | sha256_of)"
+        if [[ ! -f "$stamp" ]] || ! "$venv/bin/python" -m pip --version >/dev/null 2>&1; then
+            info "Python $version ($python): creating $venv"
+            rm -rf "$venv"
+            "$python" -m venv "$venv"
+            grep -E '^(numpy|ml_dtypes|pytest|pytest-timeout|hypothesis)\b' requirements.txt \
+                | sed 's/#.*//' > "$venv/requirements.txt"
+            "$venv/bin/python" -m pip install --quiet -r "$venv/requirements.txt"
+            touch "$stamp"
+        fi
+        subset=(tests/core --ignore=tests/core/test_second_order.py)
+        [[ "$version" == "$newest" ]] || subset+=(--ignore=tests/core/test_gradients.py)
+        info "Python $version, numpy $("$venv/bin/python" -c 'import numpy; print(numpy.__version__)'): ${subset[*]}"
+        PYTHONPATH="$ROOT" "$venv/bin/python" -m pytest "${subset[@]}" -q -p no:cacheprovider \
+            -o "filterwarnings=error::DeprecationWarning:nnref" || failed+=("$version")
+    done <<<"$found"
+    [[ ${#failed[@]} -eq 0 ]] || { printf 'core tests failed under Python %s\n' "${failed[*]}" >&2; return 1; }
 }
 
 step_bench() {
@@ -315,7 +413,7 @@ PY
 
 # -------------------------------------------------------------- commands ---
 cmd_setup() {
-    setup --chromium
+    setup chromium sandbox oracle lab
 }
 
 cmd_book() {
@@ -334,12 +432,13 @@ cmd_book() {
 }
 
 cmd_test() {
-    setup --chromium
+    setup chromium sandbox oracle lab
     # Every step runs even if an earlier one failed; the command fails if any did.
     rm -f _build/test-results.xml
     run_step "intersphinx inventories" step_inventories
     run_step "build book (warnings are errors)" step_build_book
     run_step "tests, notebooks, PyTorch parity, site in Chromium" step_all_tests
+    run_step "PyTorch-free tests under the other Pythons found" step_other_pythons
 
     printf '\n'
     if [[ ${#FAILED_STEPS[@]} -gt 0 ]]; then
@@ -352,6 +451,17 @@ cmd_test() {
     print_test_totals
 }
 
+cmd_lab() {
+    setup lab
+    # The chapters are this repository's own, stored with their outputs: trusting them lets
+    # JupyterLab show their graphs (SVG) and listings (HTML) before anything is re-run.
+    run_required_step "trust the chapters" "$VENV/bin/jupyter" trust book/*.ipynb
+    local flags=(--ServerApp.root_dir="$ROOT" --ServerApp.default_url=/lab/tree/book/01_tensors.ipynb)
+    is_root && flags+=(--allow-root)
+    printf '\nJupyterLab opens the first chapter; the others are in book/ (Ctrl+C stops the server).\n'
+    exec "$VENV/bin/jupyter" lab "${flags[@]}" "$@"
+}
+
 cmd_clean() {
     # Build outputs and caches only; .venv is kept (delete it to start over).
     rm -rf _build .pytest_cache .hypothesis
@@ -361,12 +471,12 @@ cmd_clean() {
 }
 
 cmd_bench() {
-    setup
+    setup oracle
     run_required_step "benchmark (python -m bench.run $*)" step_bench "$@"
 }
 
 cmd_gpu() {
-    setup
+    setup oracle
     run_required_step "install $CUPY_PACKAGE and find the GPU" step_gpu_install
     run_step "tests in GPU mode (NNREF_TEST_DEVICE=cuda)" step_gpu_tests
     run_required_step "GPU benchmark (python -m bench.gpu $*)" step_gpu_bench "$@"
@@ -391,7 +501,7 @@ cmd_student() {
 
 cmd_grade() {
     [[ $# -ge 1 ]] || die "usage: ./dev.sh grade SUBMISSION_OR_CLASS [--out DIR] [--timeout SECONDS] [--roster CSV]"
-    setup
+    setup sandbox
     run_required_step "grade $1" in_caller_dir "$VPY" -m coursekit grade "$@"
 }
 
@@ -405,11 +515,20 @@ Commands:
           The site lands in _build/html/ (open _build/html/index.html).
           With --student: the students' site, solutions hidden, in
           _build/student/_build/html/.
-  test    Prepare .venv, Graphviz and Chromium, then run every test:
-          pytest tests/ and the notebooks under book/ with nbval.
-  setup   Only prepare: create or reuse .venv, install requirements.txt,
-          nnref (editable) and torch==$TORCH_VERSION (test oracle), register the
-          'python3' Jupyter kernel, and check Graphviz and Chromium.
+          Installs only what the book needs (requirements.txt, nnref; no
+          PyTorch, no CuPy) and Graphviz, MathJax (Debian's libjs-mathjax, so the
+          site's formulas need no network) and python3-venv when missing.
+  test    Prepare .venv (adding torch==$TORCH_VERSION, the test oracle, and
+          JupyterLab), Graphviz and Chromium, then run every test: pytest tests/
+          and the notebooks under book/ with nbval; then the PyTorch-free core
+          tests under every other Python >= $MIN_PYTHON found (PATH, pyenv).
+  lab [JUPYTER-LAB-OPTIONS]
+          Open the chapters in JupyterLab with jupyterlab-myst
+          (requirements-lab.txt), so they read as on the site: notes,
+          cross-references, math, exercises and nnref's listings.
+  setup   Only prepare everything: .venv with the book's, the tests' and the
+          lab's packages, the 'python3' Jupyter kernel, Graphviz, MathJax and
+          Chromium.
   execute [NOTEBOOK ...]
           Re-run chapters in place (all of book/ by default) so their stored
           outputs are fresh; nbval then checks them in 'test'.
@@ -452,6 +571,7 @@ main() {
         setup) cmd_setup "$@" ;;
         book)  cmd_book "$@" ;;
         test)  cmd_test "$@" ;;
+        lab)   cmd_lab "$@" ;;
         clean) cmd_clean "$@" ;;
         execute) cmd_execute "$@" ;;
         bench) cmd_bench "$@" ;;

@@ -166,3 +166,19 @@ def test_intersphinx_inventories_are_local_and_up_to_date():
     subprocess.run(
         [sys.executable, str(ROOT / "book" / "_inventories" / "build.py"), "--check"], check=True
     )
+
+
+def test_lab_requirements_pin_a_jupyterlab_that_enables_jupyterlab_myst():
+    """jupyterlab-myst 2.7.0 is left disabled by JupyterLab 4.5+ (an @jupyter/ydoc conflict)."""
+    lines = (ROOT / "requirements-lab.txt").read_text(encoding="utf-8").splitlines()
+    pins = dict(l.split("==") for l in (l.split("#")[0].strip() for l in lines) if l)
+    assert pins["jupyterlab-myst"] == "2.7.0"
+    assert tuple(int(p) for p in pins["jupyterlab"].split(".")[:2]) < (4, 5)
+
+
+def test_book_setup_leaves_out_pytorch_and_cupy():
+    """./dev.sh book installs the book's part only; torch and CuPy come with test/bench/gpu."""
+    text = (ROOT / "dev.sh").read_text(encoding="utf-8")
+    book = re.search(r"^cmd_book\(\) \{\n    setup(.*)$", text, flags=re.M).group(1)
+    test = re.search(r"^cmd_test\(\) \{\n    setup(.*)$", text, flags=re.M).group(1)
+    assert "oracle" not in book and "oracle" in test.split()

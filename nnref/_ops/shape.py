@@ -41,9 +41,15 @@ class ViewBackward0(Node):
 
 def _try_view(data, shape):
     """``data`` reshaped without copying, or None when its strides do not allow that."""
+    try:
+        return data.reshape(shape, copy=False)
+    except ValueError:
+        return None
+    except TypeError:
+        pass  # NumPy < 2.1 and CuPy have no copy=: reshape, and see whether it had to copy
     view = data.reshape(shape)
     if view.size and not array_module_of(data).may_share_memory(view, data):
-        return None  # reshape had to copy: the strides do not allow a view
+        return None  # the strides do not allow a view
     return view
 
 

@@ -2,8 +2,11 @@
 
 Checks what a reader would notice: every page of the table of contents is in
 the sidebar, computation graphs arrive as SVG, no page shows a Python
-traceback, and the screenshots are real pictures.  Uses the site built by
-``./dev.sh test`` (``_build/html``) or builds one itself.
+traceback, the screenshots are real pictures, and, with the network cut off,
+every page's formulas render (no raw TeX) and nothing is wider than the
+screen at 1280 and 390 px.  Uses the site built by ``./dev.sh test``
+(``_build/html``) or builds one itself.  Screenshots of every page at both
+widths are kept in ``_build/screenshots/site/``.
 """
 import functools
 import os
@@ -18,7 +21,15 @@ import numpy as np
 import pytest
 import yaml
 
+from browser import Chromium
+
 ROOT = Path(__file__).resolve().parents[2]
+SHOTS = ROOT / "_build" / "screenshots" / "site"
+# TeX that MathJax did not typeset, as a reader would see it.
+RAW_TEX = re.compile(r"\\begin\{|\\frac|\\left|\\mathbf|\$\$|\\\(|\\\[")
+MATHJAX_DONE = ("!document.querySelector('.math') || (window.MathJax && MathJax.Hub && MathJax.Hub.queue"
+                " && MathJax.Hub.queue.pending === 0 && !document.querySelector('.MathJax_Preview:not(:empty)')"
+                " && document.querySelectorAll('.MathJax_CHTML, .MathJax_Display, mjx-container').length > 0)")
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
@@ -159,3 +170,44 @@ def test_screenshots_of_home_and_two_chapters(site, tmp_path):
     keep = os.environ.get("NNREF_SCREENSHOT_DIR")
     if keep:
         shutil.copytree(tmp_path, keep, dirs_exist_ok=True)
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_every_page_offline(site, width):
+    """A reader with no network at a desk (1280 px) and on a phone (390 px): the site serves
+    its own MathJax, so every formula is typeset; wide tables and figures scroll inside the
+    page instead of widening it."""
+    problems = []
+    with Chromium(width=width, height=900, offline=True) as browser:
+        for file in _toc_files():
+            page = site / (file + ".html")
+            browser.open(page.as_uri())
+            if not browser.wait_for(MATHJAX_DONE, timeout=60):
+                problems.append(f"{file}: MathJax did not finish")
+            text = browser.text()
+            raw = sorted({m.group(0) for m in RAW_TEX.finditer(text)})
+            if raw:
+                problems.append(f"{file}: raw TeX visible: {raw}")
+            overflow = browser.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+            if overflow > 1:
+                problems.append(f"{file}: the page is {overflow} px wider than the {width} px screen")
+            browser.screenshot(SHOTS / str(width) / (Path(file).name + ".png"), max_height=6000)
+        if browser.blocked:
+            problems.append(f"pages asked the network for {sorted(set(browser.blocked))[:5]}")
+    assert not problems, "\n".join(problems)
+
+
+def test_glossary_marks_its_chinese_terms(site):
+    """Chinese terms carry lang="zh-Hans", so browsers pick a Simplified Chinese font."""
+    with Chromium(width=1280, offline=True) as browser:
+        browser.open((site / "book" / "glossary.html").as_uri())
+        marked = browser.evaluate("[...document.querySelectorAll('[lang=zh-Hans]')].map(e => e.textContent)")
+        font = browser.evaluate("getComputedStyle(document.querySelector('[lang=zh-Hans]')).fontFamily")
+        unmarked = browser.evaluate(
+            "[...document.querySelectorAll('dd')].map(d => d.cloneNode(true))"
+            ".map(d => { d.querySelectorAll('[lang=zh-Hans]').forEach(e => e.remove()); return d.textContent; })"
+            ".filter(t => /[\\u3400-\\u9fff]/.test(t))")
+    for term in ("张量", "反向传播", "有向无环图", "梯度清零", "数据并行"):
+        assert term in marked
+    assert "CJK SC" in font
+    assert not unmarked, f"Chinese text without lang: {unmarked[:3]}"
