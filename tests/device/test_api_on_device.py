@@ -453,7 +453,6 @@ CASES = {
     "nnref.nn.functional.log_softmax": op(lambda x: F.log_softmax(x, dim=-1), (4, 5)),
     "nnref.nn.functional.dropout": case(lambda d: [F.dropout(leaf(d, (4, 5)), 0.5, training=False),
                                                    random_draw(lambda d: F.dropout(leaf(d, (50,)), 0.5))(d)]),
-    "nnref.nn.functional.flatten": op(lambda x: F.flatten(x, 1), (2, 3, 4)),
     "nnref.nn.functional.conv2d": op(lambda x, w, b: F.conv2d(x, w, b, stride=(1, 2), padding="valid",
                                                               dilation=2), (2, 2, 7, 8), (3, 2, 2, 2), (3,)),
     "nnref.nn.functional.max_pool2d": op(lambda x: F.max_pool2d(x, 2), (2, 3, 6, 6)),
