@@ -12,7 +12,7 @@ HOW TO ADD A NAME.  ``public_api()`` lists every public name of ``nnref``, ``nnr
     "nnref.nn.HuberLoss": loss(lambda: nn.HuberLoss(), (4, 5)),   # (input, target) -> loss
     "nnref.optim.RMSprop": optimizer(lambda ps: optim.RMSprop(ps, lr=0.01)),
     "nnref.optim.lr_scheduler.CosineAnnealingLR": scheduler(lambda o: lr_scheduler.CosineAnnealingLR(o, 4)),
-    "nnref.randperm": random_draw(lambda d: nnref.randperm(10, device=d)),  # values differ per device
+    "nnref.randperm": seeded_draw(lambda d: nnref.randperm(10, device=d)),  # values differ per device
     "nnref.utils.data.DataLoader": case(lambda d: ...),           # any code; returns what to compare
     "nnref.get_default_dtype": HOST_ONLY("a dtype, no tensor values"),
     "nnref.manual_seed": ELSEWHERE("test_on_device.py::test_manual_seed_reproduces_the_devices_random_numbers"),
@@ -21,8 +21,10 @@ The builders: ``op(f, *shapes, values=normal)`` makes float leaf tensors of thos
 device, applies ``f``, backpropagates fixed weights, and compares the outputs and every input's
 gradient; ``case(f)`` runs ``f(device)`` and compares whatever it returns (tensors, numbers,
 dtypes, nested lists of them; ``leaf(d, shape)`` and ``labels(d, values)`` make inputs);
-``random_draw`` compares shape, dtype and device only; ``layer``, ``loss``, ``optimizer`` and
-``scheduler`` build, train or step the object on each device.  ``HOST_ONLY(why)`` is for names
+``random_draw`` compares shape, dtype and device only; ``seeded_draw(f, holds)`` adds whether
+``holds`` (a range, a support) is true of every value and whether ``manual_seed`` reproduces the
+draw; ``layer``, ``loss``, ``optimizer`` and ``scheduler`` build, train or step the object on
+each device.  ``HOST_ONLY(why)`` is for names
 that never touch tensor values (dtypes, grad-mode queries), ``ELSEWHERE(test)`` for names a
 named test of tests/device runs on the device (checked to exist).
 """
@@ -792,7 +794,7 @@ CASES.update({
     "nnref.nn.GELU": layer(lambda: nn.GELU(approximate="tanh"), (4, 5)),
     "nnref.nn.Hardtanh": layer(lambda: nn.Hardtanh(-0.5, 0.5), (4, 5)),
     "nnref.nn.LeakyReLU": layer(lambda: nn.LeakyReLU(0.2), (4, 5)),
-    "nnref.nn.ReLU6": case(lambda d: layer(lambda: nn.ReLU6(), (4, 5), values=lambda r, s: r.uniform(-8, 8, s))(d)),
+    "nnref.nn.ReLU6": layer(lambda: nn.ReLU6(), (4, 5), values=lambda rng, shape: rng.uniform(-8, 8, shape)),
     "nnref.nn.SiLU": layer(lambda: nn.SiLU(), (4, 5)),
     "nnref.nn.Softmax2d": layer(lambda: nn.Softmax2d(), (2, 3, 4, 4)),
     "nnref.nn.Softplus": layer(lambda: nn.Softplus(beta=2, threshold=1), (4, 5)),
