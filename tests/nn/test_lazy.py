@@ -83,3 +83,12 @@ def test_lazy_module_copies_and_uninitialized_buffer():
     assert repr(buffer) == repr(torch.nn.UninitializedBuffer())
     buffer.materialize((2, 2))
     assert type(buffer) is nnref.Tensor and tuple(buffer.shape) == (2, 2)
+
+
+def test_a_lazy_module_moves_and_casts_before_its_first_forward():
+    ours, theirs = nnref.nn.LazyLinear(4).double(), torch.nn.LazyLinear(4).double()
+    assert type(ours.weight).__name__ == type(theirs.weight).__name__ == "UninitializedParameter"
+    assert str(ours.weight.dtype) == str(theirs.weight.dtype).replace("torch", "nnref")
+    ours(nnref.ones(2, 3, dtype=nnref.float64))
+    assert ours.weight.dtype is nnref.float64 and ours.weight.shape == (4, 3)
+    assert ours.to("cpu").weight.device.type == "cpu"
