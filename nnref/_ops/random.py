@@ -3,11 +3,13 @@
 
 Each draws PyTorch's numbers from the CPU generator (``nnref._random``), in the
 order of PyTorch's CPU kernels (``aten/src/ATen/native/cpu/DistributionTemplates.h``,
-``aten/src/ATen/native/Distributions.cpp``).
+``aten/src/ATen/native/Distributions.cpp``).  A CUDA tensor draws from the device's
+generator (CuPy's), as the factories do: the same distributions, other numbers.
 """
 import numpy as np
 
 from .. import _random
+from .._device import array_module, to_host
 from .._tensor import Tensor
 from .inplace import _OverwrittenBackward, _overwrite
 
@@ -24,10 +26,21 @@ class ExponentialBackward0(_OverwrittenBackward):
     pass
 
 
-def _cpu_only(tensor, name):
-    if tensor._device.type != "cpu":
-        raise NotImplementedError(f"{name} draws from PyTorch's CPU generator only; call it on a "
-                                  f"CPU tensor and move the result with .to({str(tensor._device)!r})")
+def _device_generator(tensor, generator):
+    """The generator of a CUDA tensor's device (CuPy's); a ``generator=``, which draws CPU
+    numbers, is refused there as PyTorch refuses it."""
+    if generator is not None:
+        raise RuntimeError(f"Expected a '{tensor._device.type}' device type for generator but found 'cpu'")
+    return _random.generator(tensor._device)
+
+
+def _full_range(dtype):
+    """``random_()``'s bounds [0, high) for ``dtype``: the integers a float holds exactly."""
+    if dtype == np.bool_:
+        return 2
+    if dtype.kind == "f":
+        return 2 ** (np.finfo(dtype).nmant + 1) + 1
+    return int(np.iinfo(dtype).max) + 1
 
 
 def random_(tensor, from_=None, to=None, *, generator=None, **kwargs):
@@ -35,9 +48,14 @@ def random_(tensor, from_=None, to=None, *, generator=None, **kwargs):
     from_ = kwargs.pop("from", from_)
     if kwargs:
         raise TypeError(f"random_() got an unexpected keyword argument {next(iter(kwargs))!r}")
-    _cpu_only(tensor, "random_")
-    gen = _random.cpu_generator(generator)
     data = tensor._data
+    if tensor._device.type != "cpu":
+        _device_generator(tensor, generator)
+        low, high = (0, _full_range(data.dtype)) if from_ is None and to is None else (
+            (0, from_) if to is None else (from_, to))
+        samples = _random.randint_like(data, tensor._device, int(low), int(high))
+        return _overwrite(tensor, samples.astype(data.dtype), RandomBackward0)
+    gen = _random.cpu_generator(generator)
     if from_ is None and to is None:
         flat = _random.random_full(gen, data.size, data.dtype)
         return _overwrite(tensor, _random.in_memory_order(data, flat), RandomBackward0)
@@ -49,18 +67,23 @@ def random_(tensor, from_=None, to=None, *, generator=None, **kwargs):
 
 def bernoulli_(tensor, p=0.5, *, generator=None):
     """1 with probability ``p`` (a number, or a tensor broadcast to ``tensor``), else 0."""
-    _cpu_only(tensor, "bernoulli_")
-    gen = _random.cpu_generator(generator)
     data = tensor._data
+    xp = array_module(tensor._device)
     if isinstance(p, Tensor):
-        probs = np.broadcast_to(p._data, data.shape)
-        if probs.size and (probs.min() < 0 or probs.max() > 1):
+        probs = xp.broadcast_to(p.to(tensor._device)._data, data.shape)
+        if probs.size and to_host((probs < 0).any() | (probs > 1).any()):
             raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  "
                                "(bernoulli's probabilities must lie in [0, 1])")
+    elif not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_random._fmt(p)}")
+    if tensor._device.type != "cpu":
+        u = _device_generator(tensor, generator).random(data.shape)
+        kept = u < (probs if isinstance(p, Tensor) else p)
+        return _overwrite(tensor, kept.astype(data.dtype), BernoulliBackward0)
+    gen = _random.cpu_generator(generator)
+    if isinstance(p, Tensor):
         flat = _random.bernoulli_tensor(gen, _memory_ordered(probs, data))
     else:
-        if not 0 <= p <= 1:
-            raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_random._fmt(p)}")
         flat = _random.bernoulli_scalar(gen, data.size, p)
     return _overwrite(tensor, _random.in_memory_order(data, flat.astype(data.dtype)),
                       BernoulliBackward0)
@@ -76,16 +99,19 @@ def _memory_ordered(values, template):
 
 def bernoulli(input, p=None, *, generator=None):
     """``bernoulli(probs)``: a tensor of 0s and 1s, 1 where ``u < probs``."""
-    out = Tensor._make(np.empty_like(input._data), input._device)
+    out = Tensor._make(array_module(input._device).empty_like(input._data), input._device)
     return bernoulli_(out, input if p is None else p, generator=generator)
 
 
 def exponential_(tensor, lambd=1.0, *, generator=None):
     """Samples of Exp(lambd): ``-log1p(-u) / lambd`` of a double uniform ``u``."""
-    _cpu_only(tensor, "exponential_")
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_random._fmt(lambd)}")
     data = tensor._data
+    if tensor._device.type != "cpu":
+        u = _device_generator(tensor, generator).random(data.shape)
+        xp = array_module(tensor._device)
+        return _overwrite(tensor, (-1.0 / lambd * xp.log1p(-u)).astype(data.dtype), ExponentialBackward0)
     flat = _random.exponential(_random.cpu_generator(generator), data.size, lambd)
     return _overwrite(tensor, _random.in_memory_order(data, flat.astype(data.dtype)),
                       ExponentialBackward0)
@@ -95,10 +121,10 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
     """Indices drawn from each row's (unnormalised) probabilities, as PyTorch's CPU kernel:
     without replacement (or one sample) ``argmax``/``topk`` of ``p / Exp(1)``; with replacement
     a binary search of one double uniform per sample in the normalised running sum."""
-    _cpu_only(input, "multinomial")
     if input.dim() not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
     probs = input._data
+    xp = array_module(input._device)
     if not np.issubdtype(probs.dtype, np.floating):
         raise RuntimeError("multinomial only supports floating-point dtypes for input")
     n_categories = probs.shape[-1]
@@ -106,25 +132,28 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
         raise RuntimeError("cannot sample n_sample <= 0 samples")
     if not replacement and num_samples > n_categories:
         raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
-    if not np.all(np.isfinite(probs)) or (probs < 0).any():
+    if to_host(~xp.isfinite(probs).all() | (probs < 0).any()):
         raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
     rows = probs.reshape(-1, n_categories)
-    if (rows.sum(axis=1) == 0).any():
+    if to_host((rows.sum(axis=1) == 0).any()):
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-    gen = _random.cpu_generator(generator)
+    on_device = input._device.type != "cpu"
+    gen = _device_generator(input, generator) if on_device else _random.cpu_generator(generator)
     if not replacement or num_samples == 1:
-        q = _random.exponential(gen, probs.size, 1.0).astype(probs.dtype).reshape(rows.shape)
+        q = (-xp.log1p(-gen.random(rows.shape)) if on_device
+             else _random.exponential(gen, probs.size, 1.0).reshape(rows.shape)).astype(probs.dtype)
         ratio = rows / q
         if num_samples == 1:
             picked = ratio.argmax(axis=1)[:, None]
         else:
-            picked = np.argsort(-ratio, axis=1, kind="stable")[:, :num_samples]
+            picked = (xp.argsort(-ratio, axis=1) if on_device
+                      else np.argsort(-ratio, axis=1, kind="stable"))[:, :num_samples]
     else:
-        picked = np.empty((rows.shape[0], num_samples), np.int64)
+        picked = xp.empty((rows.shape[0], num_samples), np.int64)
         for i, row in enumerate(rows):
-            cumulative = np.cumsum(row)
+            cumulative = xp.cumsum(row)
             cumulative = cumulative / cumulative[-1]
-            u = gen._uniform(num_samples, np.float64)
-            picked[i] = np.searchsorted(cumulative, u, side="left")
+            u = gen.random(num_samples) if on_device else gen._uniform(num_samples, np.float64)
+            picked[i] = xp.searchsorted(cumulative, u, side="left")
     picked = picked.astype(np.int64).reshape(probs.shape[:-1] + (num_samples,))
     return Tensor._make(picked, input._device)

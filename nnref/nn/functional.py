@@ -527,8 +527,8 @@ def _feature_dropout(input, p, training, inplace):
     if p == 1:
         noise = array_module(input._device).zeros(shape, dtype=dtype)
     else:
-        keep = _random.generator(input._device).random(shape) >= p
-        noise = keep.astype(dtype) / dtype.type(1 - p)
+        template = array_module(input._device).empty(shape, dtype=dtype)
+        noise = _dropout_noise(template, input._device, 1 - p).astype(dtype) / dtype.type(1 - p)
     mask = Tensor._make(noise, input._device)
     return input.mul_(mask) if inplace else input * mask
 

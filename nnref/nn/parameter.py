@@ -82,6 +82,13 @@ class _UninitializedTensorMixin:
         self._data, self._dtype, self._device = real._data, real._dtype, real._device
         self.__class__ = self.cls_to_become
 
+    def to(self, *args, **kwargs):
+        """Only the device and dtype it will be materialised with change: there are no values to
+        move yet, so ``LazyLinear(4).to('cuda')`` works before the first ``forward``."""
+        from .modules.module import _parse_to
+        device, dtype, _ = _parse_to(*args, **kwargs)
+        return _uninitialized(type(self), self.requires_grad, device or self._device, dtype or self._dtype)
+
     @property
     def shape(self):
         raise RuntimeError(_SHAPE_MESSAGE)

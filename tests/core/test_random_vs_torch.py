@@ -111,6 +111,15 @@ def test_dropout_masks_match(p):
     same(model_t(torch.arange(20.0)), model_n(nnref.arange(20.0)))
 
 
+@pytest.mark.parametrize("p", [0.25, 0.5])
+def test_channel_dropout_masks_match(p):
+    """Dropout1d/2d draw one bernoulli per (sample, channel) from the CPU generator, as dropout."""
+    both(4)
+    same(torch.nn.functional.dropout1d(torch.ones(4, 6, 5), p), nnref.nn.functional.dropout1d(nnref.ones(4, 6, 5), p))
+    same(torch.nn.Dropout2d(p)(torch.ones(3, 8, 2, 2)), nnref.nn.Dropout2d(p)(nnref.ones(3, 8, 2, 2)))
+    same(torch.rand(3), nnref.rand(3))  # the generators stayed in step
+
+
 def test_generator_objects():
     gt, gn = torch.Generator().manual_seed(3), nnref.Generator().manual_seed(3)
     assert gn.initial_seed() == gt.initial_seed() == 3 and str(gn.device) == "cpu"

@@ -38,7 +38,7 @@ def use_strict_stand_in(monkeypatch):
     import strictcuda
     monkeypatch.setattr(_device, "_cupy", strictcuda.cupy)
     monkeypatch.setattr(_device, "_cuda_answer", None)
-    monkeypatch.setattr(_random._State, "generators", dict(_random._State.generators))
+    monkeypatch.setattr(_random._State, "cuda", {})
 
 
 @pytest.fixture(params=DEVICES)

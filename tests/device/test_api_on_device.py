@@ -12,7 +12,7 @@ HOW TO ADD A NAME.  ``public_api()`` lists every public name of ``nnref``, ``nnr
     "nnref.nn.HuberLoss": loss(lambda: nn.HuberLoss(), (4, 5)),   # (input, target) -> loss
     "nnref.optim.RMSprop": optimizer(lambda ps: optim.RMSprop(ps, lr=0.01)),
     "nnref.optim.lr_scheduler.CosineAnnealingLR": scheduler(lambda o: lr_scheduler.CosineAnnealingLR(o, 4)),
-    "nnref.randperm": random_draw(lambda d: nnref.randperm(10, device=d)),  # values differ per device
+    "nnref.randperm": seeded_draw(lambda d: nnref.randperm(10, device=d)),  # values differ per device
     "nnref.utils.data.DataLoader": case(lambda d: ...),           # any code; returns what to compare
     "nnref.get_default_dtype": HOST_ONLY("a dtype, no tensor values"),
     "nnref.manual_seed": ELSEWHERE("test_on_device.py::test_manual_seed_reproduces_the_devices_random_numbers"),
@@ -21,8 +21,10 @@ The builders: ``op(f, *shapes, values=normal)`` makes float leaf tensors of thos
 device, applies ``f``, backpropagates fixed weights, and compares the outputs and every input's
 gradient; ``case(f)`` runs ``f(device)`` and compares whatever it returns (tensors, numbers,
 dtypes, nested lists of them; ``leaf(d, shape)`` and ``labels(d, values)`` make inputs);
-``random_draw`` compares shape, dtype and device only; ``layer``, ``loss``, ``optimizer`` and
-``scheduler`` build, train or step the object on each device.  ``HOST_ONLY(why)`` is for names
+``random_draw`` compares shape, dtype and device only; ``seeded_draw(f, holds)`` adds whether
+``holds`` (a range, a support) is true of every value and whether ``manual_seed`` reproduces the
+draw; ``layer``, ``loss``, ``optimizer`` and ``scheduler`` build, train or step the object on
+each device.  ``HOST_ONLY(why)`` is for names
 that never touch tensor values (dtypes, grad-mode queries), ``ELSEWHERE(test)`` for names a
 named test of tests/device runs on the device (checked to exist).
 """
@@ -37,6 +39,7 @@ from nnref import nn, optim
 from nnref.nn import functional as F
 from nnref.nn import init
 from nnref.optim import lr_scheduler
+from nnref.utils import data
 
 FLOAT32 = dict(rtol=1e-4, atol=1e-5)
 HERE = pathlib.Path(__file__).parent
@@ -144,6 +147,18 @@ def random_draw(f):
     return run
 
 
+def seeded_draw(f, holds=lambda t: True):
+    """A draw's properties on each device: shape, dtype, device, whether ``holds(t)`` (a range,
+    a support) is true of every value, and that ``manual_seed`` reproduces it."""
+    def run(d):
+        nnref.manual_seed(3)
+        first = f(d)
+        nnref.manual_seed(3)
+        again = f(d)
+        return [first.shape, first.dtype, first.device == d, bool(holds(first)), nnref.equal(first, again)]
+    return run
+
+
 def layer(build, shape, values=normal):
     """A module built on the CPU (same seed for both runs), moved to the device, run forward and
     backward: output, input gradient, parameter gradients and buffers."""
@@ -190,8 +205,9 @@ def optimizer(make, steps=3):
     return run
 
 
-def scheduler(make, steps=4):
-    """SGD stepped by the scheduler on the device: learning rates and the parameters."""
+def scheduler(make, steps=4, metric=False):
+    """SGD stepped by the scheduler on the device: learning rates and the parameters (with
+    ``metric``, ``step`` is given the loss, a tensor on the device, as ReduceLROnPlateau takes)."""
     def run(d):
         model = _small_model(d)
         opt = optim.SGD(model.parameters(), lr=0.1)
@@ -200,9 +216,10 @@ def scheduler(make, steps=4):
         rates = []
         for _ in range(steps):
             opt.zero_grad()
-            F.mse_loss(model(x), y).backward()
+            value = F.mse_loss(model(x), y)
+            value.backward()
             opt.step()
-            sched.step()
+            sched.step(value) if metric else sched.step()
             rates.append(opt.param_groups[0]["lr"])
         return [rates, list(model.parameters())]
     return run
@@ -453,7 +470,6 @@ CASES = {
     "nnref.nn.functional.log_softmax": op(lambda x: F.log_softmax(x, dim=-1), (4, 5)),
     "nnref.nn.functional.dropout": case(lambda d: [F.dropout(leaf(d, (4, 5)), 0.5, training=False),
                                                    random_draw(lambda d: F.dropout(leaf(d, (50,)), 0.5))(d)]),
-    "nnref.nn.functional.flatten": op(lambda x: F.flatten(x, 1), (2, 3, 4)),
     "nnref.nn.functional.conv2d": op(lambda x, w, b: F.conv2d(x, w, b, stride=(1, 2), padding="valid",
                                                               dilation=2), (2, 2, 7, 8), (3, 2, 2, 2), (3,)),
     "nnref.nn.functional.max_pool2d": op(lambda x: F.max_pool2d(x, 2), (2, 3, 6, 6)),
@@ -652,6 +668,333 @@ def _assignments(t, v):
     t[labels(t.device, [2])] = v * 2
     t[:, labels(t.device, 0)] = nnref.tensor(3.0)
     return t
+
+
+_SPECIAL = [1.0, float("inf"), -float("inf"), float("nan"), -2.0]
+
+
+def _special(d):
+    return nnref.tensor(_SPECIAL, device=d)
+
+
+def _index(d, values):
+    return labels(d, values)
+
+
+CASES.update({
+    # random numbers: CUDA tensors draw from CuPy's generator, so the values differ between the
+    # devices; compare the properties of each draw and that manual_seed reproduces it
+    "nnref.Generator": case(lambda d: nnref.rand(5, generator=nnref.Generator().manual_seed(1)).to(d)),
+    "nnref.default_generator": case(lambda d: _default_generator(d)),
+    "nnref.random": case(lambda d: _random_module(d)),
+    "nnref.get_rng_state": HOST_ONLY("the CPU generator's state, a CPU uint8 tensor; CUDA tensors draw "
+                                     "from CuPy's generator, which manual_seed resets"),
+    "nnref.set_rng_state": HOST_ONLY("restores the CPU generator only (as PyTorch's); CUDA draws are "
+                                     "reproduced by manual_seed, see " + SEEDING),
+    "nnref.normal": seeded_draw(lambda d: nnref.normal(2.0, 0.5, size=(400,), device=d),
+                                lambda t: (t.mean() - 2.0).abs() < 0.2),
+    "nnref.bernoulli": seeded_draw(lambda d: nnref.bernoulli(nnref.full((50,), 0.3, device=d)),
+                                   lambda t: ((t == 0) | (t == 1)).all()),
+    "nnref.multinomial": seeded_draw(
+        lambda d: nnref.multinomial(nnref.tensor([0.2, 0.0, 0.8], device=d), 20, replacement=True),
+        lambda t: (t != 1).all() & (t >= 0).all() & (t < 3).all()),
+    "nnref.randperm": seeded_draw(lambda d: nnref.randperm(10, device=d),
+                                  lambda t: nnref.equal(t.sort()[0], nnref.arange(10, device=t.device))),
+    "nnref.randint_like": seeded_draw(lambda d: nnref.randint_like(labels(d, [[0, 0, 0]] * 4), 3, 7),
+                                      lambda t: ((t >= 3) & (t < 7)).all()),
+    "nnref.Tensor.bernoulli": seeded_draw(lambda d: nnref.full((50,), 0.3, device=d).bernoulli(),
+                                          lambda t: ((t == 0) | (t == 1)).all()),
+    "nnref.Tensor.bernoulli_": seeded_draw(lambda d: nnref.empty(50, device=d).bernoulli_(0.3),
+                                           lambda t: ((t == 0) | (t == 1)).all()),
+    "nnref.Tensor.exponential_": seeded_draw(lambda d: nnref.empty(50, device=d).exponential_(2.0),
+                                             lambda t: (t >= 0).all()),
+    "nnref.Tensor.random_": seeded_draw(lambda d: nnref.empty(50, device=d).random_(2, 5),
+                                        lambda t: ((t >= 2) & (t < 5) & (t == t.round())).all()),
+    "nnref.Tensor.multinomial": seeded_draw(
+        lambda d: nnref.tensor([[0.5, 0.0, 0.5], [0.0, 1.0, 0.0]], device=d).multinomial(2),
+        lambda t: (t[0] != 1).all() & (t[1, 0] == 1)),
+    # the default device and the accelerator API
+    "nnref.get_default_device": case(lambda d: _default_device(d)),
+    "nnref.set_default_device": case(lambda d: _default_device(d)),
+    "nnref.accelerator": case(lambda d: _accelerator(d)),
+    # constants and dtypes
+    **{f"nnref.{n}": HOST_ONLY("a Python float") for n in ("e", "inf", "nan", "pi")},
+    **{f"nnref.{n}": HOST_ONLY("a dtype") for n in ("int8", "int16", "short", "uint8")},
+    # ops
+    "nnref.argsort": op(lambda x: [nnref.argsort(x), nnref.argsort(x, dim=0, descending=True)], (3, 4)),
+    "nnref.sort": op(lambda x: [*nnref.sort(x), *nnref.sort(x, dim=0, descending=True, stable=True)], (3, 4)),
+    "nnref.topk": op(lambda x: [*nnref.topk(x, 2), *nnref.topk(x, 2, dim=0, largest=False)], (3, 4)),
+    "nnref.chunk": op(lambda x: nnref.chunk(x, 3, dim=1), (3, 5)),
+    "nnref.split": op(lambda x: [nnref.split(x, 2, dim=1), nnref.split(x, [1, 2], dim=0)], (3, 5)),
+    "nnref.cumsum": op(lambda x: [nnref.cumsum(x, 1), nnref.cumsum(x, dim=0, dtype=nnref.float64)], (3, 4)),
+    "nnref.prod": op(lambda x: [nnref.prod(x), nnref.prod(x, 1, keepdim=True)], (3, 4)),
+    "nnref.logsumexp": op(lambda x: [nnref.logsumexp(x, 1), nnref.logsumexp(x, (0, 1), keepdim=True)], (3, 4)),
+    "nnref.diagonal": op(lambda x: [nnref.diagonal(x), nnref.diagonal(x, 1), nnref.diagonal(x, -1, 1, 0)], (3, 4)),
+    "nnref.tril": op(lambda x: [nnref.tril(x), nnref.tril(x, -1)], (3, 4)),
+    "nnref.triu": op(lambda x: [nnref.triu(x), nnref.triu(x, 1)], (2, 3, 4)),
+    "nnref.einsum": op(lambda a, b: [nnref.einsum("ij,jk->ik", a, b), nnref.einsum("ij->j", a),
+                                     nnref.einsum("ij,ij->i", a, a)], (3, 4), (4, 2)),
+    "nnref.gather": op(lambda x: nnref.gather(x, 1, _index(x.device, [[0, 0], [3, 1], [2, 2]])), (3, 4)),
+    "nnref.scatter": op(lambda x, src: [nnref.scatter(x, 1, _index(x.device, [[0, 2], [3, 1], [1, 0]]), src),
+                                        nnref.scatter(x, 0, _index(x.device, [[2, 0, 1, 1]]), value=0.5)],
+                        (3, 4), (3, 2)),
+    "nnref.scatter_add": op(lambda x, src: nnref.scatter_add(x, 1, _index(x.device, [[0, 0], [3, 1], [1, 1]]),
+                                                             src), (3, 4), (3, 2)),
+    "nnref.isfinite": case(lambda d: nnref.isfinite(_special(d))),
+    "nnref.isinf": case(lambda d: nnref.isinf(_special(d))),
+    "nnref.isnan": case(lambda d: nnref.isnan(_special(d))),
+    "nnref.relu_": op(lambda x: _in_place(x, nnref.relu_), (3, 4)),
+    # Tensor's methods of the same ops
+    "nnref.Tensor.argsort": op(lambda x: x.argsort(1, descending=True), (3, 4)),
+    "nnref.Tensor.sort": op(lambda x: list(x.sort(0)), (3, 4)),
+    "nnref.Tensor.topk": op(lambda x: list(x.topk(3, sorted=True)), (3, 4)),
+    "nnref.Tensor.chunk": op(lambda x: x.chunk(2), (5, 3)),
+    "nnref.Tensor.split": op(lambda x: x.split([3, 2]), (5, 3)),
+    "nnref.Tensor.cumsum": op(lambda x: x.cumsum(-1), (3, 4)),
+    "nnref.Tensor.prod": op(lambda x: [x.prod(), x.prod(0)], (3, 4)),
+    "nnref.Tensor.logsumexp": op(lambda x: x.logsumexp(0), (3, 4)),
+    "nnref.Tensor.diagonal": op(lambda x: x.diagonal(offset=-1), (4, 3)),
+    "nnref.Tensor.tril": op(lambda x: x.tril(1), (3, 4)),
+    "nnref.Tensor.triu": op(lambda x: x.triu(-1), (3, 4)),
+    "nnref.Tensor.tril_": op(lambda x: _in_place(x, lambda t: t.tril_()), (3, 4)),
+    "nnref.Tensor.triu_": op(lambda x: _in_place(x, lambda t: t.triu_(1)), (3, 4)),
+    "nnref.Tensor.repeat": op(lambda x: [x.repeat(2, 3), x.repeat(2, 1, 1)], (3, 4)),
+    "nnref.Tensor.gather": op(lambda x: x.gather(0, _index(x.device, [[2, 0, 1, 1]])), (3, 4)),
+    "nnref.Tensor.scatter": op(lambda x, src: x.scatter(0, _index(x.device, [[2, 0], [1, 2]]), src),
+                               (3, 4), (2, 2)),
+    "nnref.Tensor.scatter_": op(lambda x, src: _in_place(x, lambda t: t.scatter_(
+        1, _index(x.device, [[0, 2], [3, 1], [1, 0]]), src)), (3, 4), (3, 2)),
+    "nnref.Tensor.scatter_add": op(lambda x, src: x.scatter_add(0, _index(x.device, [[2, 0], [2, 2]]), src),
+                                   (3, 4), (2, 2)),
+    "nnref.Tensor.scatter_add_": op(lambda x, src: _in_place(x, lambda t: t.scatter_add_(
+        1, _index(x.device, [[0, 0], [3, 1], [1, 1]]), src)), (3, 4), (3, 2)),
+    "nnref.Tensor.isfinite": case(lambda d: _special(d).isfinite()),
+    "nnref.Tensor.isinf": case(lambda d: _special(d).isinf()),
+    "nnref.Tensor.isnan": case(lambda d: _special(d).isnan()),
+    "nnref.Tensor.relu_": op(lambda x: _in_place(x, lambda t: t.relu_()), (3, 4)),
+    **{f"nnref.Tensor.{n}": op(lambda x, n=n: getattr(x * 10, n)(), (3, 4), values=positive)
+       for n in ("byte", "char", "short")},
+
+    # nnref.nn: layers
+    "nnref.nn.AdaptiveAvgPool2d": layer(lambda: nn.AdaptiveAvgPool2d((3, 2)), (2, 3, 7, 5)),
+    "nnref.nn.AdaptiveMaxPool2d": layer(lambda: nn.AdaptiveMaxPool2d(2), (2, 3, 5, 5)),
+    "nnref.nn.AvgPool2d": layer(lambda: nn.AvgPool2d(3, 2, 1), (2, 3, 7, 7)),
+    "nnref.nn.Conv1d": layer(lambda: nn.Conv1d(3, 4, 3, stride=2, padding=1), (2, 3, 9)),
+    "nnref.nn.ConvTranspose2d": layer(lambda: nn.ConvTranspose2d(3, 2, 3, stride=2, padding=1,
+                                                                 output_padding=1), (2, 3, 4, 4)),
+    "nnref.nn.LazyLinear": case(lambda d: _lazy(d, lambda: nn.LazyLinear(4), (5, 3))),
+    "nnref.nn.LazyConv2d": case(lambda d: _lazy(d, lambda: nn.LazyConv2d(4, 3, padding=1), (2, 3, 5, 5))),
+    "nnref.nn.UninitializedParameter": case(lambda d: _uninitialized(d, nn.UninitializedParameter)),
+    "nnref.nn.UninitializedBuffer": case(lambda d: _uninitialized(d, nn.UninitializedBuffer)),
+    "nnref.nn.Dropout1d": case(lambda d: [_channel_dropout(d, nn.Dropout1d(0.5), (4, 6, 5)),
+                                          layer(lambda: nn.Dropout1d(0.5).eval(), (4, 6, 5))(d)]),
+    "nnref.nn.Dropout2d": case(lambda d: [_channel_dropout(d, nn.Dropout2d(0.5), (4, 6, 3, 3)),
+                                          layer(lambda: nn.Dropout2d(0.5).eval(), (4, 6, 3, 3))(d)]),
+    "nnref.nn.ELU": layer(lambda: nn.ELU(alpha=0.5), (4, 5)),
+    "nnref.nn.GELU": layer(lambda: nn.GELU(approximate="tanh"), (4, 5)),
+    "nnref.nn.Hardtanh": layer(lambda: nn.Hardtanh(-0.5, 0.5), (4, 5)),
+    "nnref.nn.LeakyReLU": layer(lambda: nn.LeakyReLU(0.2), (4, 5)),
+    "nnref.nn.ReLU6": layer(lambda: nn.ReLU6(), (4, 5), values=lambda rng, shape: rng.uniform(-8, 8, shape)),
+    "nnref.nn.SiLU": layer(lambda: nn.SiLU(), (4, 5)),
+    "nnref.nn.Softmax2d": layer(lambda: nn.Softmax2d(), (2, 3, 4, 4)),
+    "nnref.nn.Softplus": layer(lambda: nn.Softplus(beta=2, threshold=1), (4, 5)),
+    # losses
+    "nnref.nn.BCELoss": loss(lambda: lambda x, y: nn.BCELoss()(x.sigmoid(), y.sigmoid()), (4, 5)),
+    "nnref.nn.HuberLoss": loss(lambda: nn.HuberLoss(delta=0.5), (4, 5)),
+    "nnref.nn.KLDivLoss": loss(lambda: lambda x, y: nn.KLDivLoss(reduction="batchmean", log_target=True)(
+        x.log_softmax(1), y.log_softmax(1)), (4, 5)),
+    "nnref.nn.L1Loss": loss(lambda: nn.L1Loss(reduction="sum"), (4, 5)),
+    "nnref.nn.SmoothL1Loss": loss(lambda: nn.SmoothL1Loss(beta=0.5), (4, 5)),
+
+    # nnref.nn.functional
+    "nnref.nn.functional.adaptive_avg_pool2d": op(lambda x: F.adaptive_avg_pool2d(x, (3, 2)), (2, 3, 7, 5)),
+    "nnref.nn.functional.adaptive_max_pool2d": op(lambda x: F.adaptive_max_pool2d(x, (2, 3)), (2, 3, 5, 7)),
+    "nnref.nn.functional.adaptive_max_pool2d_with_indices": op(
+        lambda x: list(F.adaptive_max_pool2d_with_indices(x, 3)), (2, 3, 7, 7)),
+    "nnref.nn.functional.avg_pool2d": op(lambda x: [F.avg_pool2d(x, 3, 2, 1, ceil_mode=True,
+                                                                 count_include_pad=False),
+                                                    F.avg_pool2d(x, 2)], (2, 3, 7, 7)),
+    "nnref.nn.functional.conv1d": op(lambda x, w, b: F.conv1d(x, w, b, stride=2, padding=1), (2, 3, 9),
+                                     (4, 3, 3), (4,)),
+    "nnref.nn.functional.conv_transpose2d": op(lambda x, w, b: F.conv_transpose2d(
+        x, w, b, stride=2, padding=1, output_padding=1), (2, 3, 4, 4), (3, 2, 3, 3), (2,)),
+    "nnref.nn.functional.dropout1d": case(lambda d: _channel_dropout(
+        d, lambda x: F.dropout1d(x, 0.5, training=True), (4, 6, 5))),
+    "nnref.nn.functional.dropout2d": case(lambda d: _channel_dropout(
+        d, lambda x: F.dropout2d(x, 0.5), (4, 6, 3, 3))),
+    "nnref.nn.functional.elu": op(lambda x: [F.elu(x), F.elu(x, alpha=0.5)], (4, 5)),
+    # the exact form needs cupyx.scipy.special.erf, which the stand-in does not provide
+    "nnref.nn.functional.gelu": op(lambda x: F.gelu(x, approximate="tanh"), (4, 5)),
+    "nnref.nn.functional.hardtanh": op(lambda x: F.hardtanh(x, -0.5, 0.5), (4, 5)),
+    "nnref.nn.functional.leaky_relu": op(lambda x: [F.leaky_relu(x), F.leaky_relu(x, 0.2)], (4, 5)),
+    "nnref.nn.functional.silu": op(F.silu, (4, 5)),
+    "nnref.nn.functional.softplus": op(lambda x: [F.softplus(x), F.softplus(x, beta=2, threshold=1)], (4, 5)),
+    "nnref.nn.functional.elu_": op(lambda x: _in_place(x, F.elu_), (4, 5)),
+    "nnref.nn.functional.hardtanh_": op(lambda x: _in_place(x, lambda t: F.hardtanh_(t, -0.5, 0.5)), (4, 5)),
+    "nnref.nn.functional.leaky_relu_": op(lambda x: _in_place(x, lambda t: F.leaky_relu_(t, 0.2)), (4, 5)),
+    "nnref.nn.functional.relu_": op(lambda x: _in_place(x, F.relu_), (4, 5)),
+    "nnref.nn.functional.one_hot": case(lambda d: [F.one_hot(labels(d, [0, 2, 1])),
+                                                   F.one_hot(labels(d, [[0, 2], [1, 1]]), 4)]),
+    "nnref.nn.functional.binary_cross_entropy": loss(
+        lambda: lambda x, y: F.binary_cross_entropy(x.sigmoid(), y.sigmoid(), weight=y.abs()), (4, 5)),
+    "nnref.nn.functional.huber_loss": loss(lambda: lambda x, y: F.huber_loss(x, y, delta=0.5), (4, 5)),
+    "nnref.nn.functional.kl_div": loss(lambda: lambda x, y: F.kl_div(x.log_softmax(1), y.softmax(1),
+                                                                     reduction="batchmean"), (4, 5)),
+    "nnref.nn.functional.l1_loss": loss(lambda: lambda x, y: F.l1_loss(x, y, reduction="none"), (4, 5)),
+    "nnref.nn.functional.smooth_l1_loss": loss(lambda: lambda x, y: F.smooth_l1_loss(x, y, beta=0.5), (4, 5)),
+
+    # nnref.optim and its schedulers
+    "nnref.optim.Adagrad": optimizer(lambda ps: optim.Adagrad(ps, lr=0.1, lr_decay=0.01, weight_decay=1e-2)),
+    "nnref.optim.RMSprop": optimizer(lambda ps: optim.RMSprop(ps, lr=0.01, momentum=0.9, centered=True)),
+    "nnref.optim.lr_scheduler.CosineAnnealingLR": scheduler(lambda o: lr_scheduler.CosineAnnealingLR(o, 3)),
+    "nnref.optim.lr_scheduler.ExponentialLR": scheduler(lambda o: lr_scheduler.ExponentialLR(o, 0.5)),
+    "nnref.optim.lr_scheduler.LambdaLR": scheduler(lambda o: lr_scheduler.LambdaLR(o, lambda e: 1 / (e + 1))),
+    "nnref.optim.lr_scheduler.MultiStepLR": scheduler(lambda o: lr_scheduler.MultiStepLR(o, [1, 3], 0.5)),
+    "nnref.optim.lr_scheduler.OneCycleLR": scheduler(lambda o: lr_scheduler.OneCycleLR(o, 0.5, total_steps=10)),
+    "nnref.optim.lr_scheduler.ReduceLROnPlateau": scheduler(
+        lambda o: lr_scheduler.ReduceLROnPlateau(o, mode="max", patience=0, factor=0.5), metric=True),
+
+    # nnref.utils.data over tensors on the device (index order from CPU generators, the same on both)
+    "nnref.utils.data.Dataset": case(lambda d: list(data.DataLoader(_Rows(d), batch_size=2))),
+    "nnref.utils.data.IterableDataset": case(lambda d: list(data.DataLoader(_Stream(d), batch_size=2))),
+    "nnref.utils.data.TensorDataset": case(lambda d: [_tensor_dataset(d)[2], _tensor_dataset(d)[1:3],
+                                                      len(_tensor_dataset(d))]),
+    "nnref.utils.data.ConcatDataset": case(lambda d: list(data.ConcatDataset([_Rows(d), _tensor_dataset(d)]))),
+    "nnref.utils.data.Subset": case(lambda d: list(data.Subset(_Rows(d), [4, 0, 2]))),
+    "nnref.utils.data.random_split": case(lambda d: [list(part) for part in data.random_split(
+        _Rows(d), [3, 2], generator=nnref.Generator().manual_seed(0))]),
+    "nnref.utils.data.DataLoader": case(lambda d: list(data.DataLoader(
+        _tensor_dataset(d), batch_size=2, shuffle=True, generator=nnref.Generator().manual_seed(0)))),
+    "nnref.utils.data.Sampler": case(lambda d: list(data.DataLoader(_Rows(d), sampler=_EveryOther(5)))),
+    "nnref.utils.data.SequentialSampler": case(lambda d: list(data.DataLoader(
+        _Rows(d), batch_size=3, sampler=data.SequentialSampler(range(5))))),
+    "nnref.utils.data.RandomSampler": case(lambda d: list(data.DataLoader(_Rows(d), batch_size=2, sampler=(
+        data.RandomSampler(range(5), generator=nnref.Generator().manual_seed(1)))))),
+    "nnref.utils.data.SubsetRandomSampler": case(lambda d: list(data.DataLoader(_Rows(d), sampler=(
+        data.SubsetRandomSampler([0, 3, 4], generator=nnref.Generator().manual_seed(2)))))),
+    "nnref.utils.data.BatchSampler": case(lambda d: list(data.DataLoader(_Rows(d), batch_sampler=(
+        data.BatchSampler(data.SequentialSampler(range(5)), 2, drop_last=True))))),
+    "nnref.utils.data.default_collate": case(lambda d: _collated(d)),
+    "nnref.utils.data.default_convert": case(lambda d: data.default_convert(
+        [leaf(d, (2,), grad=False), (labels(d, [1, 2]), 3)])),
+    "nnref.utils.data.get_worker_info": HOST_ONLY("None in the main process: worker metadata, no tensors"),
+})
+
+
+def _default_generator(d):
+    nnref.manual_seed(7)
+    first = nnref.rand(4, generator=nnref.default_generator)
+    nnref.default_generator.manual_seed(7)
+    return [first.to(d), nnref.rand(4).to(d), nnref.default_generator.initial_seed()]
+
+
+def _random_module(d):
+    """``nnref.random``'s seeding reproduces the device's draws; ``fork_rng`` restores the CPU
+    stream around them."""
+    nnref.random.manual_seed(5)
+    first = nnref.rand(6, device=d)
+    with nnref.random.fork_rng():
+        nnref.random.manual_seed(5)
+        again = nnref.rand(6, device=d)
+        nnref.rand(3)
+    return [nnref.equal(first, again), again.device == d, nnref.random.initial_seed()]
+
+
+def _default_device(d):
+    """Factories put tensors on the default device; layers' constant parts go there too."""
+    before = nnref.get_default_device()
+    nnref.set_default_device(d)
+    try:
+        made = [nnref.zeros(2, 3), nnref.tensor([1.0, 2.0]), nnref.arange(4), nnref.ones(2) + 1,
+                nn.BatchNorm1d(3).running_var, nnref.get_default_device() == d]
+    finally:
+        nnref.set_default_device(None)
+    return [made, before, nnref.get_default_device()]
+
+
+def _accelerator(d):
+    """The tutorials' idiom picks the device; every answer is the same in both runs (the
+    stand-in is installed), and work queued on ``d`` is waited for."""
+    acc = nnref.accelerator
+    picked = acc.current_accelerator().type if acc.is_available() else "cpu"
+    out = nnref.ones(3, device=d) * 2
+    acc.synchronize()
+    return [picked, acc.is_available(), acc.device_count(), acc.current_device_index(),
+            acc.current_accelerator(check_available=True), out]
+
+
+def _lazy(d, build, shape):
+    """Materialised on the CPU (so both runs start from the same numbers) then moved: a layer
+    case; materialised on ``d``: its parameters' shapes and device."""
+    nnref.manual_seed(0)
+    module = build()
+    module(nnref.zeros(*shape))
+    trained = layer(lambda: module, shape)(d)
+    on_device = build().to(d)
+    on_device(leaf(d, shape, grad=False))
+    return [trained, [(p.shape, p.device == d) for p in on_device.parameters()]]
+
+
+def _uninitialized(d, kind):
+    t = kind(device=d)
+    t.materialize((2, 3))
+    with nnref.no_grad():
+        t.fill_(1.5)
+    return [type(t).__name__, t.shape, t.device == d, t.requires_grad, t * 2]
+
+
+def _channel_dropout(d, drop, shape):
+    """Training-mode channel dropout: each channel all zeros or all scaled by 1 / (1 - p)."""
+    x = nnref.ones(*shape, device=d, requires_grad=True)
+    y = drop(x)
+    y.sum().backward()
+    flat = y.detach().flatten(2)
+    return [y.shape, y.device == d, bool(((flat == 0) | (flat == 2)).all()),
+            bool((flat.amax(-1) == flat.amin(-1)).all()), nnref.equal(x.grad, y.detach())]
+
+
+class _Rows(data.Dataset):
+    """Five (features, label) pairs on ``d``."""
+
+    def __init__(self, d):
+        self.x, self.y = leaf(d, (5, 3), grad=False), labels(d, [0, 1, 2, 1, 0])
+
+    def __getitem__(self, i):
+        return self.x[i], self.y[i]
+
+    def __len__(self):
+        return 5
+
+
+class _Stream(data.IterableDataset):
+    def __init__(self, d):
+        self.rows = _Rows(d)
+
+    def __iter__(self):
+        return (self.rows[i] for i in range(5))
+
+
+class _EveryOther(data.Sampler):
+    def __init__(self, n):
+        self.n = n
+
+    def __iter__(self):
+        return iter(range(0, self.n, 2))
+
+    def __len__(self):
+        return (self.n + 1) // 2
+
+
+def _collated(d):
+    """Tensors on ``d`` stack on ``d``; Python numbers become CPU tensors, as in PyTorch."""
+    tensors, indices, ints, floats = data.default_collate(
+        [(leaf(d, (3,), seed=i, grad=False), labels(d, i), i, 0.5 * i) for i in range(3)])
+    return [tensors, indices, ints.device.type, ints.tolist(), floats.dtype, floats.tolist()]
+
+
+def _tensor_dataset(d):
+    dataset = data.TensorDataset(leaf(d, (5, 3), seed=4, grad=False), labels(d, [1, 0, 1, 1, 0]))
+    return dataset
 
 
 # -- the tests ---------------------------------------------------------------------------------------

@@ -319,3 +319,23 @@ def test_training_on_the_gpu_follows_the_cpu_loss_curve(device, needs_second_dev
             losses.append(loss.item())
         curves.append(losses)
     np.testing.assert_allclose(curves[1], curves[0], rtol=1e-4)
+
+
+def test_random_fills_and_samplers_draw_on_the_device(device):
+    """bernoulli, exponential_, random_ and multinomial keep the distributions PyTorch draws
+    on every device; a CUDA tensor refuses a CPU ``generator=``, as PyTorch does."""
+    nnref.manual_seed(0)
+    t = nnref.empty(20_000, device=device)
+    assert abs(host(t.bernoulli_(0.25)).mean() - 0.25) < 0.02
+    assert abs(host(nnref.bernoulli(nnref.full((20_000,), 0.75, device=device))).mean() - 0.75) < 0.02
+    assert abs(host(t.exponential_(2.0)).mean() - 0.5) < 0.02
+    assert set(np.unique(host(t.random_(3, 6))).tolist()) == {3.0, 4.0, 5.0}
+    probs = nnref.tensor([[0.1, 0.0, 0.9], [0.5, 0.5, 0.0]], device=device)
+    drawn = nnref.multinomial(probs, 10_000, replacement=True)
+    assert drawn.device == device
+    assert abs((host(drawn[0]) == 2).mean() - 0.9) < 0.02 and not (host(drawn[1]) == 2).any()
+    order = host(nnref.multinomial(probs, 2))
+    assert (order[0] != 1).all() and sorted(order[1].tolist()) == [0, 1]
+    if device.type != "cpu":
+        with pytest.raises(RuntimeError, match="Expected a 'cuda' device type for generator but found 'cpu'"):
+            t.bernoulli_(0.5, generator=nnref.Generator())
