@@ -50,12 +50,16 @@ def _script_commands(path: Path) -> list[str]:
     return commands
 
 
-def _requirements() -> dict[str, str]:
-    """Map of normalised project name -> version specifier from requirements.txt."""
+def _requirements(path: Path = ROOT / "requirements.txt") -> dict[str, str]:
+    """Map of normalised project name -> version specifier from a requirements file and the
+    files it includes with ``-r``."""
     reqs = {}
-    for line in (ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines():
+    for line in path.read_text(encoding="utf-8").splitlines():
         line = line.split("#", 1)[0].strip()
         if not line:
+            continue
+        if line.startswith("-r "):
+            reqs.update(_requirements(path.parent / line[3:].strip()))
             continue
         match = re.match(r"([A-Za-z0-9][A-Za-z0-9._-]*)\s*(.*)", line)
         assert match, f"cannot parse requirement line {line!r}"
@@ -136,7 +140,8 @@ def test_pyproject_describes_nnref():
     assert project["name"] == "nnref"
     assert project["requires-python"] == ">=3.10"
     assert sorted(project["dependencies"]) == ["ml_dtypes", "numpy"]
-    assert project["optional-dependencies"] == {"gpu": ["cupy-cuda12x"], "viz": ["graphviz"]}
+    assert project["optional-dependencies"] == {"gpu": ["cupy-cuda12x"], "viz": ["graphviz"],
+                                                "safetensors": ["safetensors>=0.8"]}
     assert data["tool"]["setuptools"]["packages"]["find"]["include"] == ["nnref*"]
     assert data["tool"]["pytest"]["ini_options"]["testpaths"] == ["tests"]
 

@@ -27,7 +27,7 @@ def _resize(out, shape):
                       "outputs will not be resized unless they have zero elements. You can "
                       "explicitly reuse an out tensor t by resizing it, inplace, to zero elements "
                       "with t.resize_(0).", UserWarning, stacklevel=4)
-    if out._is_view:
+    if out._is_view():
         raise RuntimeError("nnref cannot resize an out= tensor that is a view of another tensor; "
                            "pass a tensor of the result's shape")
     from .._device import array_module

@@ -273,7 +273,10 @@ def test_double_backward_of_normalisation_matches_torch(case):
 
 
 def test_double_backward_of_a_numpy_only_kernel_is_a_clear_error():
-    x = nnref.ones(1, 1, 3, 3, requires_grad=True)
-    w = nnref.ones(1, 1, 2, 2, requires_grad=True)
+    # max_pool2d's gradient is computed by numpy; with a grad_output that requires grad, the
+    # gradient depends on it, so a second derivative would silently miss that term.
+    x = nnref.ones(1, 1, 4, 4, requires_grad=True)
+    v = nnref.ones(1, 1, 2, 2, requires_grad=True)
     with pytest.raises(RuntimeError, match="cannot be differentiated"):
-        nnref.autograd.grad(nnref.nn.functional.conv2d(x, w).sum(), x, create_graph=True)
+        nnref.autograd.grad(nnref.nn.functional.max_pool2d(x, 2), x, grad_outputs=v,
+                            create_graph=True)
