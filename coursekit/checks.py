@@ -32,6 +32,8 @@ import re
 
 import numpy as np
 
+from . import parsing
+
 PROBE = "__probe__"
 RAISES = "__raises__"
 ALLCLOSE = {"allclose": "allclose", "array_equal": "equal", "equal": "equal"}
@@ -140,7 +142,7 @@ def truth_ids(reference_records):
 
 def rewrite(source, filename="<checks>", prefix="", lines=None, keep=None):
     """``source`` with its asserts (those starting on ``lines``, if given) turned into probes."""
-    tree = _Rewrite(prefix, lines, keep).visit(ast.parse(source, filename))
+    tree = _Rewrite(prefix, lines, keep).visit(parsing.parse(source, filename))
     return ast.unparse(ast.fix_missing_locations(tree))
 
 
@@ -150,7 +152,7 @@ def rewrite_lines(source, lines, prefix="", keep=None):
     Used for an exercise's cells, where the student's code sits between the
     instructor's asserts: each assert statement is replaced in place by its probes.
     """
-    tree = ast.parse(source)
+    tree = parsing.parse(source)
     text = source.split("\n")
     for node in sorted((n for n in ast.walk(tree) if isinstance(n, ast.Assert) and n.lineno in lines),
                        key=lambda n: -n.lineno):
@@ -163,7 +165,7 @@ def rewrite_lines(source, lines, prefix="", keep=None):
 
 def check_ids(source, prefix="", lines=None):
     """The ids of the checks in ``source``, in order (what the reference run must report)."""
-    tree = ast.parse(source)
+    tree = parsing.parse(source)
     ids = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Assert) and (lines is None or node.lineno in lines):

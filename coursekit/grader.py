@@ -42,7 +42,7 @@ from pathlib import Path
 
 import nbformat
 
-from . import checks, notebooks, sandbox
+from . import checks, notebooks, parsing, sandbox
 from .markers import HIDDEN_TESTS, SOLUTION, STUB_BODY, find_regions, replace_regions
 from .student import checked_tasks, read_answer
 from .tasks import CourseError, course_root
@@ -131,7 +131,7 @@ def _syntax_error(text, filename):
 def _weights(source):
     """``WEIGHTS = {"test_name": 2, ...}`` at the top of a test file (read, not run); default 1."""
     import ast
-    for node in ast.parse(source).body:
+    for node in parsing.parse(source).body:
         if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "WEIGHTS" for t in node.targets):
             return ast.literal_eval(node.value)
     return {}

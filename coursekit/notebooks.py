@@ -26,6 +26,7 @@ import copy
 import re
 from dataclasses import dataclass, field
 
+from . import parsing
 from .markers import (HIDDEN_TESTS, SOLUTION, YOUR_CODE, find_regions, replace_regions, stub_lines,
                       strip_reference_markers)
 
@@ -169,17 +170,49 @@ def _student_source(source, where):
     return replace_regions(source, replace, where)
 
 
-def student_notebook(notebook, name="notebook"):
+# Where a listing that nnref._source.show_source printed names its file and lines: the first
+# line of its text form ("# nnref/nn/modules/module.py, lines 854\u2013865 ...") or the <code>
+# heading of its HTML form.
+LISTING_HEADER = re.compile(r"(?:^# |<code>)(?P<file>nnref/[^\s,<]+), lines (?P<first>\d+)\u2013(?P<last>\d+)")
+
+
+def shows_a_solution(text, solved_lines):
+    """True when ``text`` (a stored output) is a listing of nnref source overlapping a solution.
+
+    ``solved_lines`` maps an nnref file ("nnref/nn/modules/module.py") to the
+    1-based line numbers of its SOLUTION regions (``tasks.solved_lines``).
+    """
+    for match in LISTING_HEADER.finditer(text):
+        shown = range(int(match["first"]), int(match["last"]) + 1)
+        if solved_lines.get(match["file"], set()).intersection(shown):
+            return True
+    return False
+
+
+def _listing_shows(cell, solved_lines):
+    for output in cell.get("outputs", []):
+        for text in output.get("data", {}).values():
+            if shows_a_solution(text if isinstance(text, str) else "".join(map(str, text)), solved_lines):
+                return True
+    return False
+
+
+def student_notebook(notebook, name="notebook", solved_lines=None):
     """A copy of ``notebook`` for students.
 
     Solution code becomes ``# YOUR CODE HERE`` / ``raise NotImplementedError()``
     between YOUR CODE markers, hidden tests go, the explanations inside
     solution blocks go, and the solution cells lose their stored outputs.
-    Every other cell, outputs included, is unchanged.
+    So do the cells whose stored listing of nnref source shows a solution
+    (``solved_lines``, see ``shows_a_solution``): run again, they list the
+    student's own code.  Every other cell, outputs included, is unchanged.
     """
     notebook = copy.deepcopy(notebook)
     cells = []
     for index, cell, _events, inside in _walk(notebook):
+        if cell.cell_type == "code" and _listing_shows(cell, solved_lines or {}):
+            cell.outputs = []
+            cell.execution_count = None
         if cell.cell_type == "markdown":
             if inside:
                 kept = [line for i, line in enumerate(cell.source.splitlines()) if i not in inside]
@@ -261,7 +294,7 @@ def propose_markers(source):
     result, and move a marker where the exercise asks for less (a helper the
     tests use, the setup of a check).
     """
-    tree = ast.parse(source)
+    tree = parsing.parse(source)
     lines = source.splitlines()
     spans, current = [], None
     for statement in tree.body:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import nbformat
 
-from . import notebooks
+from . import notebooks, tasks
 from .markers import SOLUTION, YOUR_CODE, fill_your_code, find_regions, replace_regions, stub_lines
 from .tasks import CourseError, course_root, discover
 
@@ -73,9 +73,10 @@ def build(out, root=None, force=False):
         (out / path).write_text(text, encoding="utf-8")
 
     (out / "book").mkdir()
+    solved = tasks.solved_lines(root, found)
     for path in sorted({t.path for t in found if t.kind == "chapter"}):
         notebook = nbformat.read(root / path, as_version=4)
-        nbformat.write(notebooks.student_notebook(notebook, path), out / path)
+        nbformat.write(notebooks.student_notebook(notebook, path, solved), out / path)
 
     visible = out / "tests" / "course" / "tasks"
     visible.mkdir(parents=True)

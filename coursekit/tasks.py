@@ -22,7 +22,7 @@ from pathlib import Path
 
 import nbformat
 
-from . import notebooks
+from . import notebooks, parsing
 from .markers import HIDDEN_TESTS, SOLUTION, MarkerError, find_regions
 
 ROOT_ENV = "COURSEKIT_ROOT"
@@ -145,7 +145,7 @@ def nnref_tasks(root=None, problems=None):
         except MarkerError as err:
             problems.append(str(err))
             continue
-        tree = ast.parse(text)
+        tree = parsing.parse(text)
         for region in regions:
             where = f"{relative}, line {region.begin + 1}"
             if region.kind != SOLUTION:
@@ -297,3 +297,14 @@ def task_map(tasks):
     rows.append(f"{len(tasks)} tasks ({nnref_count} in nnref, {len(tasks) - nnref_count} chapter "
                 f"exercises), {sum(t.points for t in tasks)} points in all.")
     return "\n".join(rows) + "\n"
+
+
+def solved_lines(root, found):
+    """For each nnref file with tasks, the 1-based lines of its SOLUTION regions, markers included."""
+    solved = {}
+    for path in sorted({task.path for task in found if task.kind == "nnref"}):
+        text = (Path(root) / path).read_text(encoding="utf-8")
+        solved[Path(path).as_posix()] = {line + 1 for region in find_regions(text, path)
+                                         if region.kind == SOLUTION
+                                         for line in range(region.begin, region.end + 1)}
+    return solved

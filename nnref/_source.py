@@ -59,6 +59,12 @@ def pytorch_url(path):
     return f"{PYTORCH}/{kind}/{PYTORCH_RELEASE}/{path.rstrip('/')}"
 
 
+# The course tooling (coursekit) marks the exercises' solutions in nnref's source with "###"
+# comment lines (BEGIN or END, then the region's kind and its task): instructions to it, not
+# part of the code a reader reads.
+_COURSE_MARKER = re.compile(r"^[ \t]*###[ \t]+(?:BEGIN|END)[ \t]+(?:SOLUTION|HIDDEN TESTS)\b")
+
+
 def _unwrap(obj):
     if isinstance(obj, property):
         return obj.fget
@@ -127,7 +133,8 @@ def show_source(obj, *, start_at=None, end_at=None, end_before=None):
         raise TypeError(f"show_source: no Python source for {obj!r} ({err})") from None
     first_line = max(first_line, 1)  # a module starts at line 0 for inspect
     first, last = _select(lines, start_at, end_at, end_before)
-    code = textwrap.dedent("".join(lines[first:last])).rstrip("\n")
+    shown = [line for line in lines[first:last] if not _COURSE_MARKER.match(line)]
+    code = textwrap.dedent("".join(shown)).rstrip("\n")
     try:
         file = path.relative_to(_PACKAGE_ROOT).as_posix()
     except ValueError:

@@ -9,8 +9,9 @@
 * With sphinx-exercise's ``hide_solutions`` (the student site's config sets
   it), a gated solution disappears together with everything up to its
   ``solution-end``, code cells included; sphinx-exercise alone would leave
-  those on the page.  The notebooks offered for download are then the
-  student edition's.
+  those on the page.  So does a stored listing of nnref source that shows
+  a task's solution (the chapters list nnref with ``show_source``).  The
+  notebooks offered for download are then the student edition's.
 * ``{task-map}`` renders the course's task map from the markers.
 * Each exercise's title shows its id (``walking-ex2``): the task id the
   student edition, the grader's feedback and the gradebook use.
@@ -33,7 +34,7 @@ COURSE_ROOT = Path(__file__).resolve().parents[2]
 if str(COURSE_ROOT) not in sys.path:
     sys.path.insert(0, str(COURSE_ROOT))
 
-from coursekit import tasks  # noqa: E402
+from coursekit import notebooks, tasks  # noqa: E402
 from coursekit.markers import REFERENCE_MARKER_LINE, strip_reference_markers  # noqa: E402
 from coursekit.notebooks import only_hidden_tests, reference_notebook, student_notebook  # noqa: E402
 
@@ -65,6 +66,30 @@ def drop_markers(app, doctree):
         block.children = [nodes.Text(shown)]
 
 
+def _solved_lines(app):
+    """The lines of nnref's task solutions (``coursekit.tasks.solved_lines``), read once per build."""
+    if not hasattr(app.env, "nnref_solved_lines"):
+        root = Path(app.srcdir)
+        found, _problems = tasks.discover(root)  # the test suite reports the problems
+        app.env.nnref_solved_lines = tasks.solved_lines(root, found)
+    return app.env.nnref_solved_lines
+
+
+def hide_solution_listings(app, doctree):
+    """On the student site: a cell's stored listing of nnref source that shows a solution goes.
+
+    The reader runs the cell in their edition to list their own code instead.
+    """
+    if not app.config.hide_solutions:
+        return
+    for output in list(doctree.findall(lambda n: isinstance(n, nodes.container)
+                                      and n.get("nb_element") == "cell_code_output")):
+        if notebooks.shows_a_solution(output.astext(), _solved_lines(app)):
+            note = nodes.paragraph(text="This listing shows the solution of a task: run the cell in "
+                                        "your edition to list your own code.")
+            output.replace_self(nodes.container("", note, classes=["cell_output"]))
+
+
 def downloadable_notebooks(app, exception):
     """The notebooks the site offers for download: without markers, or the students' version."""
     if exception is not None or app.builder.format != "html":
@@ -72,7 +97,7 @@ def downloadable_notebooks(app, exception):
     for path in Path(app.outdir, "_sources").rglob("*.ipynb"):
         notebook = nbformat.read(path, as_version=4)
         if app.config.hide_solutions:
-            notebook = student_notebook(notebook, path.name)
+            notebook = student_notebook(notebook, path.name, _solved_lines(app))
         else:
             notebook = reference_notebook(notebook)
         nbformat.write(notebook, path)
@@ -154,6 +179,7 @@ class ExerciseIds(SphinxPostTransform):
 
 def setup(app):
     app.connect("doctree-read", drop_markers)
+    app.connect("doctree-read", hide_solution_listings)
     app.connect("build-finished", downloadable_notebooks)
     if "viewcode-find-source" in app.events.events:  # with sphinx.ext.viewcode
         app.connect("viewcode-find-source", viewcode_source)

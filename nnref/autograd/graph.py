@@ -227,11 +227,25 @@ class NotImplemented(Node):  # noqa: A001 - PyTorch's name, shown as grad_fn=<No
         raise RuntimeError(f"derivative for aten::{self.op} is not implemented")
 
 
+def _held_by_callee(obj):
+    return sys.getrefcount(obj)
+
+
+def _references_a_call_adds():
+    """How many references to an argument one plain Python-to-Python call adds.
+
+    One since Python 3.11, whose calls move the argument from the caller's stack
+    into the callee's frame; two on 3.10, where both keep one.
+    """
+    probe = object()
+    return _held_by_callee(probe) - sys.getrefcount(probe)
+
+
 # References to a gradient the engine hands over, as seen inside _exclusively_owned: the
-# engine's argument tuple, AccumulateGrad.apply's parameter, _exclusively_owned's parameter
-# and getrefcount's own argument. One more means someone else (a hook, another edge, the
-# user) still holds it.
-_ENGINE_REFERENCES = 4
+# engine's argument tuple, AccumulateGrad.apply's parameter, the call into
+# _exclusively_owned and getrefcount's own argument. One more means someone else (a hook,
+# another edge, the user) still holds it.
+_ENGINE_REFERENCES = 3 + _references_a_call_adds()
 
 
 def _exclusively_owned(grad):

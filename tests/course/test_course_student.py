@@ -65,11 +65,47 @@ def test_chapters_lose_solutions_hidden_tests_and_their_outputs(student_edition)
     for exercise in exercises:
         for index in exercise.code_cells:
             assert chapter.cells[index].outputs == []
-    # everything before the exercises is the reference chapter, outputs included
+    # everything before the exercises is the reference chapter, outputs included, except the
+    # listings of nnref source that show the named_modules task's solution
     first = min(e.cell for e in exercises)
     assert [c.source for c in chapter.cells[:first]] == [c.source for c in reference.cells[:first]]
-    assert [c.get("outputs") for c in chapter.cells[:first]] == \
-        [c.get("outputs") for c in reference.cells[:first]]
+    cleared = [i for i, (mine, theirs) in enumerate(zip(chapter.cells[:first], reference.cells[:first]))
+               if mine.get("outputs") != theirs.get("outputs")]
+    assert cleared, "the chapter lists Module.named_modules, a task's solution"
+    for index in cleared:
+        assert chapter.cells[index].outputs == []
+        assert "named_modules" in str(reference.cells[index].outputs)
+
+
+def _meaningful_lines(text):
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def _contains_run(lines, run):
+    return any(lines[i:i + len(run)] == run for i in range(len(lines) - len(run) + 1))
+
+
+def test_stored_listings_do_not_show_the_solutions_of_nnref_tasks(student_edition):
+    """The chapters list nnref's source (show_source); a stored listing made from the instructor's
+    package would hand the student the body they are asked to write."""
+    from coursekit.markers import SOLUTION, find_regions
+    found, _ = tasks.discover(ROOT)
+    bodies = []
+    for path in sorted({t.path for t in found if t.kind == "nnref"}):
+        text = (ROOT / path).read_text(encoding="utf-8")
+        lines = text.splitlines()
+        bodies += [(path, _meaningful_lines("\n".join(region.body(lines))))
+                   for region in find_regions(text, path) if region.kind == SOLUTION]
+    assert bodies, "the course has nnref tasks"
+    listed = 0
+    for chapter in sorted((student_edition / "book").glob("*.ipynb")):
+        for cell in nbformat.read(chapter, as_version=4).cells:
+            for output in cell.get("outputs", []):
+                shown = _meaningful_lines(output.get("data", {}).get("text/plain", ""))
+                listed += bool(shown) and shown[0].startswith("# nnref/")
+                leaked = [path for path, body in bodies if body and _contains_run(shown, body)]
+                assert not leaked, f"{chapter.name} stores a listing with the solution in {leaked}"
+    assert listed, "the edition still shows the listings that reveal nothing"
 
 
 def test_edition_imports_its_own_nnref(student_edition):

@@ -424,6 +424,7 @@ CASES = {
     "nnref.set_grad_enabled": case(_grad_mode(lambda: nnref.set_grad_enabled(False))),
     "nnref.is_grad_enabled": HOST_ONLY("a flag"),
     "nnref.is_inference_mode_enabled": HOST_ONLY("a flag"),
+    "nnref.is_inference": case(lambda d: [nnref.is_inference(leaf(d, (2,))), nnref.is_inference(_inference_tensor(d))]),
     "nnref.manual_seed": ELSEWHERE(SEEDING),
     "nnref.seed": ELSEWHERE(SEEDING),
     "nnref.initial_seed": HOST_ONLY("a number"),
@@ -538,6 +539,8 @@ CASES.update({
     "nnref.Tensor.contiguous": op(lambda x: x.t().contiguous(), (3, 4)),
     "nnref.Tensor.detach": op(lambda x: x.detach() * 2, (3,)),
     "nnref.Tensor.detach_": op(lambda x: (x * 2).detach_(), (3,)),
+    "nnref.Tensor.is_inference": case(lambda d: [leaf(d, (2,)).is_inference(), _inference_tensor(d).is_inference()]),
+    "nnref.Tensor.output_nr": case(lambda d: [part.output_nr for part in leaf(d, (4,)).unbind()]),
     "nnref.Tensor.requires_grad_": case(lambda d: leaf(d, (3,), grad=False).requires_grad_()),
     # autograd
     "nnref.Tensor.backward": op(lambda x: (x.exp() * 2).sum(), (3,)),
@@ -594,6 +597,11 @@ CASES.update({
     "nnref.Tensor.copy_": op(lambda x, y: _in_place(x, lambda t: t.copy_(y)), (3, 4), (4,)),
     "nnref.Tensor.fill_": op(lambda x, v: _in_place(x, lambda t: t.fill_(v.sum())), (3, 4), ()),
     "nnref.Tensor.zero_": op(lambda x: _in_place(x, lambda t: t.zero_()), (3, 4)),
+    **{f"nnref.Tensor.{n}": op(lambda x, n=n: _in_place(x, lambda t: getattr(t, n)()), (3, 4))
+       for n in ("abs_", "cos_", "exp_", "neg_", "sigmoid_", "sin_", "tanh_")},
+    **{f"nnref.Tensor.{n}": op(lambda x, n=n: _in_place(x, lambda t: getattr(t, n)()), (3, 4), values=positive)
+       for n in ("log_", "reciprocal_", "sqrt_")},
+    "nnref.Tensor.pow_": op(lambda x: _in_place(x, lambda t: t.pow_(3)), (3, 4)),
     "nnref.Tensor.uniform_": random_draw(lambda d: nnref.empty(50, device=d).uniform_(-1, 1)),
     "nnref.Tensor.normal_": random_draw(lambda d: nnref.empty(50, device=d).normal_(0, 2)),
     # Python's protocols
@@ -652,6 +660,11 @@ def _retained(x):
     y.retain_grad()
     (y * 2).sum().backward()
     return [y.grad, x.grad.clone()]
+
+
+def _inference_tensor(device):
+    with nnref.inference_mode():
+        return nnref.ones(2, device=device) * 2
 
 
 def _in_place(x, change):
