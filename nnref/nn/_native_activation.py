@@ -250,8 +250,9 @@ def softplus(input, beta=1.0, threshold=20.0):
     smooth = ~(scaled > threshold)  # NaN stays on the smooth side, as in PyTorch
     z = xp.exp(xp.minimum(scaled, dtype(threshold)))  # exp(beta x), kept for the backward pass
     data = x.copy()
-    xp.log1p(z, out=data, where=smooth)
-    xp.divide(data, dtype(beta), out=data, where=smooth)
+    soft = xp.log1p(z)
+    soft /= dtype(beta)
+    xp.copyto(data, soft, where=smooth)  # (CuPy's ufuncs take no where=)
     return _unary(input, data, SoftplusBackward0, beta=beta, threshold=threshold, exp=z,
                   smooth=smooth)
 

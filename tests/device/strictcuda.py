@@ -64,6 +64,11 @@ R13 ``random.default_rng(seed)`` takes an int or a sequence of ints and its Gene
     The numbers differ from CuPy's (XORWOW): only reproducibility is checked, not values.
 R14 Arrays are unhashable and have ``__array_priority__`` 100, as ``cupy.ndarray``.
 R15 ``cuda.Device(i)`` is a context manager for the current GPU; this stand-in has one, 0.
+R16 A ufunc call takes the keywords ``out``, ``dtype`` and ``casting`` only: ``where=`` (and
+    numpy's ``order``, ``subok``, ``signature``) raise ``TypeError('Wrong arguments {...}')``
+    (``cupy/_core/_kernel.pyx``, ``ufunc.__call__``; seen on the first real GPU run, an H200
+    with CuPy 14.2, where ``xp.log1p(z, out=data, where=smooth)`` failed).  ``copyto`` does
+    take ``where=``.
 
 What it cannot show is listed in book/differences.md and the GPU chapter ("what a real GPU
 would still reveal"): speed, asynchronous execution, nondeterministic atomic adds, CUDA's
@@ -289,7 +294,12 @@ class ndarray:
     @shape.setter
     def shape(self, shape):
         """A reshape without a copy, or AttributeError ('incompatible shape'), as CuPy's setter."""
-        self._host.shape = shape
+        try:
+            self._host = self._host.reshape(shape, copy=False)
+        except ValueError as err:
+            raise AttributeError(f"incompatible shape [{_NAME}]") from err
+        except TypeError:  # numpy before 2.1 has no copy=, and no deprecated setter yet
+            self._host.shape = shape
     dtype = property(lambda self: self._host.dtype)
     ndim = property(lambda self: self._host.ndim)
     size = property(lambda self: self._host.size)
@@ -444,6 +454,9 @@ class ufunc:
         return f"<ufunc '{self.name}' [{_NAME}]>"
 
     def __call__(self, *args, out=None, **kwargs):
+        unknown = {k: v for k, v in kwargs.items() if k not in ("dtype", "casting")}
+        if unknown:
+            raise TypeError(f"Wrong arguments {unknown} [{_NAME}]")
         where = f"ufunc {self.name}"
         args = [_device_operand(a, where) for a in args]
         outs = () if out is None else (out if isinstance(out, tuple) else (out,))
@@ -452,8 +465,6 @@ class ufunc:
                 raise _unsupported(o, f"{where}, out=")
         if outs:
             kwargs["out"] = tuple(o._host for o in outs) if len(outs) > 1 else outs[0]._host
-        if "where" in kwargs:
-            kwargs["where"] = _device_operand(kwargs["where"], where)
         return _to_device(self._ufunc(*args, **kwargs), outs)
 
     def at(self, a, indices, b=None):

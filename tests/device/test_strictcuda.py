@@ -168,11 +168,15 @@ def test_one_device():  # R15
         xp.cuda.Device(1)
 
 
-def test_cuda_tensors_live_in_the_stand_in_only_during_a_stand_in_test(device):
+def test_cuda_tensors_live_in_the_stand_in_only_during_a_stand_in_test(device, request):
     t = nnref.ones(2, device=device)
-    if device.type == "cuda":
+    run_on = request.node.callspec.params["device"]
+    if run_on == "strictcuda":
         assert isinstance(t._data, strictcuda.ndarray)
         assert nnref.cuda.is_available() and "stand-in" in nnref.cuda.get_device_name()
+    elif run_on == "cuda":  # the GPU mode: CuPy's own arrays
+        assert type(t._data).__module__.startswith("cupy") and not isinstance(t._data, strictcuda.ndarray)
+        assert "stand-in" not in nnref.cuda.get_device_name()
     else:
         assert type(t._data) is np.ndarray
 
@@ -180,3 +184,14 @@ def test_cuda_tensors_live_in_the_stand_in_only_during_a_stand_in_test(device):
 def test_outside_stand_in_tests_cuda_is_not_the_stand_in():
     assert _device._cupy is not strictcuda.cupy
     assert not nnref.cuda.is_available() or "stand-in" not in nnref.cuda.get_device_name()
+
+
+def test_ufuncs_take_no_where_but_copyto_does():
+    """R16, found on the first real GPU run: CuPy's ufuncs refuse numpy's where=."""
+    xp = strictcuda.cupy
+    a = xp.asarray(np.ones(3, np.float32))
+    mask = a > 0
+    with pytest.raises(TypeError, match="Wrong arguments"):
+        xp.log1p(a, out=a, where=mask)
+    xp.copyto(a, xp.zeros(3, dtype=np.float32), where=mask)
+    assert a.get().tolist() == [0.0, 0.0, 0.0]
