@@ -297,6 +297,36 @@ def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False
                 device=device or input._device, requires_grad=requires_grad)
 
 
+def _new(factory):
+    """``tensor.new_zeros(2, 3)`` and friends (``_C.TensorBase.new_*``): the factory, with this
+    tensor's dtype and device unless others are given."""
+    def method(self, *args, dtype=None, device=None, requires_grad=False, **keywords):
+        dtype = _dtype.as_dtype(dtype)
+        return factory(*args, dtype=dtype or self._dtype, device=device or self._device,
+                       requires_grad=requires_grad, **keywords)
+    method.__name__ = "new_" + factory.__name__
+    method.__doc__ = f"``{factory.__name__}`` with this tensor's dtype and device unless given."
+    return method
+
+
+def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
+    """A copy of ``data`` with this tensor's dtype and device unless given (even for Python ints)."""
+    dtype = _dtype.as_dtype(dtype)
+    if isinstance(data, Tensor):
+        warnings.warn("To copy construct from a tensor, it is recommended to use "
+                      "sourceTensor.detach().clone() or sourceTensor.detach().clone()."
+                      "requires_grad_(True), rather than tensor.new_tensor(sourceTensor).",
+                      UserWarning, stacklevel=2)
+        data = data.detach().cpu().numpy()
+    array = np.array(_to_nested_lists(data), dtype=(dtype or self._dtype).numpy)
+    return _finish(array, dtype or self._dtype, device or self._device, requires_grad)
+
+
+for _factory in (zeros, ones, empty, full):
+    setattr(Tensor, f"new_{_factory.__name__}", _new(_factory))
+Tensor.new_tensor = new_tensor
+
+
 class _LegacyTensorType(type):
     """``isinstance(t, nnref.FloatTensor)`` is true for float32 CPU tensors, as in PyTorch."""
 

@@ -118,6 +118,14 @@ CASES = [
     # membership
     lambda m: (2 in m34(m), 50 in m34(m), m.tensor(3) in m34(m), m.tensor([0, 1, 2, 3]) in m34(m)),
     lambda m: "a" in m34(m),
+    # new_* keep this tensor's dtype and device unless told otherwise
+    lambda m: (t23(m).double().new_zeros(2, 3), m34(m).new_ones((2,)), t23(m).new_empty(0).shape),
+    lambda m: (m34(m).new_full((2,), 7.5), t23(m).new_full([1, 2], 3), t23(m).new_full((2,), 1, dtype=m.int32)),
+    lambda m: (t23(m).new_tensor([1, 2]), m34(m).new_tensor([1.7, -2.5]), t23(m).new_tensor([[True]], dtype=m.bool)),
+    lambda m: t23(m).new_zeros(2, requires_grad=True),
+    lambda m: m34(m).new_zeros(2, requires_grad=True),
+    lambda m: t23(m).new_tensor([[1, 2], [3]]),
+    lambda m: t23(m).new_zeros(-1),
 ]
 
 

@@ -307,6 +307,11 @@ CASES = {
     "nnref.zeros": case(lambda d: nnref.zeros(2, 3, device=d)),
     "nnref.ones": case(lambda d: nnref.ones(2, 3, dtype=nnref.float64, device=d)),
     "nnref.full": case(lambda d: nnref.full((2, 2), 7.5, device=d)),
+    "nnref.Tensor.new_zeros": case(lambda d: [leaf(d, (2,)).new_zeros(2, 3), leaf(d, (2,)).new_zeros((1,))]),
+    "nnref.Tensor.new_ones": case(lambda d: leaf(d, (2,)).new_ones(2, dtype=nnref.int64)),
+    "nnref.Tensor.new_empty": case(lambda d: leaf(d, (2,)).new_empty(3).shape),
+    "nnref.Tensor.new_full": case(lambda d: labels(d, [1, 2]).new_full((2, 2), 7.5)),
+    "nnref.Tensor.new_tensor": case(lambda d: [leaf(d, (2,)).new_tensor([1, 2]), labels(d, [1]).new_tensor([[2.5]])]),
     "nnref.eye": case(lambda d: nnref.eye(3, 2, device=d)),
     "nnref.arange": case(lambda d: [nnref.arange(5, device=d), nnref.arange(0, 1, 0.25, device=d)]),
     "nnref.linspace": case(lambda d: nnref.linspace(-1, 1, 7, device=d)),
@@ -495,6 +500,20 @@ CASES = {
     **{f"nnref.nn.init.{name}": random_draw(lambda d, name=name: getattr(init, name)(
         nnref.empty(20, 30, device=d))) for name in ("uniform_", "normal_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_",
                     "kaiming_normal_")},
+    **{f"nnref.nn.init.{name}": random_draw(lambda d, name=name: _deprecated_init(name, nnref.empty(20, 30, device=d)))
+       for name in ("uniform", "normal", "xavier_uniform", "xavier_normal", "kaiming_uniform", "kaiming_normal")},
+    "nnref.nn.init.constant": case(lambda d: _deprecated_init("constant", nnref.empty(2, 3, device=d), 0.5)),
+    "nnref.nn.init.trunc_normal_": seeded_draw(
+        lambda d: init.trunc_normal_(nnref.empty(40, 30, device=d), std=0.5, a=-0.4, b=0.6),
+        holds=lambda t: bool(((t >= -0.4) & (t <= 0.6)).all())),
+    "nnref.nn.init.orthogonal_": seeded_draw(
+        lambda d: init.orthogonal_(nnref.empty(3, 5, device=d)),
+        holds=lambda t: nnref.allclose(t @ t.T, nnref.eye(3, device=t.device), atol=1e-5)),
+    "nnref.nn.init.sparse_": seeded_draw(lambda d: init.sparse_(nnref.empty(10, 4, device=d), 0.3),
+                                         holds=lambda t: bool(((t == 0).sum(0) >= 3).all())),
+    "nnref.nn.init.eye_": case(lambda d: init.eye_(nnref.empty(3, 5, device=d))),
+    "nnref.nn.init.dirac_": case(lambda d: [init.dirac_(nnref.empty(4, 2, 3, 3, device=d), groups=2),
+                                            init.dirac_(nnref.empty(3, 3, 5, device=d))]),
 
     # nnref.optim
     "nnref.optim.Optimizer": ELSEWHERE("test_api_on_device.py::test_each_name_on_the_device_matches_the_cpu"),
@@ -660,6 +679,11 @@ def _retained(x):
     y.retain_grad()
     (y * 2).sum().backward()
     return [y.grad, x.grad.clone()]
+
+
+def _deprecated_init(name, tensor, *args):
+    with pytest.warns(FutureWarning, match=f"nn.init.{name}` is now deprecated"):
+        return getattr(init, name)(tensor, *args)
 
 
 def _inference_tensor(device):
