@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from coursekit import markers, notebooks, tasks
@@ -154,3 +155,20 @@ def test_downloadable_notebooks_have_no_marker():
     assert sources
     for path in sources:
         assert "### BEGIN SOLUTION" not in path.read_text(encoding="utf-8"), path
+
+
+def test_listings_of_solutions_are_recognised_in_both_stored_forms():
+    """The student site drops a stored listing from its HTML form, the student edition from the
+    notebook: both forms of every listing that shows a task's solution must be recognised."""
+    found, _ = tasks.discover(ROOT)
+    solved = tasks.solved_lines(ROOT, found)
+    caught = 0
+    for chapter in sorted((ROOT / "book").glob("*.ipynb")):
+        for cell in nbformat.read(chapter, as_version=4).cells:
+            for output in cell.get("outputs", []):
+                data = output.get("data", {})
+                if "text/plain" in data and "text/html" in data:
+                    as_text = notebooks.shows_a_solution(data["text/plain"], solved)
+                    assert as_text == notebooks.shows_a_solution(data["text/html"], solved), chapter.name
+                    caught += as_text
+    assert caught >= len({t.path for t in found if t.kind == "nnref"})
