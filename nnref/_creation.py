@@ -311,15 +311,14 @@ def _new(factory):
 
 def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
     """A copy of ``data`` with this tensor's dtype and device unless given (even for Python ints)."""
-    dtype = _dtype.as_dtype(dtype)
     if isinstance(data, Tensor):
         warnings.warn("To copy construct from a tensor, it is recommended to use "
                       "sourceTensor.detach().clone() or sourceTensor.detach().clone()."
                       "requires_grad_(True), rather than tensor.new_tensor(sourceTensor).",
                       UserWarning, stacklevel=2)
         data = data.detach().cpu().numpy()
-    array = np.array(_to_nested_lists(data), dtype=(dtype or self._dtype).numpy)
-    return _finish(array, dtype or self._dtype, device or self._device, requires_grad)
+    return tensor(data, dtype=_dtype.as_dtype(dtype) or self._dtype, device=device or self._device,
+                  requires_grad=requires_grad)
 
 
 for _factory in (zeros, ones, empty, full):

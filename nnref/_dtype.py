@@ -15,7 +15,8 @@ __all__ = ["dtype", "float16", "bfloat16", "float32", "float64", "uint8", "int8"
 
 
 class dtype:
-    """A tensor element type.  Prints as ``nnref.float32`` (PyTorch: ``torch.float32``)."""
+    """A tensor element type.  Prints as PyTorch's does, ``torch.float32``: a program written for
+    PyTorch (``import nnref as torch``) prints what it prints on PyTorch."""
 
     __slots__ = ("name", "numpy", "is_floating_point", "itemsize", "_rank", "_legacy_name",
                  "_accumulate")
@@ -32,7 +33,7 @@ class dtype:
         self._accumulate = np.dtype(np.float32) if is_floating_point and self.itemsize == 2 else self.numpy
 
     def __repr__(self):
-        return f"nnref.{self.name}"
+        return f"torch.{self.name}"
 
     def __reduce__(self):
         return self.name

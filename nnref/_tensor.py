@@ -456,10 +456,10 @@ class Tensor:
 
 
 class Size(tuple):
-    """``torch.Size``: a tuple of ints that prints as ``nnref.Size([2, 3])``."""
+    """``torch.Size``: a tuple of ints that prints as PyTorch's, ``torch.Size([2, 3])``."""
 
     def __repr__(self):
-        return f"nnref.Size({list(self)})"
+        return f"torch.Size({list(self)})"
 
     def numel(self):
         return math.prod(self)

@@ -294,7 +294,7 @@ _return_types = {}
 def _return_type(name):
     if name not in _return_types:
         cls = namedtuple(name, ["values", "indices"])
-        cls.__repr__ = lambda self: (f"nnref.return_types.{name}(\nvalues={self.values!r},\n"
+        cls.__repr__ = lambda self: (f"torch.return_types.{name}(\nvalues={self.values!r},\n"
                                      f"indices={self.indices!r})")
         _return_types[name] = cls
     return _return_types[name]

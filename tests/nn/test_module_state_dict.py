@@ -151,8 +151,8 @@ def test_error_message_shape():
     assert str(info.value) == (
         "Error(s) in loading state_dict for Net:\n"
         '\tMissing key(s) in state_dict: "alpha". \n'
-        "\tsize mismatch for out.weight: copying a param with shape nnref.Size([3, 2]) from "
-        "checkpoint, the shape in current model is nnref.Size([1, 2]).")
+        "\tsize mismatch for out.weight: copying a param with shape torch.Size([3, 2]) from "
+        "checkpoint, the shape in current model is torch.Size([1, 2]).")
 
 
 @pytest.mark.parametrize("edit", ["missing", "unexpected", "wrong_shape", "not_a_tensor"])

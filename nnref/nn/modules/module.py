@@ -71,9 +71,9 @@ def _addindent(s_, numSpaces):
 
 
 def _typename(obj):
-    """``torch.typename``: ``'nnref.FloatTensor'`` for a tensor, else the qualified class name."""
+    """``torch.typename``: ``'torch.FloatTensor'`` for a tensor, else the qualified class name."""
     if isinstance(obj, Tensor):
-        prefix = "nnref." if obj.device.type == "cpu" else "nnref.cuda."
+        prefix = "torch." if obj.device.type == "cpu" else "torch.cuda."
         return prefix + obj.dtype._legacy_name
     module = getattr(obj, "__module__", "") or ""
     qualname = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
