@@ -59,6 +59,8 @@ from ._ops.reduce_ops import cumsum, logsumexp, prod
 from ._ops.scatter import gather, scatter, scatter_add
 from ._ops.sorting import argsort, sort, topk
 from ._ops.tensor_shape import chunk, diagonal, split, tril, triu
+from ._ops.elementwise import (acos, asin, atan, ceil, cosh, erf, expm1, floor, frac, log1p, log2,
+                               log10, rsqrt, sinh, square, tan, trunc)
 
 from math import e, inf, nan, pi  # noqa: E402 - torch.inf and friends are Python floats too
 
@@ -72,6 +74,10 @@ from ._ops.out import with_out as _with_out  # noqa: E402
     add, sub, mul, div, pow, neg, remainder, floor_divide, matmul, mm, bmm, mv, dot, addmm, sum,
     mean, prod, cumsum, logsumexp, amax, amin, exp, log, sqrt, abs, sin, cos, tanh, sigmoid, clamp,
     maximum, minimum, cat, stack))
+(log1p, expm1, log2, log10, rsqrt, square, tan, sinh, cosh, asin, acos, atan, erf, floor, ceil, trunc,
+ frac) = map(_with_out, (log1p, expm1, log2, log10, rsqrt, square, tan, sinh, cosh, asin, acos, atan, erf,
+                         floor, ceil, trunc, frac))
+arcsin, arccos, arctan, fix = asin, acos, atan, trunc
 clip = clamp
 divide, multiply, subtract = div, mul, sub
 concat = concatenate = cat

@@ -156,3 +156,15 @@ for _name, _function in _TUTORIAL_METHODS.items():
     setattr(Tensor, _name, _function)
 
 __all__ += ["einsum", "predicates", "reduce_ops", "scatter", "sorting", "tensor_shape"]
+
+# More elementwise math, each with its in-place form, under PyTorch's names and aliases.
+from . import elementwise  # noqa: E402
+
+_ELEMENTWISE = {name: getattr(elementwise, name) for name in elementwise.__all__}
+_ELEMENTWISE.update(arcsin=elementwise.asin, arccos=elementwise.acos, arctan=elementwise.atan,
+                    fix=elementwise.trunc)
+for _name, _function in _ELEMENTWISE.items():
+    setattr(Tensor, _name, _function)
+    setattr(Tensor, _name + "_", _inplace(_function))
+
+__all__ += ["elementwise"]

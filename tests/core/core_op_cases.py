@@ -111,6 +111,30 @@ def off_the_steps(rng, shape, step=1.0):
 
 
 unary("round", lambda m, a: m.round(a) + a, values=off_the_steps)
+
+
+def inside_one(rng, shape):
+    """|x| <= 0.8: asin and acos are smooth there."""
+    return rng.uniform(-0.8, 0.8, shape)
+
+
+unary("log1p", lambda m, a: m.log1p(a), values=positive)
+unary("expm1", lambda m, a: a.expm1())
+unary("log2", lambda m, a: m.log2(a), values=positive)
+unary("log10", lambda m, a: a.log10(), values=positive)
+unary("rsqrt", lambda m, a: m.rsqrt(a), values=positive)
+unary("square", lambda m, a: m.square(a))
+unary("tan", lambda m, a: m.tan(a), values=inside_one)
+unary("sinh", lambda m, a: a.sinh())
+unary("cosh", lambda m, a: m.cosh(a))
+unary("asin", lambda m, a: m.asin(a), values=inside_one)
+unary("acos", lambda m, a: a.arccos(), values=inside_one)
+unary("atan", lambda m, a: m.arctan(a))
+unary("erf", lambda m, a: m.erf(a))
+unary("floor", lambda m, a: m.floor(a) * a, values=off_the_steps)
+unary("ceil", lambda m, a: a.ceil() * a, values=off_the_steps)
+unary("trunc", lambda m, a: m.trunc(a) + a.fix(), values=off_the_steps)
+unary("frac", lambda m, a: m.frac(a) * a, values=off_the_steps)
 unary("round_decimals", lambda m, a: a.round(decimals=1) * a,
       values=lambda rng, shape: off_the_steps(rng, shape, 0.1))
 

@@ -32,11 +32,14 @@ DEVICES = {"cpu": ["cpu", "strictcuda"], "strictcuda": ["strictcuda"],
 
 
 def use_strict_stand_in(monkeypatch):
-    """Make ``'cuda'`` mean the stand-in until the test ends: CuPy's slot in the backend layer,
+    """Make ``'cuda'`` mean the stand-in until the test ends: CuPy's slot in the backend layer
+    (and ``cupyx.scipy.special`` in ``sys.modules``),
     an answer of "usable" to the one-time GPU query, and a fresh generator table (so no
     stand-in generator outlives the test)."""
     import strictcuda
     monkeypatch.setattr(_device, "_cupy", strictcuda.cupy)
+    for name, module in strictcuda._cupyx().items():
+        monkeypatch.setitem(sys.modules, name, module)
     monkeypatch.setattr(_device, "_cuda_answer", None)
     monkeypatch.setattr(_random._State, "cuda", {})
 

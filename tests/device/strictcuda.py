@@ -69,6 +69,8 @@ R16 A ufunc call takes the keywords ``out``, ``dtype`` and ``casting`` only: ``w
     (``cupy/_core/_kernel.pyx``, ``ufunc.__call__``; seen on the first real GPU run, an H200
     with CuPy 14.2, where ``xp.log1p(z, out=data, where=smooth)`` failed).  ``copyto`` does
     take ``where=``.
+R17 ``cupyx.scipy.special`` holds SciPy's special functions (``erf``, ...) as CuPy ufuncs: device
+    arrays in and out, under R4, R5 and R16 (the CuPy documentation's ``cupyx.scipy.special``).
 
 What it cannot show is listed in book/differences.md and the GPU chapter ("what a real GPU
 would still reveal"): speed, asynchronous execution, nondeterministic atomic adds, CUDA's
@@ -685,3 +687,15 @@ cupy = _Namespace("strictcuda", np, special={
                                                           np.lib.stride_tricks)),
     "__version__": "stand-in"})
 cupy.__file__ = __file__
+
+
+def _cupyx():
+    """R17: ``cupyx.scipy.special`` (``erf``, ...): CuPy's SciPy functions, whose ufuncs follow R4,
+    R5 and R16 (computed here by SciPy's)."""
+    import scipy.special
+    special = _Namespace("strictcuda.cupyx.scipy.special", scipy.special)
+    scipy_module = types.ModuleType("strictcuda.cupyx.scipy")
+    scipy_module.special = special
+    root = types.ModuleType("strictcuda.cupyx")
+    root.scipy = scipy_module
+    return {"cupyx": root, "cupyx.scipy": scipy_module, "cupyx.scipy.special": special}

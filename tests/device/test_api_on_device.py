@@ -278,6 +278,23 @@ def _batch_norm(d):
     return [with_grads(F.batch_norm(x, mean, var, training=True), [x]), mean, var]
 
 
+def _inside_one(rng, shape):
+    return rng.uniform(-0.8, 0.8, shape)
+
+
+_ELEMENTWISE_VALUES = {"log1p": positive, "log2": positive, "log10": positive, "rsqrt": positive,
+                       "asin": _inside_one, "acos": _inside_one, "arcsin": _inside_one, "arccos": _inside_one}
+
+
+def _elementwise(name, where, suffix):
+    """``nnref.NAME(x)``, ``x.NAME()`` or ``x.NAME_()`` (on a non-leaf copy, so gradients flow)."""
+    if where == "nnref.":
+        return lambda x: getattr(nnref, name)(x)
+    if suffix:
+        return lambda x: _in_place(x, lambda t: getattr(t, name + "_")())
+    return lambda x: getattr(x, name)()
+
+
 def _grad_mode(enter):
     def run(d):
         x = leaf(d, (3,))
@@ -329,6 +346,11 @@ CASES = {
     "nnref.abs": op(nnref.abs, (3, 4)),
     "nnref.neg": op(nnref.neg, (3, 4)),
     "nnref.exp": op(nnref.exp, (3, 4)),
+    # more elementwise math: the function, the method and its in-place form of each name
+    **{f"{where}{name}{suffix}": op(_elementwise(name, where, suffix), (3, 4), values=_ELEMENTWISE_VALUES.get(name, normal))
+       for name in ("log1p", "expm1", "log2", "log10", "rsqrt", "square", "tan", "sinh", "cosh", "asin", "acos", "atan",
+                    "arcsin", "arccos", "arctan", "erf", "floor", "ceil", "trunc", "fix", "frac")
+       for where, suffix in (("nnref.", ""), ("nnref.Tensor.", ""), ("nnref.Tensor.", "_"))},
     "nnref.log": op(nnref.log, (3, 4), values=positive),
     "nnref.sqrt": op(nnref.sqrt, (3, 4), values=positive),
     "nnref.sin": op(nnref.sin, (3, 4)),
@@ -861,7 +883,7 @@ CASES.update({
         d, lambda x: F.dropout2d(x, 0.5), (4, 6, 3, 3))),
     "nnref.nn.functional.elu": op(lambda x: [F.elu(x), F.elu(x, alpha=0.5)], (4, 5)),
     # the exact form needs cupyx.scipy.special.erf, which the stand-in does not provide
-    "nnref.nn.functional.gelu": op(lambda x: F.gelu(x, approximate="tanh"), (4, 5)),
+    "nnref.nn.functional.gelu": op(lambda x: [F.gelu(x), F.gelu(x, approximate="tanh")], (4, 5)),
     "nnref.nn.functional.hardtanh": op(lambda x: F.hardtanh(x, -0.5, 0.5), (4, 5)),
     "nnref.nn.functional.leaky_relu": op(lambda x: [F.leaky_relu(x), F.leaky_relu(x, 0.2)], (4, 5)),
     "nnref.nn.functional.silu": op(F.silu, (4, 5)),

@@ -1,0 +1,242 @@
+"""More elementwise math (``log1p``, ``expm1``, ``rsqrt``, ``tan``, ``asin``, ``floor``, ``erf``, ...),
+each forward next to its backward.
+
+Mirrors the unary ops of ``aten/src/ATen/native/UnaryOps.cpp``; the gradients are the
+formulas of ``tools/autograd/derivatives.yaml``, written with differentiable tensor ops so
+that they differentiate again (``create_graph=True``).  Integer inputs become the default
+float dtype, as in PyTorch, except for ``floor``/``ceil``/``trunc``, which copy them.
+"""
+import importlib
+import math
+
+import numpy as np
+
+from .._device import array_module, array_module_of
+from ..autograd.graph import Node
+from ._common import needs_grad, wrap
+from .arithmetic import pow
+from .pointwise import _unary, exp
+
+
+class Log1PBackward0(Node):
+    def backward(self, grad):
+        (self_,) = self.saved_tensors
+        return (grad / (self_ + 1),)
+
+
+def log1p(input):
+    """``log(1 + x)``, accurate for small ``x``."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _unary(array_module(input._device).log1p, Log1PBackward0, input, save_input=True)
+
+
+class Expm1Backward0(Node):
+    def backward(self, grad):
+        (result,) = self.saved_tensors
+        return (grad * (result + 1),)
+
+
+def expm1(input):
+    """``exp(x) - 1``, accurate for small ``x``."""
+    with np.errstate(over="ignore"):
+        return _unary(array_module(input._device).expm1, Expm1Backward0, input, save_result=True)
+
+
+class Log2Backward0(Node):
+    def backward(self, grad):
+        (self_,) = self.saved_tensors
+        return (grad / (self_ * math.log(2.0)),)
+
+
+def log2(input):
+    """The base-2 logarithm."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _unary(array_module(input._device).log2, Log2Backward0, input, save_input=True)
+
+
+class Log10Backward0(Node):
+    def backward(self, grad):
+        (self_,) = self.saved_tensors
+        return (grad / (self_ * math.log(10.0)),)
+
+
+def log10(input):
+    """The base-10 logarithm."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _unary(array_module(input._device).log10, Log10Backward0, input, save_input=True)
+
+
+class RsqrtBackward0(Node):
+    def backward(self, grad):
+        (result,) = self.saved_tensors
+        return (-0.5 * grad * result.pow(3),)
+
+
+def _rsqrt(x):
+    xp = array_module_of(x)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return xp.reciprocal(xp.sqrt(x))
+
+
+def rsqrt(input):
+    """``1 / sqrt(x)``."""
+    return _unary(_rsqrt, RsqrtBackward0, input, save_result=True)
+
+
+def square(input):
+    """``x ** 2``: PyTorch implements it as ``pow(x, 2)``, so its node is ``PowBackward0``."""
+    return pow(input, 2)
+
+
+class TanBackward0(Node):
+    def backward(self, grad):
+        (result,) = self.saved_tensors
+        return (grad * (1 + result.pow(2)),)
+
+
+def tan(input):
+    """The tangent (radians)."""
+    return _unary(array_module(input._device).tan, TanBackward0, input, save_result=True)
+
+
+class SinhBackward0(Node):
+    def backward(self, grad):
+        (self_,) = self.saved_tensors
+        return (grad * cosh(self_),)
+
+
+def sinh(input):
+    """The hyperbolic sine."""
+    with np.errstate(over="ignore"):
+        return _unary(array_module(input._device).sinh, SinhBackward0, input, save_input=True)
+
+
+class CoshBackward0(Node):
+    def backward(self, grad):
+        (self_,) = self.saved_tensors
+        return (grad * sinh(self_),)
+
+
+def cosh(input):
+    """The hyperbolic cosine."""
+    with np.errstate(over="ignore"):
+        return _unary(array_module(input._device).cosh, CoshBackward0, input, save_input=True)
+
+
+class AsinBackward0(Node):
+    def backward(self, grad):
+        (self_,) = self.saved_tensors
+        return (grad * rsqrt(1 - self_ * self_),)
+
+
+def asin(input):
+    """The inverse sine (``arcsin``); NaN outside [-1, 1]."""
+    with np.errstate(invalid="ignore"):
+        return _unary(array_module(input._device).arcsin, AsinBackward0, input, save_input=True)
+
+
+class AcosBackward0(Node):
+    def backward(self, grad):
+        (self_,) = self.saved_tensors
+        return (-grad * rsqrt(1 - self_ * self_),)
+
+
+def acos(input):
+    """The inverse cosine (``arccos``); NaN outside [-1, 1]."""
+    with np.errstate(invalid="ignore"):
+        return _unary(array_module(input._device).arccos, AcosBackward0, input, save_input=True)
+
+
+class AtanBackward0(Node):
+    def backward(self, grad):
+        (self_,) = self.saved_tensors
+        return (grad / (self_ * self_ + 1),)
+
+
+def atan(input):
+    """The inverse tangent (``arctan``)."""
+    return _unary(array_module(input._device).arctan, AtanBackward0, input, save_input=True)
+
+
+class ErfBackward0(Node):
+    def backward(self, grad):
+        (self_,) = self.saved_tensors
+        return (grad * (2.0 / math.sqrt(math.pi)) * exp(-(self_ * self_)),)
+
+
+def _erf(x):
+    """scipy's ``erf`` (cupyx's on the GPU): numpy has none."""
+    special = "scipy.special" if array_module_of(x) is np else "cupyx.scipy.special"
+    try:
+        module = importlib.import_module(special)
+    except ImportError:
+        raise RuntimeError(f"erf needs {special}: install SciPy (pip install scipy)") from None
+    return module.erf(x).astype(x.dtype, copy=False)
+
+
+def erf(input):
+    """The error function, ``2 / sqrt(pi)`` times the integral of ``exp(-t**2)`` from 0 to ``x``."""
+    return _unary(_erf, ErfBackward0, input, save_input=True)
+
+
+# -- rounding towards an integer: flat almost everywhere --------------------------------------------
+class _ZeroGradient(Node):
+    def backward(self, grad):
+        from .._creation import zeros_like
+        return (zeros_like(grad),)
+
+
+class FloorBackward0(_ZeroGradient):
+    pass
+
+
+class CeilBackward0(_ZeroGradient):
+    pass
+
+
+class TruncBackward0(_ZeroGradient):
+    pass
+
+
+def _rounding(name, node_class, input):
+    if input._dtype.name == "bool":
+        raise NotImplementedError(f'"{name}_vml_cpu" not implemented for \'Bool\'')
+    xp = array_module(input._device)
+    if not input._dtype.is_floating_point:
+        return wrap(input._data.copy(), input)  # integers are their own floor (a copy, as PyTorch)
+    out = wrap(getattr(xp, name)(input._data), input)
+    if needs_grad(input):
+        out.grad_fn = node_class((input,))
+    return out
+
+
+def floor(input):
+    """The largest integer not above ``x``; integer tensors are copied."""
+    return _rounding("floor", FloorBackward0, input)
+
+
+def ceil(input):
+    """The smallest integer not below ``x``; integer tensors are copied."""
+    return _rounding("ceil", CeilBackward0, input)
+
+
+def trunc(input):
+    """Round towards zero (``fix`` is the same)."""
+    return _rounding("trunc", TruncBackward0, input)
+
+
+class FracBackward0(Node):
+    def backward(self, grad):
+        return (grad,)
+
+
+def frac(input):
+    """``x - trunc(x)``: the fractional part, with the sign of ``x``."""
+    if not input._dtype.is_floating_point:
+        raise NotImplementedError(f'"frac_cpu" not implemented for \'{input._dtype._legacy_name[:-6]}\'')
+    xp = array_module(input._device)
+    return _unary(lambda x: x - xp.trunc(x), FracBackward0, input)
+
+
+__all__ = ["log1p", "expm1", "log2", "log10", "rsqrt", "square", "tan", "sinh", "cosh", "asin", "acos",
+           "atan", "erf", "floor", "ceil", "trunc", "frac"]
