@@ -59,8 +59,21 @@ from ._ops.reduce_ops import cumsum, logsumexp, prod
 from ._ops.scatter import gather, scatter, scatter_add
 from ._ops.sorting import argsort, sort, topk
 from ._ops.tensor_shape import chunk, diagonal, split, tril, triu
-from ._ops.elementwise import (acos, asin, atan, ceil, cosh, erf, expm1, floor, frac, log1p, log2,
-                               log10, rsqrt, sinh, square, tan, trunc)
+from ._ops.elementwise import (acos, asin, atan, ceil, clamp_max, clamp_min, cosh, erf, expm1, floor, frac,
+                               log1p, log2, log10, rsqrt, sinh, square, tan, trunc)
+from ._ops.logical import count_nonzero, logical_and, logical_not, logical_or, logical_xor
+from ._ops.reorder import flip, index_select, masked_select, roll
+
+# PyTorch's other names for views and ops above (the Tensor methods of ``_ops``).
+(broadcast_to, movedim, moveaxis, swapaxes, swapdims, unflatten, ravel, tile, outer, ger, negative,
+ positive) = (Tensor.broadcast_to, Tensor.movedim, Tensor.moveaxis, Tensor.swapaxes, Tensor.swapdims,
+              Tensor.unflatten, Tensor.ravel, Tensor.tile, Tensor.outer, Tensor.ger, Tensor.negative,
+              Tensor.positive)
+
+
+def is_floating_point(input):
+    """True for float16, bfloat16, float32 and float64 tensors."""
+    return input.is_floating_point()
 
 from math import e, inf, nan, pi  # noqa: E402 - torch.inf and friends are Python floats too
 

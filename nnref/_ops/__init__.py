@@ -168,3 +168,64 @@ for _name, _function in _ELEMENTWISE.items():
     setattr(Tensor, _name + "_", _inplace(_function))
 
 __all__ += ["elementwise"]
+
+# Reordering and picking, truth values, and PyTorch's other names for views and ops above.
+from . import logical, reorder  # noqa: E402
+
+
+def _movedim(self, source, destination):
+    """``movedim``/``moveaxis``: the permutation that puts dims ``source`` at ``destination``."""
+    ndim = self._data.ndim
+    source = (source,) if isinstance(source, int) else tuple(source)
+    destination = (destination,) if isinstance(destination, int) else tuple(destination)
+    if len(source) != len(destination):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(source)} dims) "
+                           f"should contain the same number of dims as destination ({list(destination)} dims)")
+    source = [d % ndim if ndim else 0 for d in source]
+    destination = [d % ndim if ndim else 0 for d in destination]
+    order = [d for d in range(ndim) if d not in source]
+    for dest, src in sorted(zip(destination, source)):
+        order.insert(dest, src)
+    return shape.permute(self, order)
+
+
+def _unflatten(self, dim, sizes):
+    """``unflatten``: dim ``dim`` split into ``sizes`` (one of them may be -1), as a view."""
+    dim = dim % self._data.ndim if self._data.ndim else 0
+    new = list(self._data.shape[:dim]) + list(sizes) + list(self._data.shape[dim + 1:])
+    return shape.view(self, new)
+
+
+def _tile(self, *dims):
+    """``tile``: ``repeat`` with missing leading dims counted as 1."""
+    if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+        dims = tuple(dims[0])
+    dims = (1,) * (self._data.ndim - len(dims)) + tuple(dims)
+    return tensor_shape.repeat(self, dims)
+
+
+def _outer(self, vec2):
+    """``outer`` (``ger``): ``self[i] * vec2[j]``; a composite of reshape and mul, as in PyTorch."""
+    if self._data.ndim != 1 or vec2._data.ndim != 1:
+        raise RuntimeError(f"outer: expected 1-D vectors, got {self._data.ndim}-D and {vec2._data.ndim}-D")
+    return arithmetic.mul(shape.reshape(self, (-1, 1)), vec2)
+
+
+_MORE_METHODS = {
+    **{name: getattr(reorder, name) for name in reorder.__all__},
+    **{name: getattr(logical, name) for name in logical.__all__},
+    "logical_and_": _inplace(logical.logical_and), "logical_or_": _inplace(logical.logical_or),
+    "logical_xor_": _inplace(logical.logical_xor), "logical_not_": _inplace(logical.logical_not),
+    "broadcast_to": shape.expand, "movedim": _movedim, "moveaxis": _movedim,
+    "swapaxes": shape.transpose, "swapdims": shape.transpose, "unflatten": _unflatten,
+    "ravel": lambda self: shape.reshape(self, (-1,)), "tile": _tile, "outer": _outer, "ger": _outer,
+    "negative": arithmetic.neg, "negative_": _inplace(arithmetic.neg), "positive": lambda self: self,
+    "ndimension": lambda self: self._data.ndim,
+    "is_cpu": property(lambda self: self._device.type == "cpu"),
+    "itemsize": property(lambda self: self._dtype.itemsize),
+    "nbytes": property(lambda self: self._dtype.itemsize * int(self._data.size)),
+}
+for _name, _function in _MORE_METHODS.items():
+    setattr(Tensor, _name, _function)
+
+__all__ += ["logical", "reorder"]

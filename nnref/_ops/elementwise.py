@@ -238,5 +238,62 @@ def frac(input):
     return _unary(lambda x: x - xp.trunc(x), FracBackward0, input)
 
 
-__all__ = ["log1p", "expm1", "log2", "log10", "rsqrt", "square", "tan", "sinh", "cosh", "asin", "acos",
+# -- one-sided clamps: their own ops in PyTorch, with their own nodes ------------------------------
+class ClampMinBackward0(Node):
+    def backward(self, grad):
+        (self_,) = self.saved_tensors
+        return (grad * (self_ >= self.bound),)
+
+
+class ClampMinBackward1(Node):
+    def backward(self, grad):
+        self_, bound = self.saved_tensors
+        return ((grad * (self_ >= bound)).sum_to_size(self_.shape),
+                (grad * (self_ < bound)).sum_to_size(bound.shape))
+
+
+class ClampMaxBackward0(Node):
+    def backward(self, grad):
+        (self_,) = self.saved_tensors
+        return (grad * (self_ <= self.bound),)
+
+
+class ClampMaxBackward1(Node):
+    def backward(self, grad):
+        self_, bound = self.saved_tensors
+        return ((grad * (self_ <= bound)).sum_to_size(self_.shape),
+                (grad * (self_ > bound)).sum_to_size(bound.shape))
+
+
+def _one_sided(input, bound, pick, nodes):
+    from .._tensor import Tensor
+    from ._common import check_same_device
+    xp = array_module(input._device)
+    if isinstance(bound, Tensor):
+        check_same_device(input, bound)
+        data = getattr(xp, pick)(input._data, bound._data.astype(input._data.dtype, copy=False))
+        out = wrap(data, input)
+        if needs_grad(input) or needs_grad(bound):
+            out.grad_fn = nodes[1]((input, bound), saved=(input, bound))
+        return out
+    data = getattr(xp, pick)(input._data, input._dtype.numpy.type(bound))
+    out = wrap(data, input)
+    if needs_grad(input):
+        node = nodes[0]((input,), saved=(input,))
+        node.bound = bound
+        out.grad_fn = node
+    return out
+
+
+def clamp_min(input, min):
+    """``max(x, min)`` elementwise: ``clamp`` with a lower bound only (a number or a tensor)."""
+    return _one_sided(input, min, "maximum", (ClampMinBackward0, ClampMinBackward1))
+
+
+def clamp_max(input, max):
+    """``min(x, max)`` elementwise: ``clamp`` with an upper bound only (a number or a tensor)."""
+    return _one_sided(input, max, "minimum", (ClampMaxBackward0, ClampMaxBackward1))
+
+
+__all__ = ["clamp_min", "clamp_max", "log1p", "expm1", "log2", "log10", "rsqrt", "square", "tan", "sinh", "cosh", "asin", "acos",
            "atan", "erf", "floor", "ceil", "trunc", "frac"]

@@ -135,6 +135,32 @@ unary("floor", lambda m, a: m.floor(a) * a, values=off_the_steps)
 unary("ceil", lambda m, a: a.ceil() * a, values=off_the_steps)
 unary("trunc", lambda m, a: m.trunc(a) + a.fix(), values=off_the_steps)
 unary("frac", lambda m, a: m.frac(a) * a, values=off_the_steps)
+
+
+def away_from_the_bound(rng, shape):
+    """|x - 0.2| >= 0.1: one-sided clamps at 0.2 are smooth there."""
+    return 0.2 + rng.choice([-1.0, 1.0], shape) * rng.uniform(0.1, 1.5, shape)
+
+
+unary("clamp_min_number", lambda m, a: m.clamp_min(a, 0.2), values=away_from_the_bound)
+unary("clamp_max_number", lambda m, a: a.clamp_max(0.2), values=away_from_the_bound)
+binary("clamp_min_tensor", lambda m, a, b: m.clamp_min(a, b), left=lambda rng, s: away_from_the_bound(rng, s),
+       right=lambda rng, s: np.full(s, 0.2))
+unary("flip", lambda m, a: a.flip(0) * a, min_dims=1)
+unary("roll", lambda m, a: m.roll(a, 1) * a)
+unary("roll_dims", lambda m, a: a.roll((1, -2), (0, -1)) * a, min_dims=2)
+unary("index_select", lambda m, a: m.index_select(a, 0, m.tensor([0, 0, a.shape[0] - 1])) ** 2, min_dims=1)
+unary("masked_select", lambda m, a: a.masked_select(a > 0.5) ** 2, values=away_from_zero)
+unary("tile", lambda m, a: a.tile((2, 1)) ** 2)
+unary("broadcast_to", lambda m, a: m.broadcast_to(a, (2,) + tuple(a.shape)) ** 2)
+unary("movedim", lambda m, a: a.movedim(0, -1) * 2, min_dims=2)
+unary("unflatten", lambda m, a: a.unflatten(0, (1, a.shape[0])) ** 2, min_dims=1)
+
+
+@case("outer")
+def _(draw, rng):
+    n, k = draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    return [rng.standard_normal(n), rng.standard_normal(k)], lambda m, a, b: m.outer(a, b) ** 2
 unary("round_decimals", lambda m, a: a.round(decimals=1) * a,
       values=lambda rng, shape: off_the_steps(rng, shape, 0.1))
 

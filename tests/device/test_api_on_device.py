@@ -295,6 +295,29 @@ def _elementwise(name, where, suffix):
     return lambda x: getattr(x, name)()
 
 
+_REORDER_ARGS = {
+    "flip": lambda x: ((0, 1),), "roll": lambda x: ((1, -1), (0, 1)),
+    "index_select": lambda x: (1, labels(x.device, [3, 0, 3])), "broadcast_to": lambda x: ((2, 3, 4),),
+    "movedim": lambda x: (0, 1), "moveaxis": lambda x: (1, 0), "swapaxes": lambda x: (0, 1),
+    "swapdims": lambda x: (1, 0), "unflatten": lambda x: (1, (2, 2)), "ravel": lambda x: (),
+    "tile": lambda x: ((2, 1),), "negative": lambda x: ()}
+
+
+def _logical(d, name, where):
+    a, b = labels(d, [0, 1, 2, 0]), leaf(d, (4,), grad=False)
+    if name == "count_nonzero":
+        return [nnref.count_nonzero(a), a.reshape(2, 2).count_nonzero(dim=0)] if where == "nnref." else \
+            [a.count_nonzero(), a.reshape(2, 2).count_nonzero(0)]
+    args = (a,) if name == "logical_not" else (a, b)
+    return getattr(nnref, name)(*args) if where == "nnref." else getattr(args[0], name)(*args[1:])
+
+
+def _logical_in_place(d, name):
+    a = labels(d, [0, 1, 2, 0]).bool()
+    others = () if name == "logical_not" else (labels(d, [1, 1, 0, 0]).bool(),)
+    return getattr(a, name + "_")(*others)
+
+
 def _grad_mode(enter):
     def run(d):
         x = leaf(d, (3,))
@@ -346,6 +369,36 @@ CASES = {
     "nnref.abs": op(nnref.abs, (3, 4)),
     "nnref.neg": op(nnref.neg, (3, 4)),
     "nnref.exp": op(nnref.exp, (3, 4)),
+    # reordering, picking, one-sided clamps and other names for views: function and method forms
+    **{f"{where}{name}": op(lambda x, name=name, args=args, where=where:
+                            (getattr(nnref, name)(x, *args(x)) if where == "nnref." else getattr(x, name)(*args(x))),
+                            (3, 4), values=positive)
+       for name, args in _REORDER_ARGS.items() for where in ("nnref.", "nnref.Tensor.")},
+    "nnref.masked_select": op(lambda x: nnref.masked_select(x, x > 1.0), (3, 4), values=positive),
+    "nnref.Tensor.masked_select": op(lambda x: x.masked_select(x > 1.0), (3, 4), values=positive),
+    "nnref.outer": op(lambda a, b: nnref.outer(a, b), (3,), (4,)),
+    "nnref.Tensor.outer": op(lambda a, b: a.outer(b), (3,), (4,)),
+    "nnref.ger": op(lambda a, b: nnref.ger(a, b), (3,), (4,)),
+    "nnref.Tensor.ger": op(lambda a, b: a.ger(b), (3,), (4,)),
+    "nnref.clamp_min": op(lambda x, b: [nnref.clamp_min(x, 1.0), nnref.clamp_min(x, b)], (3, 4), (4,), values=positive),
+    "nnref.clamp_max": op(lambda x, b: [nnref.clamp_max(x, 1.0), nnref.clamp_max(x, b)], (3, 4), (4,), values=positive),
+    "nnref.Tensor.clamp_min": op(lambda x, b: [x.clamp_min(1.0), x.clamp_min(b)], (3, 4), (4,), values=positive),
+    "nnref.Tensor.clamp_max": op(lambda x, b: [x.clamp_max(1.0), x.clamp_max(b)], (3, 4), (4,), values=positive),
+    "nnref.Tensor.clamp_min_": op(lambda x: _in_place(x, lambda t: t.clamp_min_(1.0)), (3, 4), values=positive),
+    "nnref.Tensor.clamp_max_": op(lambda x: _in_place(x, lambda t: t.clamp_max_(1.0)), (3, 4), values=positive),
+    "nnref.Tensor.negative_": op(lambda x: _in_place(x, lambda t: t.negative_()), (3, 4)),
+    "nnref.positive": op(nnref.positive, (3, 4)),
+    "nnref.Tensor.positive": op(lambda x: x.positive(), (3, 4)),
+    **{f"{where}{name}": case(lambda d, name=name, where=where: _logical(d, name, where))
+       for name in ("logical_and", "logical_or", "logical_xor", "logical_not", "count_nonzero")
+       for where in ("nnref.", "nnref.Tensor.")},
+    **{f"nnref.Tensor.{name}_": case(lambda d, name=name: _logical_in_place(d, name))
+       for name in ("logical_and", "logical_or", "logical_xor", "logical_not")},
+    "nnref.is_floating_point": HOST_ONLY("a dtype question"),
+    "nnref.Tensor.ndimension": HOST_ONLY("a number of dimensions"),
+    "nnref.Tensor.itemsize": HOST_ONLY("a size in bytes"),
+    "nnref.Tensor.nbytes": HOST_ONLY("a size in bytes"),
+    "nnref.Tensor.is_cpu": case(lambda d: leaf(d, (2,)).is_cpu == (d.type == "cpu")),
     # more elementwise math: the function, the method and its in-place form of each name
     **{f"{where}{name}{suffix}": op(_elementwise(name, where, suffix), (3, 4), values=_ELEMENTWISE_VALUES.get(name, normal))
        for name in ("log1p", "expm1", "log2", "log10", "rsqrt", "square", "tan", "sinh", "cosh", "asin", "acos", "atan",

@@ -1,0 +1,79 @@
+"""The reordering, picking, logical and one-sided clamp ops, and PyTorch's other names for views:
+values, dtypes, grad_fn names and error types as PyTorch's."""
+import numpy as np
+import pytest
+
+import nnref
+
+torch = pytest.importorskip("torch")
+
+
+def run(case, m):
+    try:
+        return shown(case(m))
+    except Exception as exc:  # the type must match PyTorch's
+        return ("raises", type(exc).__name__)
+
+
+def shown(result):
+    if isinstance(result, (tuple, list)):
+        return [shown(r) for r in result]
+    if isinstance(result, (nnref.Tensor, torch.Tensor)):
+        return (result.detach().numpy().tolist(), repr(result.dtype), tuple(result.shape),
+                type(result.grad_fn).__name__ if result.grad_fn is not None else None)
+    return result
+
+
+def grid(m, requires_grad=False):
+    return m.arange(6.0).reshape(2, 3).requires_grad_(requires_grad)
+
+
+CASES = {
+    "flip": lambda m: grid(m, True).flip(1),
+    "flip_two_dims": lambda m: m.flip(grid(m), (0, 1)),
+    "flip_0d": lambda m: m.tensor(3.0).flip(0),
+    "flip_duplicate_dims": lambda m: grid(m).flip(0, 0),
+    "roll": lambda m: m.roll(grid(m, True), 1),
+    "roll_dims": lambda m: grid(m).roll((1, -1), (0, 1)),
+    "roll_misaligned": lambda m: grid(m).roll((1, 2), 0),
+    "index_select": lambda m: m.index_select(grid(m, True), 1, m.tensor([2, 0, 2])),
+    "index_select_int32": lambda m: grid(m).index_select(0, m.tensor([1], dtype=m.int32)),
+    "index_select_float_index": lambda m: grid(m).index_select(1, m.tensor([0.0])),
+    "index_select_out_of_range": lambda m: grid(m).index_select(1, m.tensor([3])),
+    "index_select_negative": lambda m: grid(m).index_select(1, m.tensor([-1])),
+    "index_select_matrix_index": lambda m: grid(m).index_select(1, m.tensor([[0]])),
+    "masked_select": lambda m: m.masked_select(grid(m, True), m.tensor([True, False, True])),
+    "masked_select_int_mask": lambda m: m.masked_select(m.arange(6.0), m.tensor([1, 0, 1, 0, 1, 0])),
+    "logical": lambda m: (m.logical_and(m.tensor([1, 0, 2]), m.tensor([True, True, False])),
+                          m.tensor([0.0, 1.0]).logical_not(), m.logical_xor(m.tensor([1, 0]), m.tensor([1, 1])),
+                          m.logical_or(m.tensor([0.0, 0.5]), m.tensor(0))),
+    "logical_with_a_number": lambda m: m.logical_and(m.tensor([1, 0]), 1),
+    "count_nonzero": lambda m: (m.count_nonzero(m.tensor([[0, 1], [2, 0]])),
+                                m.tensor([[0, 1], [2, 3]]).count_nonzero(dim=0),
+                                m.count_nonzero(m.zeros(2, 3, 4), dim=(0, 2))),
+    "broadcast_to": lambda m: m.broadcast_to(m.tensor([1.0, 2.0], requires_grad=True), (3, 2)),
+    "movedim": lambda m: m.movedim(m.zeros(2, 3, 4, requires_grad=True), 0, -1),
+    "moveaxis_many": lambda m: m.zeros(2, 3, 4, 5).moveaxis((0, 1), (3, 0)).shape,
+    "swapaxes": lambda m: m.zeros(2, 3, requires_grad=True).swapaxes(0, 1),
+    "swapdims": lambda m: m.swapdims(m.zeros(2, 3, 4), 0, 2).shape,
+    "unflatten": lambda m: m.arange(12.0).requires_grad_().unflatten(0, (3, -1)),
+    "ravel": lambda m: m.arange(6.0).reshape(2, 3).t().ravel(),
+    "tile": lambda m: m.tile(m.tensor([[1.0, 2.0]], requires_grad=True), (2,)),
+    "outer": lambda m: m.outer(m.tensor([1.0, 2.0], requires_grad=True), m.tensor([3.0, 4.0, 5.0])),
+    "ger": lambda m: m.tensor([1, 2]).ger(m.tensor([3, 4])),
+    "negative_positive": lambda m: (m.negative(m.tensor([1.0, -2.0], requires_grad=True)),
+                                    m.positive(m.tensor([1, 2]))),
+    "clamp_min": lambda m: m.clamp_min(m.tensor([1.0, -2.0], requires_grad=True), 0.5),
+    "clamp_max": lambda m: m.tensor([1.0, -2.0], requires_grad=True).clamp_max(0.5),
+    "clamp_min_tensor": lambda m: m.clamp_min(m.tensor([1.0, -2.0], requires_grad=True),
+                                              m.tensor([0.0, 0.5], requires_grad=True)),
+    "clamp_in_place": lambda m: (m.tensor([1.0, -2.0]).clamp_min_(0.0), m.tensor([1.0, -2.0]).clamp_max_(0.0)),
+    "properties": lambda m: (m.zeros(2, 3).ndimension(), m.zeros(2, 3).is_cpu, m.zeros(2, 3).itemsize,
+                             m.zeros(2, 3, dtype=m.float64).nbytes, m.is_floating_point(m.zeros(1)),
+                             m.is_floating_point(m.zeros(1, dtype=m.int64))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_matches_pytorch(name):
+    assert run(CASES[name], nnref) == run(CASES[name], torch)
