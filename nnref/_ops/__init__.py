@@ -229,3 +229,13 @@ for _name, _function in _MORE_METHODS.items():
     setattr(Tensor, _name, _function)
 
 __all__ += ["logical", "reorder"]
+
+from . import blend, composite  # noqa: E402
+
+for _name in blend.__all__ + ["take_along_dim", "argwhere", "repeat_interleave"]:
+    setattr(Tensor, _name, getattr(blend, _name, None) or getattr(composite, _name))
+for _name in ("atan2", "lerp", "addcmul", "addcdiv", "nan_to_num"):
+    setattr(Tensor, _name + "_", _inplace(getattr(blend, _name)))
+Tensor.arctan2, Tensor.arctan2_ = blend.atan2, _inplace(blend.atan2)
+
+__all__ += ["blend", "composite"]

@@ -573,3 +573,20 @@ def _(draw, rng):
 def _(draw, rng):
     shape = draw(shapes(min_dims=1))
     return [normal(rng, shape)], lambda m, a: m.stack([row * (i + 1) for i, row in enumerate(a)])
+
+
+binary("atan2", lambda m, a, b: m.atan2(a, b), right=away_from_zero)
+binary("hypot", lambda m, a, b: m.hypot(a, b), left=away_from_zero)
+binary("lerp_number", lambda m, a, b: m.lerp(a, b, 0.3) ** 2)
+binary("lerp_tensor", lambda m, a, b: a.lerp(b, b.sigmoid()) ** 2)
+binary("addcmul", lambda m, a, b: m.addcmul(a, a, b, value=0.7) ** 2)
+binary("addcdiv", lambda m, a, b: m.addcdiv(a, a, b, value=0.7), right=away_from_zero)
+unary("trace", lambda m, a: (a.reshape(-1, 1) * a.reshape(1, -1)).trace() ** 2)
+unary("repeat_interleave", lambda m, a: a.repeat_interleave(2) ** 2)
+unary("repeat_interleave_counts", lambda m, a: a.repeat_interleave(m.tensor([2, 0, 1]), dim=-1) ** 2,
+      values=lambda rng, shape: rng.standard_normal(tuple(shape[:-1]) + (3,)), min_dims=1)
+
+
+@case("take_along_dim")
+def _(draw, rng):
+    return [rng.standard_normal((3, 4))], lambda m, a: m.take_along_dim(a, m.tensor([[0], [3], [1]]), dim=1) ** 2

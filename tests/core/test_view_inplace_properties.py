@@ -154,7 +154,9 @@ def test_first_and_second_derivatives_through_inplace_on_views(data):
     kind = data.draw(st.sampled_from(["mul_tensor", "add_tensor", "copy", "setitem", "exp",
                                       "div_tensor", "mul_scalar"]), label="in-place op")
     rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1), label="seed"))
-    x = nnref.tensor(rng.standard_normal(shape), requires_grad=True)
+    # |x| <= 1.5: "exp" turns y = x * x into exp(x**2), squared below; with larger x the finite
+    # differences of exp(2 x**2) measure round-off, not the derivative.
+    x = nnref.tensor(np.clip(rng.standard_normal(shape), -1.5, 1.5), requires_grad=True)
     # |w| >= 0.5: div_tensor divides by w, and finite differences near 1/0 measure round-off.
     w_values = rng.standard_normal(view_shape)
     w = nnref.tensor(np.sign(w_values) * (0.5 + 0.5 * np.abs(w_values)) + (w_values == 0),

@@ -303,6 +303,14 @@ _REORDER_ARGS = {
     "tile": lambda x: ((2, 1),), "negative": lambda x: ()}
 
 
+_BLEND_ARGS = {
+    "atan2": lambda x, y: (y,), "arctan2": lambda x, y: (y,), "hypot": lambda x, y: (y,),
+    "lerp": lambda x, y: (y, 0.3), "addcmul": lambda x, y: (x, y), "addcdiv": lambda x, y: (y, x),
+    "nan_to_num": lambda x, y: (), "trace": lambda x, y: (),
+    "take_along_dim": lambda x, y: (labels(x.device, [[0], [3], [1]]), 1),
+    "repeat_interleave": lambda x, y: (labels(x.device, [2, 0, 1, 1]), 1)}
+
+
 def _logical(d, name, where):
     a, b = labels(d, [0, 1, 2, 0]), leaf(d, (4,), grad=False)
     if name == "count_nonzero":
@@ -399,6 +407,18 @@ CASES = {
     "nnref.Tensor.itemsize": HOST_ONLY("a size in bytes"),
     "nnref.Tensor.nbytes": HOST_ONLY("a size in bytes"),
     "nnref.Tensor.is_cpu": case(lambda d: leaf(d, (2,)).is_cpu == (d.type == "cpu")),
+    # blends of two or three tensors, their in-place forms, and composites
+    **{f"{where}{name}": op(lambda x, y, name=name, where=where, args=args:
+                            (getattr(nnref, name)(x, *args(x, y)) if where == "nnref." else getattr(x, name)(*args(x, y))),
+                            (3, 4), (4,), values=positive)
+       for name, args in _BLEND_ARGS.items() for where in ("nnref.", "nnref.Tensor.")},
+    **{f"nnref.Tensor.{name}_": op(lambda x, y, name=name, args=args: _in_place(x, lambda t: getattr(t, name + "_")(*args(x, y))),
+                                   (3, 4), (4,), values=positive)
+       for name, args in _BLEND_ARGS.items() if name not in ("hypot", "trace", "take_along_dim", "repeat_interleave")},
+    "nnref.meshgrid": op(lambda a, b: list(nnref.meshgrid(a, b, indexing="ij")) + list(nnref.meshgrid(a, b, indexing="xy")),
+                         (3,), (4,)),
+    **{f"{where}argwhere": case(lambda d, where=where: nnref.argwhere(labels(d, [[0, 1], [2, 0]])) if where == "nnref."
+                                else labels(d, [[0, 1], [2, 0]]).argwhere()) for where in ("nnref.", "nnref.Tensor.")},
     # more elementwise math: the function, the method and its in-place form of each name
     **{f"{where}{name}{suffix}": op(_elementwise(name, where, suffix), (3, 4), values=_ELEMENTWISE_VALUES.get(name, normal))
        for name in ("log1p", "expm1", "log2", "log10", "rsqrt", "square", "tan", "sinh", "cosh", "asin", "acos", "atan",

@@ -1,0 +1,202 @@
+"""Ops that blend two or three tensors elementwise: ``atan2``, ``hypot``, ``lerp``, ``addcmul``,
+``addcdiv``; and ``nan_to_num`` and ``trace``.
+
+Mirrors ``aten/src/ATen/native/BinaryOps.cpp``, ``PointwiseOps.cpp`` (addcmul, addcdiv),
+``Lerp.cpp``, ``UnaryOps.cpp`` (nan_to_num) and ``ReduceOps.cpp`` (trace); the gradients
+are those of ``tools/autograd/derivatives.yaml``, written with tensor ops (so they
+differentiate again) and summed back to each input's shape where it was broadcast.
+"""
+import numpy as np
+
+from .._device import array_module, array_module_of
+from .._tensor import Tensor
+from ..autograd.graph import Node
+from ._common import check_same_device, needs_grad, operand_data, result_type, wrap
+
+__all__ = ["atan2", "hypot", "lerp", "addcmul", "addcdiv", "nan_to_num", "trace"]
+
+
+def _floats(*tensors):
+    """The inputs' arrays in their common float dtype (integers promote to the default float)."""
+    from .. import _dtype
+    dtype = result_type(*tensors)
+    if not dtype.is_floating_point:
+        dtype = _dtype.get_default_dtype()
+    for t in tensors[1:]:
+        check_same_device(tensors[0], t)
+    return dtype, [operand_data(t, dtype) for t in tensors]
+
+
+def _record(out, node_class, inputs, **attributes):
+    if needs_grad(*inputs):
+        node = node_class(inputs, saved=inputs)
+        node.__dict__.update(attributes)
+        out.grad_fn = node
+    return out
+
+
+def _back(grad, shape):
+    return grad.sum_to_size(shape) if tuple(grad.shape) != tuple(shape) else grad
+
+
+class Atan2Backward0(Node):
+    def backward(self, grad):
+        self_, other = self.saved_tensors
+        denominator = self_ * self_ + other * other
+        return (_back(grad * other / denominator, self_.shape),
+                _back(grad * -self_ / denominator, other.shape))
+
+
+def atan2(input, other):
+    """The angle of the point ``(other, input)``, in ``(-pi, pi]``: ``atan(input / other)`` with quadrants."""
+    dtype, (a, b) = _floats(input, other)
+    return _record(wrap(array_module(input._device).arctan2(a, b), input), Atan2Backward0, (input, other))
+
+
+class HypotBackward0(Node):
+    def backward(self, grad):
+        self_, other = self.saved_tensors
+        result = (self_ * self_ + other * other).sqrt()  # recomputed, so that it differentiates again
+        return (_back(grad * self_ / result, self_.shape), _back(grad * other / result, other.shape))
+
+
+def hypot(input, other):
+    """``sqrt(input**2 + other**2)`` without overflow in the squares."""
+    if not (input._dtype.is_floating_point and other._dtype.is_floating_point):
+        integer = input if not input._dtype.is_floating_point else other
+        raise NotImplementedError(f'"hypot_cpu" not implemented for \'{integer._dtype._legacy_name[:-6]}\'; '
+                                  "convert the inputs with .float()")
+    dtype, (a, b) = _floats(input, other)
+    return _record(wrap(array_module(input._device).hypot(a, b), input), HypotBackward0, (input, other))
+
+
+class LerpBackward0(Node):
+    """``weight`` is a number."""
+
+    def backward(self, grad):
+        self_, end = self.saved_tensors
+        return (_back(grad * (1 - self.weight), self_.shape), _back(grad * self.weight, end.shape))
+
+
+class LerpBackward1(Node):
+    """``weight`` is a tensor."""
+
+    def backward(self, grad):
+        self_, end, weight = self.saved_tensors
+        return (_back(grad * (1 - weight), self_.shape), _back(grad * weight, end.shape),
+                _back(grad * (end - self_), weight.shape))
+
+
+def _lerp(start, end, weight):
+    """ATen's formula: from ``start`` for small weights, from ``end`` for large ones, so that a
+    weight of 1 gives ``end`` exactly."""
+    xp = array_module_of(start)
+    difference = end - start
+    return xp.where(xp.abs(weight) < 0.5, start + weight * difference, end - difference * (1 - weight))
+
+
+def lerp(input, end, weight):
+    """``input + weight * (end - input)``: from ``input`` (weight 0) to ``end`` (weight 1)."""
+    if not input._dtype.is_floating_point or input._dtype != end._dtype:
+        if not input._dtype.is_floating_point:
+            raise NotImplementedError(f'"lerp_kernel_scalar" not implemented for '
+                                      f"'{input._dtype._legacy_name[:-6]}'; convert the inputs with .float()")
+        raise RuntimeError(f"expected dtype {input._dtype} for `end` but got dtype {end._dtype}")
+    xp = array_module(input._device)
+    check_same_device(input, end)
+    if isinstance(weight, Tensor):
+        check_same_device(input, weight)
+        data = _lerp(input._data, end._data, operand_data(weight, input._dtype))
+        return _record(wrap(xp.asarray(data, dtype=input._data.dtype), input), LerpBackward1,
+                       (input, end, weight))
+    data = _lerp(input._data, end._data, input._dtype.numpy.type(weight))
+    out = wrap(xp.asarray(data, dtype=input._data.dtype), input)
+    if needs_grad(input, end):
+        node = LerpBackward0((input, end), saved=(input, end))
+        node.weight = weight
+        out.grad_fn = node
+    return out
+
+
+class AddcmulBackward0(Node):
+    def backward(self, grad):
+        self_, tensor1, tensor2 = self.saved_tensors
+        return (_back(grad, self_.shape), _back(grad * tensor2 * self.value, tensor1.shape),
+                _back(grad * tensor1 * self.value, tensor2.shape))
+
+
+def addcmul(input, tensor1, tensor2, *, value=1):
+    """``input + value * tensor1 * tensor2`` (Adam's update is built from these); integers stay integers."""
+    dtype = result_type(input, tensor1, tensor2)
+    check_same_device(input, tensor1)
+    check_same_device(input, tensor2)
+    a, b, c = (operand_data(t, dtype) for t in (input, tensor1, tensor2))
+    data = a + dtype.numpy.type(value) * b * c
+    out = wrap(array_module(input._device).asarray(data, dtype=dtype.numpy), input)
+    return _record(out, AddcmulBackward0, (input, tensor1, tensor2), value=value)
+
+
+class AddcdivBackward0(Node):
+    def backward(self, grad):
+        self_, tensor1, tensor2 = self.saved_tensors
+        return (_back(grad, self_.shape), _back(grad * self.value / tensor2, tensor1.shape),
+                _back(-grad * self.value * tensor1 / (tensor2 * tensor2), tensor2.shape))
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1):
+    """``input + value * tensor1 / tensor2``."""
+    if not (tensor1._dtype.is_floating_point or tensor2._dtype.is_floating_point):
+        raise RuntimeError("Integer division with addcdiv is no longer supported, and in a future "
+                           "release addcdiv will perform a true division of tensor1 and tensor2. The "
+                           "historic addcdiv behavior can be implemented as (input + value * "
+                           "torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as "
+                           "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv "
+                           "behavior is just the latter implementation: (input + value * tensor1 / "
+                           "tensor2), for all dtypes.")
+    dtype, (a, b, c) = _floats(input, tensor1, tensor2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        data = a + dtype.numpy.type(value) * b / c
+    out = wrap(array_module(input._device).asarray(data, dtype=dtype.numpy), input)
+    return _record(out, AddcdivBackward0, (input, tensor1, tensor2), value=value)
+
+
+class NanToNumBackward0(Node):
+    def backward(self, grad):
+        (self_,) = self.saved_tensors
+        return (grad * wrap(array_module(grad._device).isfinite(self_._data), grad),)
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    """NaN replaced by ``nan``, infinities by ``posinf``/``neginf`` (default: the dtype's extremes)."""
+    xp = array_module(input._device)
+    if not input._dtype.is_floating_point:
+        return wrap(input._data.copy(), input)
+    data = xp.nan_to_num(input._data, nan=nan, posinf=posinf, neginf=neginf)
+    out = wrap(xp.asarray(data, dtype=input._data.dtype), input)
+    if needs_grad(input):
+        out.grad_fn = NanToNumBackward0((input,), saved=(input,))
+    return out
+
+
+class TraceBackward0(Node):
+    def backward(self, grad):
+        from .._creation import eye
+        rows, columns = self.self_sizes
+        return (eye(rows, columns, dtype=grad.dtype, device=grad.device) * grad,)
+
+
+def trace(input):
+    """The sum of the main diagonal of a matrix."""
+    if input._data.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input._data.ndim}")
+    xp = array_module(input._device)
+    data = xp.trace(input._data)
+    if not input._dtype.is_floating_point:
+        data = data.astype("int64")  # integer traces are int64, as sums are
+    out = wrap(xp.asarray(data), input)
+    if needs_grad(input):
+        node = TraceBackward0((input,))
+        node.self_sizes = tuple(input._data.shape)
+        out.grad_fn = node
+    return out
+

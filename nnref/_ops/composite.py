@@ -1,0 +1,113 @@
+"""Ops that PyTorch itself builds from others (``CompositeImplicitAutograd`` in
+``native_functions.yaml``): ``meshgrid``, ``take_along_dim``, ``argwhere`` and
+``repeat_interleave``.
+
+Built here from the same pieces, so their results record PyTorch's nodes
+(``ExpandBackward0``, ``GatherBackward0``, ``ViewBackward0``, ``IndexSelectBackward0``).
+Mirrors ``aten/src/ATen/native/TensorShape.cpp``, ``TensorAdvancedIndexing.cpp`` and
+``Repeat.cpp``.
+"""
+import warnings
+
+from .._device import array_module
+from .._tensor import Tensor, _wrap_dim
+from ._common import wrap
+from .indexing import nonzero
+from .reorder import index_select
+from .scatter import gather
+
+__all__ = ["meshgrid", "take_along_dim", "argwhere", "repeat_interleave"]
+
+
+def meshgrid(*tensors, indexing=None):
+    """Coordinate grids from 1-d tensors, as expanded views (``indexing='ij'`` or ``'xy'``)."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if indexing is None:
+        warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the indexing "
+                      "argument.", UserWarning, stacklevel=2)
+        indexing = "ij"
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
+    for t in tensors:
+        if t._data.ndim > 1:
+            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t}")
+    vectors = [t.reshape(-1) for t in tensors]
+    swap = indexing == "xy" and len(vectors) >= 2
+    if swap:
+        vectors[0], vectors[1] = vectors[1], vectors[0]
+    shape = tuple(v.shape[0] for v in vectors)
+    grids = []
+    for k, v in enumerate(vectors):
+        view = [1] * len(vectors)
+        view[k] = -1
+        grids.append(v.view(view).expand(shape))
+    if swap:  # 'xy': the first two grids of the swapped inputs, swapped back
+        grids[0], grids[1] = grids[1], grids[0]
+    return tuple(grids)
+
+
+def take_along_dim(input, indices, dim=None):
+    """``gather`` along ``dim`` with ``indices`` broadcast to ``input`` (flattened if ``dim`` is None)."""
+    if not isinstance(indices, Tensor) or indices._dtype.name != "int64":
+        raise RuntimeError("torch.take_along_dim(): dtype of indices should be Long but got "
+                           f"{indices._dtype if isinstance(indices, Tensor) else type(indices).__name__}")
+    if dim is None:
+        return gather(input.reshape(-1), 0, indices.reshape(-1))
+    dim = _wrap_dim(dim, input._data.ndim)
+    if input._data.ndim != indices._data.ndim:
+        raise RuntimeError("torch.take_along_dim(): input and indices should have the same number of "
+                           f"dimensions, but got {input._data.ndim} dimensions for input, and "
+                           f"{indices._data.ndim} dimensions for indices")
+    shape = [max(a, b) for a, b in zip(input.shape, indices.shape)]
+    input_shape, indices_shape = list(shape), list(shape)
+    input_shape[dim], indices_shape[dim] = input.shape[dim], indices.shape[dim]
+    return gather(input.expand(input_shape), dim, indices.expand(indices_shape))
+
+
+def argwhere(input):
+    """The indices of the nonzero elements, one row each (``nonzero()``)."""
+    return nonzero(input)
+
+
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    """Each element (or slice along ``dim``) repeated ``repeats`` times in a row.
+
+    ``repeat_interleave(counts)`` with only an integer tensor gives the indices
+    ``0, 0, 1, 2, 2, ...`` that repeat each position ``counts[i]`` times.
+    """
+    from .._creation import arange
+    if repeats is None:  # torch.repeat_interleave(counts)
+        counts = input
+        if counts._data.ndim > 1 or counts._dtype.is_floating_point:
+            raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+        return index_select(arange(counts.shape[0] if counts._data.ndim else 1, device=counts.device), 0,
+                            _positions(counts))
+    if dim is None:
+        input, dim = input.flatten(), 0
+    dim = _wrap_dim(dim, max(input._data.ndim, 1))
+    if isinstance(repeats, Tensor) and repeats._data.ndim:
+        if repeats.shape[0] not in (1, input.shape[dim]):
+            raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) "
+                               f"= {repeats.shape[0]} and input.size({dim}) = {input.shape[dim]}")
+        if repeats.shape[0] == input.shape[dim]:
+            return index_select(input, dim, _positions(repeats))
+        repeats = int(repeats.item())
+    repeats = int(repeats.item()) if isinstance(repeats, Tensor) else int(repeats)
+    if repeats < 0:
+        raise RuntimeError("repeats can not be negative")
+    shape = list(input.shape)
+    expanded = input.unsqueeze(dim + 1).expand(shape[:dim + 1] + [repeats] + shape[dim + 1:])
+    shape[dim] *= repeats
+    return expanded.contiguous().view(shape)
+
+
+def _positions(counts):
+    """``0`` repeated ``counts[0]`` times, then ``1`` ``counts[1]`` times, ... (int64)."""
+    if counts._dtype.is_floating_point:
+        raise RuntimeError("repeat_interleave: repeats has to be Long or Int tensor")
+    data = counts._data.reshape(-1)
+    if data.size and data.min() < 0:
+        raise RuntimeError("repeats can not be negative")
+    xp = array_module(counts._device)
+    return wrap(xp.repeat(xp.arange(data.size), data.astype("int64")).astype("int64"), counts)
