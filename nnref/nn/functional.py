@@ -687,4 +687,66 @@ def one_hot(tensor, num_classes=-1):
 
 from .._namespace import public_dir as _public_dir  # noqa: E402
 
+# --------------------------------------------------------------------------------------------
+# Smooth and hard activations, the gated linear unit, padding and normalisation
+# --------------------------------------------------------------------------------------------
+from . import _smooth_activation  # noqa: E402
+
+__all__ += ["relu6", "logsigmoid", "softsign", "mish", "hardswish", "hardsigmoid", "glu", "pad", "normalize"]
+
+
+def relu6(input, inplace=False):
+    """``min(max(x, 0), 6)``: ``hardtanh(x, 0, 6)``, as PyTorch computes it."""
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def logsigmoid(input):
+    """``log(sigmoid(x))``, without overflow."""
+    return _smooth_activation.logsigmoid(input)
+
+
+def softsign(input):
+    """``x / (1 + |x|)``; a composite in PyTorch too (its node is ``DivBackward0``)."""
+    return input / (input.abs() + 1)
+
+
+def mish(input, inplace=False):
+    """``x * tanh(softplus(x))``."""
+    return _maybe_inplace(input, _smooth_activation.mish, inplace)
+
+
+def hardswish(input, inplace=False):
+    """``x * relu6(x + 3) / 6``."""
+    return _maybe_inplace(input, _smooth_activation.hardswish, inplace)
+
+
+def hardsigmoid(input, inplace=False):
+    """``relu6(x + 3) / 6``."""
+    return _maybe_inplace(input, _smooth_activation.hardsigmoid, inplace)
+
+
+def glu(input, dim=-1):
+    """The first half of ``dim`` times the sigmoid of the second half."""
+    return _smooth_activation.glu(input, dim)
+
+
+def pad(input, pad, mode="constant", value=None):
+    """Pad (or, with negative sizes, crop) the last dims: ``pad = (left, right, top, bottom, ...)``.
+
+    nnref pads with a constant only; the ``reflect``, ``replicate`` and ``circular`` modes
+    raise ``NotImplementedError`` (see "Differences from PyTorch").
+    """
+    if mode != "constant":
+        raise NotImplementedError(f"nnref's F.pad supports mode='constant' only, not {mode!r}; pad with a "
+                                  "constant, or build the border from slices and torch.cat")
+    return _smooth_activation.constant_pad_nd(input, pad, 0 if value is None else value)
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """``input`` divided by its ``p``-norm along ``dim`` (at least ``eps``); a composite, as in PyTorch."""
+    from .. import div
+    denominator = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    return div(input, denominator, out=out)
+
+
 __dir__ = _public_dir(globals(), __all__)

@@ -1,11 +1,11 @@
 """The layers of ``nnref.nn``, one file per family as in ``torch/nn/modules/``."""
-from .activation import (ELU, GELU, Hardtanh, LeakyReLU, LogSoftmax, ReLU, ReLU6, SiLU, Sigmoid, Softmax,
-                         Softmax2d, Softplus, Tanh)
+from .activation import (ELU, GELU, GLU, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU, LogSigmoid, LogSoftmax,
+                         Mish, ReLU, ReLU6, SiLU, Sigmoid, Softmax, Softmax2d, Softplus, Softsign, Tanh)
 from .batchnorm import BatchNorm1d, BatchNorm2d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, ConvTranspose2d, LazyConv2d
 from .dropout import Dropout, Dropout1d, Dropout2d
-from .flatten import Flatten
+from .flatten import Flatten, Unflatten
 from .lazy import LazyModuleMixin
 from .linear import Identity, LazyLinear, Linear
 from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss, MSELoss,
@@ -25,6 +25,7 @@ __all__ += ["Conv1d", "ConvTranspose2d", "AvgPool2d", "AdaptiveAvgPool2d", "Adap
             "GELU", "LeakyReLU", "SiLU", "ELU", "Softplus", "Hardtanh", "ReLU6", "Softmax2d",
             "Dropout1d", "Dropout2d", "L1Loss", "SmoothL1Loss", "HuberLoss", "BCELoss", "KLDivLoss"]
 __all__ += ["LazyLinear", "LazyConv2d"]
+__all__ += ["LogSigmoid", "Softsign", "Mish", "Hardswish", "Hardsigmoid", "GLU", "Unflatten"]
 
 
 from ..._namespace import public_dir as _public_dir  # noqa: E402

@@ -190,3 +190,70 @@ class Softmax2d(Module):
         if input.dim() not in (3, 4):
             raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D instead")
         return F.softmax(input, -3, _stacklevel=5)
+
+
+__all__ += ["LogSigmoid", "Softsign", "Mish", "Hardswish", "Hardsigmoid", "GLU"]
+
+
+class LogSigmoid(Module):
+    """``log(sigmoid(x))``."""
+
+    def forward(self, input):
+        return F.logsigmoid(input)
+
+
+class Softsign(Module):
+    """``x / (1 + |x|)``."""
+
+    def forward(self, input):
+        return F.softsign(input)
+
+
+class _InplaceActivation(Module):
+    """An activation with an ``inplace`` option that its repr leaves out (as PyTorch's do)."""
+
+    __constants__ = ["inplace"]
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+
+class Mish(_InplaceActivation):
+    """``x * tanh(softplus(x))``."""
+
+    def forward(self, input):
+        return F.mish(input, inplace=self.inplace)
+
+    def extra_repr(self):
+        return "inplace=True" if self.inplace else ""
+
+
+class Hardswish(_InplaceActivation):
+    """``x * relu6(x + 3) / 6``."""
+
+    def forward(self, input):
+        return F.hardswish(input, self.inplace)
+
+
+class Hardsigmoid(_InplaceActivation):
+    """``relu6(x + 3) / 6``."""
+
+    def forward(self, input):
+        return F.hardsigmoid(input, self.inplace)
+
+
+class GLU(Module):
+    """The gated linear unit over ``dim``: first half times the sigmoid of the second half."""
+
+    __constants__ = ["dim"]
+
+    def __init__(self, dim=-1):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return F.glu(input, self.dim)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"

@@ -1,9 +1,9 @@
-"""``nn.Flatten`` (``torch/nn/modules/flatten.py``)."""
+"""``nn.Flatten`` and ``nn.Unflatten`` (``torch/nn/modules/flatten.py``)."""
 from ..._ops.shape import flatten
 from ._shape_errors import naming_layer
 from .module import Module
 
-__all__ = ["Flatten"]
+__all__ = ["Flatten", "Unflatten"]
 
 
 class Flatten(Module):
@@ -22,3 +22,25 @@ class Flatten(Module):
 
     def extra_repr(self):
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class Unflatten(Module):
+    """Split dim ``dim`` into ``unflattened_size`` (the inverse of ``Flatten``): ``(N, 20) -> (N, 4, 5)``."""
+
+    __constants__ = ["dim", "unflattened_size"]
+
+    def __init__(self, dim, unflattened_size):
+        super().__init__()
+        if not isinstance(dim, int):
+            raise TypeError(f"invalid argument type for dim parameter, expected `int` but got {type(dim).__name__}")
+        if not isinstance(unflattened_size, (tuple, list)) or not all(isinstance(s, int) for s in unflattened_size):
+            raise TypeError("unflattened_size must be tuple of ints, but found type "
+                            f"{type(unflattened_size).__name__}")
+        self.dim = dim
+        self.unflattened_size = unflattened_size
+
+    def forward(self, input):
+        return input.unflatten(self.dim, self.unflattened_size)
+
+    def extra_repr(self):
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"

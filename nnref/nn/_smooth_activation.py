@@ -1,0 +1,162 @@
+"""``logsigmoid``, ``mish``, ``hardswish``, ``hardsigmoid``, ``glu`` and ``pad``: kernels with their
+backward nodes, the gradients written with tensor ops so that they differentiate again.
+
+Mirrors ``aten/src/ATen/native/Activation.cpp`` (and its CPU kernels), ``GatedLinearUnit.cpp``
+and ``PadNd.cpp`` (``constant_pad_nd``); the formulas are those of
+``tools/autograd/derivatives.yaml`` (``log_sigmoid_backward``, ``mish_backward``,
+``hardswish_backward``, ``hardsigmoid_backward``, ``glu_backward``, ``constant_pad_nd``).
+"""
+import numpy as np
+
+from .. import _ops
+from .._device import array_module
+from .._ops._common import needs_grad, wrap
+from .._tensor import _wrap_dim
+from ..autograd.graph import Node, NotImplemented  # noqa: A004 - PyTorch's name
+
+__all__ = ["logsigmoid", "mish", "hardswish", "hardsigmoid", "glu", "constant_pad_nd"]
+
+
+def _record(out, node_class, input, **attributes):
+    if needs_grad(input):
+        node = node_class((input,), saved=(input,))
+        node.__dict__.update(attributes)
+        out.grad_fn = node
+    return out
+
+
+def _float(name, input):
+    if not input._dtype.is_floating_point:
+        raise NotImplementedError(f'"{name}" not implemented for \'{input._dtype._legacy_name[:-6]}\'; '
+                                  "convert the input with .float()")
+    return input._data
+
+
+class LogSigmoidBackward0(Node):
+    def backward(self, grad):
+        (self_,) = self.saved_tensors
+        return (grad * (-self_).sigmoid(),)
+
+
+def logsigmoid(input):
+    """``log(sigmoid(x))``, computed as ``min(x, 0) - log1p(exp(-|x|))`` so that it never overflows."""
+    x = _float("log_sigmoid_forward", input)
+    xp = array_module(input._device)
+    data = xp.minimum(x, 0) - xp.log1p(xp.exp(-xp.abs(x)))
+    return _record(wrap(data.astype(x.dtype, copy=False), input), LogSigmoidBackward0, input)
+
+
+def _softplus(x):
+    """``log(1 + exp(x))`` from differentiable ops (PyTorch's threshold 20: linear above it)."""
+    return _ops.pointwise.where(x > 20, x, x.clamp_max(20).exp().log1p())
+
+
+class MishBackward0(Node):
+    def backward(self, grad):
+        (self_,) = self.saved_tensors
+        tanh_softplus = _softplus(self_).tanh()
+        return (grad * (tanh_softplus + self_ * self_.sigmoid() * (1 - tanh_softplus * tanh_softplus)),)
+
+
+def mish(input):
+    """``x * tanh(softplus(x))`` (Misra, 2019)."""
+    x = _float("mish_cpu", input)
+    xp = array_module(input._device)
+    with np.errstate(over="ignore"):
+        softplus = xp.where(x > 20, x, xp.log1p(xp.exp(xp.minimum(x, 20))))
+    data = x * xp.tanh(softplus)
+    return _record(wrap(data.astype(x.dtype, copy=False), input), MishBackward0, input)
+
+
+class HardswishBackward0(Node):
+    def backward(self, grad):
+        (self_,) = self.saved_tensors
+        slope = _ops.pointwise.where(self_ < -3, 0.0, _ops.pointwise.where(self_ <= 3, self_ / 3 + 0.5, 1.0))
+        return (grad * slope,)
+
+
+def hardswish(input):
+    """``x * relu6(x + 3) / 6`` (MobileNetV3)."""
+    x = _float("hardswish_cpu", input)
+    xp = array_module(input._device)
+    data = x * xp.clip(x + 3, 0, 6) / 6
+    return _record(wrap(data.astype(x.dtype, copy=False), input), HardswishBackward0, input)
+
+
+class HardsigmoidBackward0(Node):
+    """PyTorch defines no derivative of this backward: under ``create_graph`` the gradient
+    requires grad, and differentiating it raises."""
+
+    def backward(self, grad):
+        (self_,) = self.saved_tensors
+        data = grad._data * ((self_._data > -3) & (self_._data < 3)) / 6
+        result = wrap(data.astype(grad._data.dtype, copy=False), grad)
+        if needs_grad(grad, self_):
+            result.grad_fn = NotImplemented("hardsigmoid_backward", (grad, self_))
+        return (result,)
+
+
+def hardsigmoid(input):
+    """``relu6(x + 3) / 6``."""
+    x = _float("hardsigmoid_cpu", input)
+    xp = array_module(input._device)
+    data = xp.clip(x + 3, 0, 6) / 6
+    return _record(wrap(data.astype(x.dtype, copy=False), input), HardsigmoidBackward0, input)
+
+
+class GluBackward0(Node):
+    def backward(self, grad):
+        (self_,) = self.saved_tensors
+        first, second = self_.chunk(2, self.dim)
+        gate = second.sigmoid()
+        return (_ops.shape.cat([grad * gate, grad * first * gate * (1 - gate)], self.dim),)
+
+
+def glu(input, dim=-1):
+    """The gated linear unit: the first half of ``dim`` times the sigmoid of the second half."""
+    x = _float("glu", input)
+    if not x.ndim:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    dim = _wrap_dim(dim, x.ndim)
+    if x.shape[dim] % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {dim} is size {x.shape[dim]}")
+    xp = array_module(input._device)
+    first, second = xp.split(x, 2, axis=dim)
+    data = first / (1 + xp.exp(-second))
+    return _record(wrap(data.astype(x.dtype, copy=False), input), GluBackward0, input, dim=dim)
+
+
+class ConstantPadNdBackward0(Node):
+    def backward(self, grad):
+        return (constant_pad_nd(grad, [-p for p in self.pad]),)
+
+
+def constant_pad_nd(input, pad, value=0):
+    """``pad = (left, right)`` for the last dim, then the one before, ...; negative values crop."""
+    pad = [int(p) for p in pad]
+    if len(pad) % 2:
+        raise RuntimeError("Length of pad must be even but instead it equals " + str(len(pad)))
+    if len(pad) // 2 > input._data.ndim:
+        raise RuntimeError(f"Length of pad should be no more than twice the number of dimensions of the "
+                           f"input. Pad length is {len(pad)} while the input has {input._data.ndim} dimensions.")
+    xp = array_module(input._device)
+    data = input._data
+    widths = [(0, 0)] * data.ndim
+    crops = [slice(None)] * data.ndim
+    for k in range(len(pad) // 2):
+        axis = data.ndim - 1 - k
+        before, after = pad[2 * k], pad[2 * k + 1]
+        size = data.shape[axis] + before + after
+        if size < 0:
+            raise RuntimeError(f"The input size {data.shape[axis]}, plus negative padding {before} and "
+                               f"{after} resulted in a negative output size, which is invalid. Check "
+                               f"dimension {axis} of your input.")
+        widths[axis] = (max(before, 0), max(after, 0))
+        crops[axis] = slice(max(-before, 0), data.shape[axis] - max(-after, 0))
+    cropped = data[tuple(crops)]
+    out = wrap(xp.pad(cropped, widths, constant_values=input._dtype.numpy.type(value)), input)
+    if needs_grad(input):
+        node = ConstantPadNdBackward0((input,))
+        node.pad = pad
+        out.grad_fn = node
+    return out

@@ -1,0 +1,101 @@
+"""Smooth and hard activations, the gated linear unit, padding, normalisation and Unflatten against
+PyTorch: values, dtypes, grad_fn names, reprs and errors, and first and second derivatives."""
+import numpy as np
+import pytest
+
+import nnref
+
+torch = pytest.importorskip("torch")
+
+
+def run(case, m):
+    try:
+        return shown(case(m, m.nn.functional))
+    except Exception as exc:
+        return ("raises", type(exc).__name__)
+
+
+def shown(result):
+    if isinstance(result, (tuple, list)):
+        return [shown(r) for r in result]
+    if isinstance(result, (nnref.Tensor, torch.Tensor)):
+        return (np.round(result.detach().numpy().astype(np.float64), 5).tolist(), repr(result.dtype),
+                type(result.grad_fn).__name__ if result.grad_fn is not None else None)
+    return result
+
+
+def row(m):
+    return m.tensor([[-4.0, -1.0, 0.0, 0.5, 2.5, 25.0]], requires_grad=True)
+
+
+CASES = {
+    "relu6": lambda m, F: F.relu6(row(m) * 3),
+    "logsigmoid": lambda m, F: F.logsigmoid(row(m) * 40),
+    "softsign": lambda m, F: F.softsign(row(m)),
+    "mish": lambda m, F: F.mish(row(m)),
+    "mish_in_place": lambda m, F: F.mish(m.tensor([1.0, -1.0]), inplace=True),
+    "mish_of_integers": lambda m, F: F.mish(m.tensor([1])),
+    "hardswish": lambda m, F: F.hardswish(row(m)),
+    "hardsigmoid": lambda m, F: F.hardsigmoid(row(m)),
+    "glu": lambda m, F: (F.glu(row(m)), F.glu(m.arange(8.0).reshape(4, 2).requires_grad_(), 0)),
+    "glu_odd_size": lambda m, F: F.glu(m.zeros(3)),
+    "pad": lambda m, F: (F.pad(row(m), (1, 2)), F.pad(m.arange(6.0).reshape(1, 2, 3).requires_grad_(), (1, 0, -1, 2), value=7),
+                         F.pad(m.arange(6.0).reshape(2, 3), (-1, -1)), F.pad(m.tensor([[1, 2]]), (1, 1), value=5)),
+    "pad_odd_length": lambda m, F: F.pad(row(m), (1,)),
+    "pad_too_long": lambda m, F: F.pad(m.zeros(3), (1, 1, 1, 1)),
+    "pad_cropping_too_much": lambda m, F: F.pad(m.zeros(3), (-2, -2)),
+    "normalize": lambda m, F: (F.normalize(m.arange(6.0).reshape(2, 3).requires_grad_()),
+                               F.normalize(m.arange(6.0).reshape(2, 3), p=1, dim=0), F.normalize(m.zeros(2, 2))),
+    "modules": lambda m, F: [repr(module) for module in (
+        m.nn.Mish(), m.nn.Mish(inplace=True), m.nn.Hardswish(inplace=True), m.nn.Hardsigmoid(), m.nn.GLU(),
+        m.nn.GLU(0), m.nn.LogSigmoid(), m.nn.Softsign(), m.nn.Unflatten(1, (2, 3)))],
+    "module_outputs": lambda m, F: [module(m.arange(-3.0, 3.0).reshape(1, 6)) for module in (
+        m.nn.Mish(), m.nn.Hardswish(), m.nn.Hardsigmoid(), m.nn.GLU(), m.nn.LogSigmoid(), m.nn.Softsign(),
+        m.nn.Unflatten(1, (2, 3)))],
+    "unflatten_bad_size": lambda m, F: m.nn.Unflatten(1, 6),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_matches_pytorch(name):
+    assert run(CASES[name], nnref) == run(CASES[name], torch)
+
+
+DIFFERENTIABLE = {
+    "logsigmoid": lambda F, t: F.logsigmoid(t), "softsign": lambda F, t: F.softsign(t),
+    "mish": lambda F, t: F.mish(t), "hardswish": lambda F, t: F.hardswish(t), "glu": lambda F, t: F.glu(t),
+    "normalize": lambda F, t: F.normalize(t), "pad": lambda F, t: F.pad(t, (1, -1, 2, 0), value=2.0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DIFFERENTIABLE))
+def test_first_and_second_derivatives_match_pytorch(name):
+    values = np.random.default_rng(1).standard_normal((2, 4)) * 3
+    results = []
+    for m in (torch, nnref):
+        t = m.tensor(values, requires_grad=True)
+        y = DIFFERENTIABLE[name](m.nn.functional, t)
+        weights = m.tensor(np.arange(y.numel(), dtype=np.float64).reshape(tuple(y.shape)) + 1)
+        (first,) = m.autograd.grad((y * weights).sum(), t, create_graph=True)
+        # a linear op's gradient does not depend on its input: no second derivative to take
+        second = m.autograd.grad((first * first).sum(), t)[0].numpy() if first.requires_grad else None
+        results.append((first.detach().numpy(), second, type(y.grad_fn).__name__))
+    (a_first, a_second, a_node), (b_first, b_second, b_node) = results
+    assert a_node == b_node and (a_second is None) == (b_second is None)
+    np.testing.assert_allclose(b_first, a_first, rtol=1e-10, atol=1e-12)
+    if a_second is not None:
+        np.testing.assert_allclose(b_second, a_second, rtol=1e-9, atol=1e-12)
+
+
+def test_hardsigmoid_has_no_second_derivative_as_in_pytorch():
+    for m in (torch, nnref):
+        x = m.tensor([0.5, -4.0, 1.0], requires_grad=True)
+        (first,) = m.autograd.grad(m.nn.functional.hardsigmoid(x).sum(), x, create_graph=True)
+        assert first.requires_grad
+        with pytest.raises(RuntimeError, match="derivative for aten::hardsigmoid_backward is not implemented"):
+            m.autograd.grad(first.sum(), x)
+
+
+def test_pad_modes_other_than_constant_say_so():
+    with pytest.raises(NotImplementedError, match="mode='constant' only"):
+        nnref.nn.functional.pad(nnref.zeros(1, 2, 3), (1, 1), mode="reflect")
