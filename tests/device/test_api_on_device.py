@@ -295,6 +295,19 @@ def _elementwise(name, where, suffix):
     return lambda x: getattr(x, name)()
 
 
+class _FirstOutput(nn.Module):
+    """A recurrent layer whose output sequence and final states are summed into one tensor."""
+
+    def __init__(self, recurrent):
+        super().__init__()
+        self.recurrent = recurrent
+
+    def forward(self, x):
+        out, finals = self.recurrent(x)
+        finals = finals if isinstance(finals, tuple) else (finals,)
+        return out.sum() + sum(f.sum() for f in finals) * 0.5
+
+
 _REORDER_ARGS = {
     "flip": lambda x: ((0, 1),), "roll": lambda x: ((1, -1), (0, 1)),
     "index_select": lambda x: (1, labels(x.device, [3, 0, 3])), "broadcast_to": lambda x: ((2, 3, 4),),
@@ -965,6 +978,10 @@ CASES.update({
     "nnref.nn.functional.glu": op(lambda x: [F.glu(x), F.glu(x, 0)], (4, 6)),
     "nnref.nn.functional.pad": op(lambda x: [F.pad(x, (1, 2)), F.pad(x, (0, -1, 2, 1), value=0.5)], (4, 5)),
     "nnref.nn.functional.normalize": op(lambda x: [F.normalize(x), F.normalize(x, p=1, dim=0)], (4, 5)),
+    "nnref.nn.RNN": layer(lambda: _FirstOutput(nn.RNN(5, 3, num_layers=2, bidirectional=True)), (4, 2, 5)),
+    "nnref.nn.LSTM": layer(lambda: _FirstOutput(nn.LSTM(5, 3, batch_first=True)), (2, 4, 5)),
+    "nnref.nn.GRU": layer(lambda: _FirstOutput(nn.GRU(5, 3, num_layers=2)), (4, 2, 5)),
+    "nnref.nn.RNNBase": ELSEWHERE("test_api_on_device.py::test_each_name_on_the_device_matches_the_cpu"),
     "nnref.nn.LogSigmoid": layer(lambda: nn.LogSigmoid(), (4, 5)),
     "nnref.nn.Softsign": layer(lambda: nn.Softsign(), (4, 5)),
     "nnref.nn.Mish": layer(lambda: nn.Mish(), (4, 5)),

@@ -13,6 +13,7 @@ from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDi
 from .module import Module
 from .normalization import LayerNorm
 from .pooling import AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool2d, MaxPool2d
+from .rnn import GRU, LSTM, RNN, RNNBase
 from .sparse import Embedding
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ += ["Conv1d", "ConvTranspose2d", "AvgPool2d", "AdaptiveAvgPool2d", "Adap
             "Dropout1d", "Dropout2d", "L1Loss", "SmoothL1Loss", "HuberLoss", "BCELoss", "KLDivLoss"]
 __all__ += ["LazyLinear", "LazyConv2d"]
 __all__ += ["LogSigmoid", "Softsign", "Mish", "Hardswish", "Hardsigmoid", "GLU", "Unflatten"]
+__all__ += ["RNNBase", "RNN", "LSTM", "GRU"]
 
 
 from ..._namespace import public_dir as _public_dir  # noqa: E402

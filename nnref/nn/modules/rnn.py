@@ -1,0 +1,234 @@
+"""``nn.RNN``, ``nn.LSTM`` and ``nn.GRU`` (``torch/nn/modules/rnn.py``).
+
+The parameters, their names, order, shapes and initial values are PyTorch's, so a
+state_dict moves between the libraries and ``manual_seed`` gives the same weights.  The
+recurrence is written with ``F.linear``, ``sigmoid``, ``tanh``, ``stack`` and ``cat``, the
+way ATen's CPU fallback (``aten/src/ATen/native/RNN.cpp``) composes it: the input
+projections of all time steps in one product, then one step per time step.  Autograd
+records those ops' nodes (PyTorch's CPU LSTM records its oneDNN kernel instead).
+"""
+import math
+import numbers
+import warnings
+
+from ... import _ops
+from ..._creation import empty, zeros
+from ..._tensor import Tensor
+from .. import functional as F, init
+from ..parameter import Parameter
+from .module import Module
+
+__all__ = ["RNNBase", "RNN", "LSTM", "GRU"]
+
+_GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
+
+
+class RNNBase(Module):
+    """The parameters and the layer/direction loop that RNN, LSTM and GRU share."""
+
+    __constants__ = ["mode", "input_size", "hidden_size", "num_layers", "bias", "batch_first", "dropout",
+                     "bidirectional", "proj_size"]
+
+    def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
+                 dropout=0.0, bidirectional=False, proj_size=0, device=None, dtype=None):
+        super().__init__()
+        if not isinstance(dropout, numbers.Number) or not 0 <= dropout <= 1 or isinstance(dropout, bool):
+            raise ValueError("dropout should be a number in range [0, 1] representing the probability of an "
+                             "element being zeroed")
+        if dropout > 0 and num_layers == 1:
+            warnings.warn("dropout option adds dropout after all but last recurrent layer, so non-zero dropout "
+                          f"expects num_layers greater than 1, but got dropout={dropout} and "
+                          f"num_layers={num_layers}", stacklevel=3)
+        if not isinstance(hidden_size, int) or isinstance(hidden_size, bool):
+            raise TypeError(f"hidden_size should be of type int, got: {type(hidden_size).__name__}")
+        if hidden_size <= 0:
+            raise ValueError("hidden_size must be greater than zero")
+        if num_layers <= 0:
+            raise ValueError("num_layers must be greater than zero")
+        if proj_size:
+            raise NotImplementedError("nnref's LSTM has no proj_size (projected hidden states); PyTorch's "
+                                      "has: leave proj_size at 0 or project the outputs with nn.Linear")
+        self.mode, self.input_size, self.hidden_size = mode, input_size, hidden_size
+        self.num_layers, self.bias, self.batch_first = num_layers, bias, batch_first
+        self.dropout, self.bidirectional, self.proj_size = float(dropout), bidirectional, proj_size
+        gate_size = _GATES[mode] * hidden_size
+        factory_kwargs = {"device": device, "dtype": dtype}
+        self._flat_weights_names = []
+        for layer in range(num_layers):
+            for direction in range(2 if bidirectional else 1):
+                suffix = "_reverse" if direction else ""
+                layer_input_size = input_size if layer == 0 else hidden_size * (2 if bidirectional else 1)
+                shapes = [("weight_ih", (gate_size, layer_input_size)), ("weight_hh", (gate_size, hidden_size))]
+                if bias:
+                    shapes += [("bias_ih", (gate_size,)), ("bias_hh", (gate_size,))]
+                for kind, shape in shapes:
+                    name = f"{kind}_l{layer}{suffix}"
+                    setattr(self, name, Parameter(empty(shape, **factory_kwargs)))
+                    self._flat_weights_names.append(name)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        """Every weight and bias uniform in ``[-1/sqrt(hidden_size), 1/sqrt(hidden_size)]``, in order."""
+        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for weight in self.parameters():
+            init.uniform_(weight, -stdv, stdv)
+
+    def flatten_parameters(self):
+        """A no-op, as in PyTorch on the CPU (it packs the weights for cuDNN)."""
+
+    @property
+    def all_weights(self):
+        per_direction = 4 if self.bias else 2
+        weights = [getattr(self, name) for name in self._flat_weights_names]
+        return [weights[i:i + per_direction] for i in range(0, len(weights), per_direction)]
+
+    def extra_repr(self):
+        s = f"{self.input_size}, {self.hidden_size}"
+        if self.num_layers != 1:
+            s += f", num_layers={self.num_layers}"
+        if self.bias is not True:
+            s += f", bias={self.bias}"
+        if self.batch_first is not False:
+            s += f", batch_first={self.batch_first}"
+        if self.dropout != 0:
+            s += f", dropout={self.dropout}"
+        if self.bidirectional is not False:
+            s += f", bidirectional={self.bidirectional}"
+        return s
+
+    # -- the forward pass ---------------------------------------------------------------------------
+    def _check_input(self, input):
+        if not isinstance(input, Tensor):
+            raise TypeError(f"{type(self).__name__}: expected a tensor input, got {type(input).__name__}")
+        if input.dim() not in (2, 3):
+            raise ValueError(f"{type(self).__name__}: Expected input to be 2D or 3D, got {input.dim()}D instead")
+        if input.shape[-1] != self.input_size:
+            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
+                               f"got {input.shape[-1]}")
+
+    def _initial_state(self, input, hx, batch_size, batched):
+        directions = 2 if self.bidirectional else 1
+        expected = (self.num_layers * directions, batch_size, self.hidden_size)
+        if hx is None:
+            return zeros(expected, dtype=input.dtype, device=input.device)
+        if not batched:
+            if hx.dim() != 2:
+                raise RuntimeError(f"For unbatched 2-D input, hx should also be 2-D but got {hx.dim()}-D tensor")
+            hx = hx.unsqueeze(1)
+        elif hx.dim() != 3:
+            raise RuntimeError(f"For batched 3-D input, hx should also be 3-D but got {hx.dim()}-D tensor")
+        if tuple(hx.shape) != expected:
+            raise RuntimeError(f"Expected hidden size {expected}, got {list(hx.shape)}")
+        return hx
+
+    def _run(self, input, states):
+        """The layers and directions over ``input`` (time, batch, features); ``states`` is a list of
+        initial state tensors (h, or h and c), each (layers * directions, batch, hidden)."""
+        directions = 2 if self.bidirectional else 1
+        finals = [[] for _ in states]
+        layer_input = input
+        for layer in range(self.num_layers):
+            outputs = []
+            for direction in range(directions):
+                index = layer * directions + direction
+                suffix = "_reverse" if direction else ""
+                weights = [getattr(self, f"{kind}_l{layer}{suffix}") for kind in ("weight_ih", "weight_hh")]
+                biases = [getattr(self, f"{kind}_l{layer}{suffix}") if self.bias else None
+                          for kind in ("bias_ih", "bias_hh")]
+                projected = F.linear(layer_input, weights[0], biases[0])  # every time step at once
+                state = [s[index] for s in states]
+                steps = range(layer_input.shape[0] - 1, -1, -1) if direction else range(layer_input.shape[0])
+                produced = [None] * layer_input.shape[0]
+                for t in steps:
+                    state = self._cell(projected[t], state, weights[1], biases[1])
+                    produced[t] = state[0]
+                outputs.append(_ops.shape.stack(produced, 0))
+                for final, value in zip(finals, state):
+                    final.append(value)
+            layer_input = outputs[0] if directions == 1 else _ops.shape.cat(outputs, 2)
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                layer_input = F.dropout(layer_input, self.dropout, training=True)
+        return layer_input, [_ops.shape.stack(final, 0) for final in finals]
+
+    def _forward(self, input, hx_list):
+        self._check_input(input)
+        batched = input.dim() == 3
+        if not batched:
+            input = input.unsqueeze(1)
+        elif self.batch_first:
+            input = input.transpose(0, 1)
+        states = [self._initial_state(input, hx, input.shape[1], batched) for hx in hx_list]
+        output, finals = self._run(input, states)
+        if not batched:
+            return output.squeeze(1), [f.squeeze(1) for f in finals]
+        if self.batch_first:
+            output = output.transpose(0, 1)
+        return output, finals
+
+
+class RNN(RNNBase):
+    """The Elman RNN: ``h_t = tanh(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh)`` (or ``relu``)."""
+
+    def __init__(self, input_size, hidden_size, num_layers=1, nonlinearity="tanh", bias=True,
+                 batch_first=False, dropout=0.0, bidirectional=False, device=None, dtype=None):
+        if nonlinearity not in ("tanh", "relu"):
+            raise ValueError(f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'.")
+        self.nonlinearity = nonlinearity
+        super().__init__("RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU", input_size, hidden_size,
+                         num_layers, bias, batch_first, dropout, bidirectional, device=device, dtype=dtype)
+
+    def _cell(self, projected, state, weight_hh, bias_hh):
+        pre = projected + F.linear(state[0], weight_hh, bias_hh)
+        return [pre.tanh() if self.nonlinearity == "tanh" else pre.relu()]
+
+    def forward(self, input, hx=None):
+        """``(output, h_n)``: the last layer's state at every step, and every layer's last state."""
+        output, (h_n,) = self._forward(input, [hx])
+        return output, h_n
+
+
+class LSTM(RNNBase):
+    """Long short-term memory: input, forget, cell and output gates (in that order in the weights)."""
+
+    def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
+                 bidirectional=False, proj_size=0, device=None, dtype=None):
+        super().__init__("LSTM", input_size, hidden_size, num_layers, bias, batch_first, dropout,
+                         bidirectional, proj_size, device=device, dtype=dtype)
+
+    def _cell(self, projected, state, weight_hh, bias_hh):
+        h, c = state
+        gates = projected + F.linear(h, weight_hh, bias_hh)
+        i, f, g, o = gates.chunk(4, 1)
+        c = f.sigmoid() * c + i.sigmoid() * g.tanh()
+        return [o.sigmoid() * c.tanh(), c]
+
+    def forward(self, input, hx=None):
+        """``(output, (h_n, c_n))``; ``hx`` is ``(h_0, c_0)`` or None (zeros)."""
+        if hx is not None and (not isinstance(hx, (tuple, list)) or len(hx) != 2):
+            raise RuntimeError("LSTM expects hx to be a tuple (h_0, c_0)")
+        output, (h_n, c_n) = self._forward(input, [None, None] if hx is None else list(hx))
+        return output, (h_n, c_n)
+
+
+class GRU(RNNBase):
+    """Gated recurrent unit: reset, update and new gates (in that order in the weights)."""
+
+    def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
+                 bidirectional=False, device=None, dtype=None):
+        super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first, dropout,
+                         bidirectional, device=device, dtype=dtype)
+
+    def _cell(self, projected, state, weight_hh, bias_hh):
+        (h,) = state
+        hidden = F.linear(h, weight_hh, bias_hh)
+        i_r, i_z, i_n = projected.chunk(3, 1)
+        h_r, h_z, h_n = hidden.chunk(3, 1)
+        reset, update = (i_r + h_r).sigmoid(), (i_z + h_z).sigmoid()
+        new = (i_n + reset * h_n).tanh()
+        return [new + update * (h - new)]
+
+    def forward(self, input, hx=None):
+        """``(output, h_n)``."""
+        output, (h_n,) = self._forward(input, [hx])
+        return output, h_n
+
