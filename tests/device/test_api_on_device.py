@@ -295,6 +295,21 @@ def _elementwise(name, where, suffix):
     return lambda x: getattr(x, name)()
 
 
+class _SelfAttention(nn.Module):
+    """Self-attention with a causal mask and padding, output and head-averaged weights summed."""
+
+    def __init__(self, attention):
+        super().__init__()
+        self.attention = attention
+
+    def forward(self, x):
+        causal = nnref.triu(nnref.ones(x.shape[1], x.shape[1], dtype=nnref.bool, device=x.device), 1)
+        padding = nnref.zeros(x.shape[0], x.shape[1], dtype=nnref.bool, device=x.device)
+        padding[0, -1] = True
+        out, weights = self.attention(x, x, x, attn_mask=causal, key_padding_mask=padding)
+        return out.sum() + weights.sum()
+
+
 class _FirstOutput(nn.Module):
     """A recurrent layer whose output sequence and final states are summed into one tensor."""
 
@@ -981,6 +996,12 @@ CASES.update({
     "nnref.nn.RNN": layer(lambda: _FirstOutput(nn.RNN(5, 3, num_layers=2, bidirectional=True)), (4, 2, 5)),
     "nnref.nn.LSTM": layer(lambda: _FirstOutput(nn.LSTM(5, 3, batch_first=True)), (2, 4, 5)),
     "nnref.nn.GRU": layer(lambda: _FirstOutput(nn.GRU(5, 3, num_layers=2)), (4, 2, 5)),
+    "nnref.nn.MultiheadAttention": layer(lambda: _SelfAttention(nn.MultiheadAttention(6, 2, batch_first=True)), (2, 4, 6)),
+    "nnref.nn.TransformerEncoderLayer": layer(lambda: nn.TransformerEncoderLayer(6, 2, dim_feedforward=8, dropout=0.0),
+                                              (4, 2, 6)),
+    "nnref.nn.TransformerEncoder": layer(lambda: nn.TransformerEncoder(
+        nn.TransformerEncoderLayer(6, 2, dim_feedforward=8, dropout=0.0, batch_first=True), 2,
+        enable_nested_tensor=False), (2, 4, 6)),
     "nnref.nn.RNNBase": ELSEWHERE("test_api_on_device.py::test_each_name_on_the_device_matches_the_cpu"),
     "nnref.nn.LogSigmoid": layer(lambda: nn.LogSigmoid(), (4, 5)),
     "nnref.nn.Softsign": layer(lambda: nn.Softsign(), (4, 5)),

@@ -15,6 +15,7 @@ from .normalization import LayerNorm
 from .pooling import AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool2d, MaxPool2d
 from .rnn import GRU, LSTM, RNN, RNNBase
 from .sparse import Embedding
+from .transformer import MultiheadAttention, TransformerEncoder, TransformerEncoderLayer
 
 __all__ = [
     "Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
@@ -28,6 +29,7 @@ __all__ += ["Conv1d", "ConvTranspose2d", "AvgPool2d", "AdaptiveAvgPool2d", "Adap
 __all__ += ["LazyLinear", "LazyConv2d"]
 __all__ += ["LogSigmoid", "Softsign", "Mish", "Hardswish", "Hardsigmoid", "GLU", "Unflatten"]
 __all__ += ["RNNBase", "RNN", "LSTM", "GRU"]
+__all__ += ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder"]
 
 
 from ..._namespace import public_dir as _public_dir  # noqa: E402
