@@ -749,4 +749,66 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     return div(input, denominator, out=out)
 
 
+__all__ += ["group_norm", "scaled_dot_product_attention"]
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """Normalise each sample's channels in ``num_groups`` groups (over the channels and positions of
+    a group), then scale and shift per channel.
+
+    Computed as a layer norm of each group followed by the per-channel affine, so autograd records
+    ``NativeLayerNormBackward0`` and the affine's nodes where PyTorch records ``NativeGroupNormBackward0``.
+    """
+    if input.dim() < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
+    batch, channels = input.shape[0], input.shape[1]
+    if channels % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input "
+                           f"of shape {input.shape} and num_groups={num_groups}")
+    check_one_device(input, weight, bias)
+    grouped = input.reshape(batch, num_groups, -1)
+    out = layer_norm(grouped, (grouped.shape[-1],), eps=eps).view(input.shape)
+    affine = (1, channels) + (1,) * (input.dim() - 2)
+    if weight is not None:
+        out = out * weight.reshape(affine)
+    if bias is not None:
+        out = out + bias.reshape(affine)
+    return out
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
+                                 enable_gqa=False):
+    """``softmax(query @ key^T * scale + mask) @ value`` over the last two dims (PyTorch's math path).
+
+    A boolean ``attn_mask`` says where to attend (True); a float one is added to the scores.
+    PyTorch's CPU kernel records its fused node; nnref records the math path's nodes.
+    """
+    if enable_gqa:
+        raise NotImplementedError("nnref's scaled_dot_product_attention has no enable_gqa: repeat the key and "
+                                  "value heads with repeat_interleave first")
+    length, source = query.shape[-2], key.shape[-2]
+    factor = 1.0 / (query.shape[-1] ** 0.5) if scale is None else scale
+    scores = matmul(query, key.transpose(-2, -1)) * factor
+    if is_causal:
+        if attn_mask is not None:
+            raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when "
+                               "is_causal=True")
+        from .._creation import ones
+        attn_mask = ones(length, source, dtype=_dtype_bool(), device=query.device).tril()
+    if attn_mask is not None:
+        if attn_mask._dtype.name == "bool":
+            scores = scores.masked_fill(attn_mask.logical_not(), float("-inf"))
+        else:
+            scores = scores + attn_mask
+    weights = softmax(scores, dim=-1)
+    if dropout_p > 0.0:
+        weights = dropout(weights, dropout_p, training=True)
+    return matmul(weights, value)
+
+
+def _dtype_bool():
+    from .. import _dtype
+    return _dtype.bool
+
+
 __dir__ = _public_dir(globals(), __all__)

@@ -1002,6 +1002,13 @@ CASES.update({
     "nnref.nn.TransformerEncoder": layer(lambda: nn.TransformerEncoder(
         nn.TransformerEncoderLayer(6, 2, dim_feedforward=8, dropout=0.0, batch_first=True), 2,
         enable_nested_tensor=False), (2, 4, 6)),
+    "nnref.nn.GroupNorm": layer(lambda: nn.GroupNorm(2, 4), (3, 4, 5)),
+    "nnref.nn.functional.group_norm": op(lambda x, w: F.group_norm(x, 2, w, w * 0.5), (3, 4, 5), (4,)),
+    "nnref.nn.functional.scaled_dot_product_attention": op(
+        lambda q, k: [F.scaled_dot_product_attention(q, k, k, is_causal=True),
+                      F.scaled_dot_product_attention(q, k, k, attn_mask=nnref.ones(4, 4, dtype=nnref.bool,
+                                                                                    device=q.device).tril())],
+        (2, 4, 3), (2, 4, 3)),
     "nnref.nn.RNNBase": ELSEWHERE("test_api_on_device.py::test_each_name_on_the_device_matches_the_cpu"),
     "nnref.nn.LogSigmoid": layer(lambda: nn.LogSigmoid(), (4, 5)),
     "nnref.nn.Softsign": layer(lambda: nn.Softsign(), (4, 5)),

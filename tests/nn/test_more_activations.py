@@ -99,3 +99,56 @@ def test_hardsigmoid_has_no_second_derivative_as_in_pytorch():
 def test_pad_modes_other_than_constant_say_so():
     with pytest.raises(NotImplementedError, match="mode='constant' only"):
         nnref.nn.functional.pad(nnref.zeros(1, 2, 3), (1, 1), mode="reflect")
+
+
+def _group_norm_run(m, **kwargs):
+    m.manual_seed(0)
+    norm = m.nn.GroupNorm(3, 6, **kwargs)
+    x = m.tensor(np.random.default_rng(3).standard_normal((2, 6, 3, 3)), dtype=m.float32, requires_grad=True)
+    if norm.weight is not None:
+        with m.no_grad():
+            norm.weight.copy_(m.linspace(0.5, 1.5, 6))
+    y = norm(x)
+    y.pow(3).sum().backward()
+    return repr(norm), [n for n, _ in norm.named_parameters()], y.detach().numpy(), x.grad.numpy(), \
+        [p.grad.numpy() for p in norm.parameters()]
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"bias": False}, {"affine": False}, {"eps": 1e-3}])
+def test_group_norm_matches_pytorch(kwargs):
+    theirs, ours = _group_norm_run(torch, **kwargs), _group_norm_run(nnref, **kwargs)
+    assert ours[:2] == theirs[:2]
+    np.testing.assert_allclose(ours[2], theirs[2], atol=2e-5)
+    np.testing.assert_allclose(ours[3], theirs[3], atol=2e-4)
+    for a, b in zip(ours[4], theirs[4]):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=2e-4)
+
+
+def test_group_norm_errors_are_pytorchs():
+    for call in (lambda m: m.nn.GroupNorm(4, 6), lambda m: m.nn.functional.group_norm(m.zeros(2, 6), 4)):
+        outcomes = []
+        for m in (torch, nnref):
+            try:
+                call(m)
+            except Exception as exc:
+                outcomes.append(type(exc).__name__)
+        assert outcomes[0] == outcomes[1]
+
+
+@pytest.mark.parametrize("options", [{"is_causal": True}, {"mask": "bool", "scale": 0.3}, {"mask": "float"},
+                                     {}])
+def test_scaled_dot_product_attention_matches_pytorch(options):
+    values = np.random.default_rng(4).standard_normal((2, 3, 4, 5)).astype(np.float32)
+    results = []
+    for m in (torch, nnref):
+        q = m.tensor(values, requires_grad=True)
+        kwargs = {k: v for k, v in options.items() if k != "mask"}
+        if options.get("mask") == "bool":
+            kwargs["attn_mask"] = m.ones(4, 4, dtype=m.bool).tril()
+        elif options.get("mask") == "float":
+            kwargs["attn_mask"] = m.linspace(-1, 1, 16).reshape(4, 4)
+        out = m.nn.functional.scaled_dot_product_attention(q, q * 0.5, q.flip(-1), **kwargs)
+        out.pow(2).sum().backward()
+        results.append((out.detach().numpy(), q.grad.numpy()))
+    np.testing.assert_allclose(results[1][0], results[0][0], atol=2e-6)
+    np.testing.assert_allclose(results[1][1], results[0][1], atol=2e-5)

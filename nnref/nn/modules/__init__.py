@@ -11,7 +11,7 @@ from .linear import Identity, LazyLinear, Linear
 from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss, MSELoss,
                    NLLLoss, SmoothL1Loss)
 from .module import Module
-from .normalization import LayerNorm
+from .normalization import GroupNorm, LayerNorm
 from .pooling import AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool2d, MaxPool2d
 from .rnn import GRU, LSTM, RNN, RNNBase
 from .sparse import Embedding
@@ -29,7 +29,7 @@ __all__ += ["Conv1d", "ConvTranspose2d", "AvgPool2d", "AdaptiveAvgPool2d", "Adap
 __all__ += ["LazyLinear", "LazyConv2d"]
 __all__ += ["LogSigmoid", "Softsign", "Mish", "Hardswish", "Hardsigmoid", "GLU", "Unflatten"]
 __all__ += ["RNNBase", "RNN", "LSTM", "GRU"]
-__all__ += ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder"]
+__all__ += ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder", "GroupNorm"]
 
 
 from ..._namespace import public_dir as _public_dir  # noqa: E402

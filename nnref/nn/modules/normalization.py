@@ -6,7 +6,7 @@ from .. import functional as F, init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["LayerNorm"]
+__all__ = ["LayerNorm", "GroupNorm"]
 
 
 class LayerNorm(Module):
@@ -55,3 +55,39 @@ class LayerNorm(Module):
     def extra_repr(self):
         return ("{normalized_shape}, eps={eps}, elementwise_affine={elementwise_affine}".format(
             **self.__dict__) + f", bias={self.bias is not None}")
+
+
+class GroupNorm(Module):
+    """Group normalisation (Wu & He, 2018): channels in ``num_groups`` groups, normalised per sample
+    and group, then a learned scale and shift per channel."""
+
+    __constants__ = ["num_groups", "num_channels", "eps", "affine"]
+
+    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None, *, bias=True):
+        super().__init__()
+        if num_channels % num_groups != 0:
+            raise ValueError("num_channels must be divisible by num_groups")
+        self.num_groups, self.num_channels, self.eps, self.affine = num_groups, num_channels, eps, affine
+        if affine:
+            self.weight = Parameter(empty(num_channels, device=device, dtype=dtype))
+            if bias:
+                self.bias = Parameter(empty(num_channels, device=device, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def forward(self, input):
+        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
+                f"bias={self.bias is not None}")
