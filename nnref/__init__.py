@@ -74,6 +74,9 @@ arctan2 = atan2
               Tensor.positive)
 
 
+from ._tensor_str import set_printoptions  # noqa: E402
+
+
 def is_floating_point(input):
     """True for float16, bfloat16, float32 and float64 tensors."""
     return input.is_floating_point()

@@ -14,6 +14,28 @@ from . import _dtype
 from ._device import to_host
 
 PRECISION, THRESHOLD, EDGEITEMS, LINEWIDTH = 4, 1000, 3, 80
+SCI_MODE = None  # None: decided per tensor; True or False: forced (set_printoptions)
+
+_PROFILES = {"default": (4, 1000, 3, 80), "short": (2, 1000, 2, 80), "full": (4, math.inf, 3, 80)}
+
+
+def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None, sci_mode=None):
+    """``torch.set_printoptions``: digits after the point, the element count above which a tensor is
+    summarised, the items kept at each edge then, the line width, a named ``profile`` ("default",
+    "short", "full"), and ``sci_mode`` (True/False forces scientific notation on or off; None decides
+    per tensor).  Like PyTorch's, every call sets ``sci_mode``, to None when it is not given."""
+    global PRECISION, THRESHOLD, EDGEITEMS, LINEWIDTH, SCI_MODE
+    if profile is not None:
+        PRECISION, THRESHOLD, EDGEITEMS, LINEWIDTH = _PROFILES[profile]
+    if precision is not None:
+        PRECISION = precision
+    if threshold is not None:
+        THRESHOLD = threshold
+    if edgeitems is not None:
+        EDGEITEMS = edgeitems
+    if linewidth is not None:
+        LINEWIDTH = linewidth
+    SCI_MODE = sci_mode
 
 
 class _Formatter:
@@ -33,10 +55,10 @@ class _Formatter:
         self.int_mode = bool(np.all(finite == np.ceil(finite)))
         wide = high / low > 1000.0 or high > 1.0e8
         if self.int_mode:
-            self.sci_mode = wide
-            texts = [self._sci(v) if wide else f"{v:.0f}." for v in finite.tolist()]
+            self.sci_mode = wide if SCI_MODE is None else SCI_MODE
+            texts = [self._sci(v) if self.sci_mode else f"{v:.0f}." for v in finite.tolist()]
         else:
-            self.sci_mode = wide or low < 1.0e-4
+            self.sci_mode = (wide or low < 1.0e-4) if SCI_MODE is None else SCI_MODE
             texts = [self._sci(v) if self.sci_mode else f"{v:.{PRECISION}f}" for v in finite.tolist()]
         self.max_width = max(len(t) for t in texts)
 

@@ -141,3 +141,19 @@ def test_repr_random_tensors(shape, kind, exponent, dtype, seed, grad):
         return t
     ours, theirs = both(build)
     assert ours == theirs
+
+
+PRINT_OPTIONS = [dict(precision=2), dict(sci_mode=True), dict(sci_mode=False), dict(profile="short"),
+                 dict(threshold=5, edgeitems=1), dict(linewidth=30), dict(profile="full", precision=3)]
+
+
+@pytest.mark.parametrize("options", PRINT_OPTIONS, ids=[str(o) for o in PRINT_OPTIONS])
+def test_set_printoptions_prints_as_pytorch_does(options):
+    def printed(m):
+        m.set_printoptions(**options)
+        try:
+            return [repr(m.tensor([[1.23456789, 2e-5, 300.0], [4.0, 5.5, -6.25]])), repr(m.tensor([1.0, 2.0, 30000.0])),
+                    repr(m.arange(12)), repr(m.arange(1500.0) / 7)]
+        finally:
+            m.set_printoptions(profile="default")
+    assert printed(nnref) == printed(torch)

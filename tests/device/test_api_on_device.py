@@ -431,6 +431,7 @@ CASES = {
     **{f"nnref.Tensor.{name}_": case(lambda d, name=name: _logical_in_place(d, name))
        for name in ("logical_and", "logical_or", "logical_xor", "logical_not")},
     "nnref.is_floating_point": HOST_ONLY("a dtype question"),
+    "nnref.set_printoptions": HOST_ONLY("how tensors print"),
     "nnref.Tensor.ndimension": HOST_ONLY("a number of dimensions"),
     "nnref.Tensor.itemsize": HOST_ONLY("a size in bytes"),
     "nnref.Tensor.nbytes": HOST_ONLY("a size in bytes"),
