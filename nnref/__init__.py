@@ -62,7 +62,7 @@ from ._ops.tensor_shape import chunk, diagonal, split, tril, triu
 from ._ops.elementwise import (acos, asin, atan, ceil, clamp_max, clamp_min, cosh, erf, expm1, floor, frac,
                                log1p, log2, log10, rsqrt, sinh, square, tan, trunc)
 from ._ops.logical import count_nonzero, logical_and, logical_not, logical_or, logical_xor
-from ._ops.reorder import flip, index_select, masked_select, roll
+from ._ops.reorder import flip, index_add, index_select, masked_select, roll, unique
 from ._ops.blend import addcdiv, addcmul, atan2, hypot, lerp, nan_to_num, trace
 from ._ops.composite import argwhere, meshgrid, repeat_interleave, take_along_dim
 arctan2 = atan2

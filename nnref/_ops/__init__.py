@@ -213,6 +213,7 @@ def _outer(self, vec2):
 
 _MORE_METHODS = {
     **{name: getattr(reorder, name) for name in reorder.__all__},
+    "index_add_": _inplace(reorder.index_add),
     **{name: getattr(logical, name) for name in logical.__all__},
     "logical_and_": _inplace(logical.logical_and), "logical_or_": _inplace(logical.logical_or),
     "logical_xor_": _inplace(logical.logical_xor), "logical_not_": _inplace(logical.logical_not),

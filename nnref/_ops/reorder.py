@@ -1,4 +1,5 @@
-"""``flip``, ``roll``, ``index_select`` and ``masked_select``: copies that reorder or pick elements.
+"""``flip``, ``roll``, ``index_select``, ``masked_select``, ``index_add`` and ``unique``: copies that
+reorder, pick or gather elements.
 
 Mirrors ``aten/src/ATen/native/TensorTransformations.cpp`` (flip, roll) and
 ``TensorAdvancedIndexing.cpp`` (index_select, masked_select); the gradients are those of
@@ -14,7 +15,7 @@ from ..autograd.graph import Node
 from ._common import check_same_device, needs_grad, wrap
 from .scatter import scatter_add
 
-__all__ = ["flip", "roll", "index_select", "masked_select"]
+__all__ = ["flip", "roll", "index_select", "masked_select", "index_add", "unique"]
 
 
 def _dims(dims, ndim, name):
@@ -153,3 +154,69 @@ def masked_select(input, mask):
         node.positions = wrap(flat_positions.astype("int64"), input)
         out.grad_fn = node
     return out
+
+
+class IndexAddBackward0(Node):
+    def backward(self, grad):
+        source_grad = index_select(grad, self.dim, self.index) * self.alpha if self.source_needed else None
+        if source_grad is not None and not self.source_sizes:
+            source_grad = source_grad.reshape(())
+        return (grad, source_grad)
+
+
+def index_add(input, dim, index, source, *, alpha=1):
+    """A copy of ``input`` with ``alpha * source``'s slices added at positions ``index`` along ``dim``
+    (repeated positions add up)."""
+    if not isinstance(index, Tensor) or index._dtype.name not in ("int64", "int32"):
+        got = index._dtype._legacy_name[:-6] if isinstance(index, Tensor) else type(index).__name__
+        raise RuntimeError(f"index_add_(): Expected dtype int32/int64 for index but got: {got}")
+    check_same_device(input, index)
+    check_same_device(input, source)
+    ndim = input._data.ndim
+    dim = _wrap_dim(dim, builtins.max(ndim, 1))
+    size = input._data.shape[dim] if ndim else 1
+    positions = index._data.reshape(-1).astype("int64")
+    if positions.size and (positions.min() < 0 or positions.max() >= size):
+        raise IndexError("index out of range in self")
+    xp = array_module(input._device)
+    data = input._data.copy()
+    added = source._data.astype(data.dtype, copy=False) * data.dtype.type(alpha)
+    if ndim:
+        where = [slice(None)] * ndim
+        where[dim] = positions
+        xp.add.at(data, tuple(where), added.reshape(data[tuple(where)].shape))
+    else:
+        data = data + added.reshape(())
+    out = wrap(data, input)
+    if needs_grad(input, source):
+        node = IndexAddBackward0((input, source))
+        node.dim, node.alpha, node.source_needed = dim, alpha, needs_grad(source)
+        node.index, node.source_sizes = wrap(positions, index), source._data.shape
+        out.grad_fn = node
+    return out
+
+
+class Unique2Backward0(Node):
+    def backward(self, grad):
+        raise NotImplementedError("the derivative for '_unique2' is not implemented.")
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """The distinct values in ascending order (PyTorch's CPU kernel sorts even with ``sorted=False``);
+    with ``return_inverse``, where each element went, and with ``return_counts``, how often each occurs."""
+    xp = array_module(input._device)
+    if dim is not None:
+        dim = _wrap_dim(dim, input._data.ndim)
+        values, inverse, counts = xp.unique(input._data, axis=dim, return_inverse=True, return_counts=True)
+    else:
+        values, inverse, counts = xp.unique(input._data.reshape(-1), return_inverse=True, return_counts=True)
+        inverse = inverse.reshape(input._data.shape)
+    out = wrap(values, input)
+    if needs_grad(input):
+        out.grad_fn = Unique2Backward0((input,))
+    results = [out]
+    if return_inverse:
+        results.append(wrap(inverse.reshape(-1 if dim is not None else inverse.shape).astype("int64"), input))
+    if return_counts:
+        results.append(wrap(counts.astype("int64"), input))
+    return results[0] if len(results) == 1 else tuple(results)

@@ -595,3 +595,10 @@ unary("repeat_interleave_counts", lambda m, a: a.repeat_interleave(m.tensor([2, 
 @case("take_along_dim")
 def _(draw, rng):
     return [rng.standard_normal((3, 4))], lambda m, a: m.take_along_dim(a, m.tensor([[0], [3], [1]]), dim=1) ** 2
+
+
+
+@case("index_add")
+def _(draw, rng):
+    return [rng.standard_normal((3, 4)), rng.standard_normal((3, 2))], \
+        lambda m, a, b: m.index_add(a, 1, m.tensor([3, 0]), b, alpha=1.5) ** 2

@@ -109,6 +109,15 @@ CASES = {
                                     grid(m).repeat_interleave(m.tensor([2, 1]), dim=0),
                                     m.repeat_interleave(m.tensor([2, 0, 1])), m.repeat_interleave(grid(m), 2)),
     "repeat_interleave_negative": lambda m: m.arange(3.0).repeat_interleave(-1),
+    "index_add": lambda m: (m.zeros(3, 2, requires_grad=True).index_add(0, m.tensor([0, 2, 0]), m.ones(3, 2), alpha=2),
+                            m.zeros(2, 3).index_add_(1, m.tensor([2, 2]), m.arange(4.0).reshape(2, 2)),
+                            m.index_add(m.zeros(2, 3, dtype=m.int64), 1, m.tensor([2, 0]), m.arange(4).reshape(2, 2))),
+    "index_add_float_index": lambda m: m.zeros(3).index_add(0, m.tensor([0.0]), m.ones(1)),
+    "index_add_out_of_range": lambda m: m.zeros(3).index_add(0, m.tensor([5]), m.ones(1)),
+    "unique": lambda m: (m.unique(m.tensor([3.0, 1.0, 3.0, 2.0], requires_grad=True)),
+                         m.unique(m.tensor([3, 1, 3, 2]), return_inverse=True, return_counts=True),
+                         m.unique(m.tensor([[1, 2], [1, 2], [0, 1]]), dim=0, return_inverse=True, return_counts=True),
+                         m.tensor([[5, 1], [9, 5]]).unique(sorted=False, return_inverse=True)),
 }
 
 
@@ -121,3 +130,9 @@ def test_meshgrid_without_indexing_warns_as_pytorch_does():
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_matches_pytorch(name):
     assert run(CASES[name], nnref) == run(CASES[name], torch)
+
+
+def test_unique_has_no_derivative_as_in_pytorch():
+    for m in (torch, nnref):
+        with pytest.raises(NotImplementedError, match="the derivative for '_unique2' is not implemented"):
+            m.unique(m.tensor([3.0, 1.0], requires_grad=True)).sum().backward()

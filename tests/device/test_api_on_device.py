@@ -444,6 +444,12 @@ CASES = {
     **{f"nnref.Tensor.{name}_": op(lambda x, y, name=name, args=args: _in_place(x, lambda t: getattr(t, name + "_")(*args(x, y))),
                                    (3, 4), (4,), values=positive)
        for name, args in _BLEND_ARGS.items() if name not in ("hypot", "trace", "take_along_dim", "repeat_interleave")},
+    "nnref.index_add": op(lambda a, b: nnref.index_add(a, 1, labels(a.device, [3, 0, 3]), b, alpha=2), (3, 4), (3, 3)),
+    "nnref.Tensor.index_add": op(lambda a, b: a.index_add(1, labels(a.device, [3, 0, 3]), b), (3, 4), (3, 3)),
+    "nnref.Tensor.index_add_": op(lambda a, b: _in_place(a, lambda t: t.index_add_(1, labels(a.device, [3, 0]), b)),
+                                  (3, 4), (3, 2)),
+    **{f"{where}unique": case(lambda d, where=where: (nnref.unique if where == "nnref." else nnref.Tensor.unique)(
+        labels(d, [[3, 1], [3, 2]]), return_inverse=True, return_counts=True)) for where in ("nnref.", "nnref.Tensor.")},
     "nnref.meshgrid": op(lambda a, b: list(nnref.meshgrid(a, b, indexing="ij")) + list(nnref.meshgrid(a, b, indexing="xy")),
                          (3,), (4,)),
     **{f"{where}argwhere": case(lambda d, where=where: nnref.argwhere(labels(d, [[0, 1], [2, 0]])) if where == "nnref."
