@@ -197,6 +197,11 @@ class LinalgVectorNormBackward0(Node):
         return (scaled * (grad / result.pow(p - 1)).masked_fill(result == 0, 0.0),)
 
 
+class NormBackward1(LinalgVectorNormBackward0):
+    """The node of ATen's ``at::norm(x, p, dim)``, which ``pairwise_distance`` calls: the same derivative
+    as ``linalg.vector_norm``'s, under the name PyTorch records there."""
+
+
 def _vector_norm(data, p, dims, keepdim):
     xp = array_module_of(data)
     magnitude = xp.abs(data)

@@ -806,6 +806,35 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     return matmul(weights, value)
 
 
+__all__ += ["cosine_similarity", "pairwise_distance"]
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """The cosine of the angle between ``x1`` and ``x2`` along ``dim`` (broadcast), as ATen computes it:
+    each divided by its norm first (clamped to ``eps`` without recording it), then the product summed."""
+    x1, x2 = x1.broadcast_to(_broadcast_shape(x1, x2)), x2.broadcast_to(_broadcast_shape(x1, x2))
+    norm1 = x1.norm(2, dim, keepdim=True).clone()
+    norm2 = x2.norm(2, dim, keepdim=True).clone()
+    with no_grad():
+        norm1.clamp_min_(eps)
+        norm2.clamp_min_(eps)
+    return ((x1 / norm1) * (x2 / norm2)).sum(dim)
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """The ``p``-norm of ``x1 - x2 + eps`` over the last dimension."""
+    from .._ops.reduction import LinalgVectorNormBackward0, NormBackward1
+    dim = -1 if max(x1.dim(), x2.dim()) > 0 else 0
+    out = (x1 - x2 + eps).norm(p, dim, keepdim=keepdim)
+    if type(out.grad_fn) is LinalgVectorNormBackward0:
+        out.grad_fn.__class__ = NormBackward1  # ATen calls at::norm here: PyTorch records this name
+    return out
+
+
+def _broadcast_shape(a, b):
+    return tuple(np.broadcast_shapes(tuple(a.shape), tuple(b.shape)))
+
+
 def _dtype_bool():
     from .. import _dtype
     return _dtype.bool

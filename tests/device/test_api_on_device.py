@@ -1009,6 +1009,12 @@ CASES.update({
     "nnref.nn.TransformerEncoder": layer(lambda: nn.TransformerEncoder(
         nn.TransformerEncoderLayer(6, 2, dim_feedforward=8, dropout=0.0, batch_first=True), 2,
         enable_nested_tensor=False), (2, 4, 6)),
+    "nnref.nn.functional.cosine_similarity": op(lambda a, b: [F.cosine_similarity(a, b), F.cosine_similarity(a, b[0], dim=1)],
+                                                (3, 4), (3, 4)),
+    "nnref.nn.functional.pairwise_distance": op(lambda a, b: [F.pairwise_distance(a, b), F.pairwise_distance(a, b, p=1)],
+                                                (3, 4), (3, 4)),
+    "nnref.nn.CosineSimilarity": op(lambda a, b: nn.CosineSimilarity(dim=0)(a, b), (3, 4), (3, 4)),
+    "nnref.nn.PairwiseDistance": op(lambda a, b: nn.PairwiseDistance(keepdim=True)(a, b), (3, 4), (3, 4)),
     "nnref.nn.GroupNorm": layer(lambda: nn.GroupNorm(2, 4), (3, 4, 5)),
     "nnref.nn.functional.group_norm": op(lambda x, w: F.group_norm(x, 2, w, w * 0.5), (3, 4, 5), (4,)),
     "nnref.nn.functional.scaled_dot_product_attention": op(

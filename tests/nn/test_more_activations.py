@@ -152,3 +152,32 @@ def test_scaled_dot_product_attention_matches_pytorch(options):
         results.append((out.detach().numpy(), q.grad.numpy()))
     np.testing.assert_allclose(results[1][0], results[0][0], atol=2e-6)
     np.testing.assert_allclose(results[1][1], results[0][1], atol=2e-5)
+
+
+SIMILARITIES = {
+    "cosine": lambda m, a, b: m.nn.functional.cosine_similarity(a, b),
+    "cosine_broadcast": lambda m, a, b: m.nn.functional.cosine_similarity(a, b[0], dim=1),
+    "cosine_of_zeros": lambda m, a, b: m.nn.functional.cosine_similarity(a, b * 0, dim=0),
+    "cosine_module": lambda m, a, b: m.nn.CosineSimilarity(dim=0)(a, b),
+    "distance": lambda m, a, b: m.nn.functional.pairwise_distance(a, b),
+    "distance_module_p1": lambda m, a, b: m.nn.PairwiseDistance(p=1.0, keepdim=True)(a, b),
+    "distance_of_vectors": lambda m, a, b: m.nn.functional.pairwise_distance(a[0], b[0]),
+    "distance_p3": lambda m, a, b: m.nn.functional.pairwise_distance(a, b, p=3),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SIMILARITIES))
+def test_similarities_match_pytorch_to_the_second_derivative(name):
+    values = np.random.default_rng(0).standard_normal((2, 3, 4))
+    results = []
+    for m in (torch, nnref):
+        a, b = m.tensor(values[0], requires_grad=True), m.tensor(values[1], requires_grad=True)
+        y = SIMILARITIES[name](m, a, b)
+        first = m.autograd.grad((y * y).sum(), (a, b), create_graph=True)
+        (second,) = m.autograd.grad((first[0] * first[0]).sum() + first[1].sum(), a)
+        results.append([y.detach().numpy(), first[0].detach().numpy(), first[1].detach().numpy(), second.numpy(),
+                        type(y.grad_fn).__name__])
+    theirs, ours = results
+    assert ours[4] == theirs[4]
+    for a, b in zip(ours[:4], theirs[:4]):
+        np.testing.assert_allclose(a, b, atol=1e-7)

@@ -1,5 +1,5 @@
 """The layers of ``nnref.nn``, one file per family as in ``torch/nn/modules/``."""
-from .activation import (ELU, GELU, GLU, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU, LogSigmoid, LogSoftmax,
+from .activation import (ELU, GELU, GLU, CosineSimilarity, PairwiseDistance, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU, LogSigmoid, LogSoftmax,
                          Mish, ReLU, ReLU6, SiLU, Sigmoid, Softmax, Softmax2d, Softplus, Softsign, Tanh)
 from .batchnorm import BatchNorm1d, BatchNorm2d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
@@ -30,6 +30,7 @@ __all__ += ["LazyLinear", "LazyConv2d"]
 __all__ += ["LogSigmoid", "Softsign", "Mish", "Hardswish", "Hardsigmoid", "GLU", "Unflatten"]
 __all__ += ["RNNBase", "RNN", "LSTM", "GRU"]
 __all__ += ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder", "GroupNorm"]
+__all__ += ["CosineSimilarity", "PairwiseDistance"]
 
 
 from ..._namespace import public_dir as _public_dir  # noqa: E402

@@ -257,3 +257,32 @@ class GLU(Module):
 
     def extra_repr(self):
         return f"dim={self.dim}"
+
+
+__all__ += ["CosineSimilarity", "PairwiseDistance"]
+
+
+class CosineSimilarity(Module):
+    """The cosine similarity of two inputs along ``dim``."""
+
+    __constants__ = ["dim", "eps"]
+
+    def __init__(self, dim=1, eps=1e-8):
+        super().__init__()
+        self.dim, self.eps = dim, eps
+
+    def forward(self, x1, x2):
+        return F.cosine_similarity(x1, x2, self.dim, self.eps)
+
+
+class PairwiseDistance(Module):
+    """The ``p``-norm distance between the rows of two inputs."""
+
+    __constants__ = ["norm", "eps", "keepdim"]
+
+    def __init__(self, p=2.0, eps=1e-6, keepdim=False):
+        super().__init__()
+        self.norm, self.eps, self.keepdim = p, eps, keepdim
+
+    def forward(self, x1, x2):
+        return F.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)
