@@ -2,7 +2,7 @@
 backward nodes, the gradients written with tensor ops so that they differentiate again.
 
 Mirrors ``aten/src/ATen/native/Activation.cpp`` (and its CPU kernels), ``GatedLinearUnit.cpp``
-and ``PadNd.cpp`` (``constant_pad_nd``); the formulas are those of
+``PadNd.cpp`` (``constant_pad_nd``) and ``UpSampleNearest*d.cpp``; the formulas are those of
 ``tools/autograd/derivatives.yaml`` (``log_sigmoid_backward``, ``mish_backward``,
 ``hardswish_backward``, ``hardsigmoid_backward``, ``glu_backward``, ``constant_pad_nd``).
 """
@@ -14,7 +14,7 @@ from .._ops._common import needs_grad, wrap
 from .._tensor import _wrap_dim
 from ..autograd.graph import Node, NotImplemented  # noqa: A004 - PyTorch's name
 
-__all__ = ["logsigmoid", "mish", "hardswish", "hardsigmoid", "glu", "constant_pad_nd"]
+__all__ = ["logsigmoid", "mish", "hardswish", "hardsigmoid", "glu", "constant_pad_nd", "upsample_nearest"]
 
 
 def _record(out, node_class, input, **attributes):
@@ -158,5 +158,52 @@ def constant_pad_nd(input, pad, value=0):
     if needs_grad(input):
         node = ConstantPadNdBackward0((input,))
         node.pad = pad
+        out.grad_fn = node
+    return out
+
+
+def _nearest_source(input_size, output_size, scale, xp):
+    """ATen's ``nearest_idx``: the input position each output position copies."""
+    positions = xp.arange(output_size)
+    if output_size == input_size:
+        return positions
+    if output_size == 2 * input_size:
+        return positions >> 1
+    step = np.float32(1.0 / scale) if scale else np.float32(input_size / output_size)
+    return xp.minimum(xp.floor(positions.astype(np.float32) * step).astype(np.int64), input_size - 1)
+
+
+class _UpsampleNearestBackward(Node):
+    def backward(self, grad):
+        from .._creation import zeros
+        for axis, (index, size) in reversed(list(enumerate(zip(self.sources, self.input_sizes)))):
+            dim = 2 + axis
+            shape = list(grad.shape)
+            shape[dim] = size
+            grad = zeros(shape, dtype=grad.dtype, device=grad.device).index_add(dim, index, grad)
+        return (grad,)
+
+
+class UpsampleNearest1DBackward0(_UpsampleNearestBackward):
+    pass
+
+
+class UpsampleNearest2DBackward0(_UpsampleNearestBackward):
+    pass
+
+
+def upsample_nearest(input, output_size, scales):
+    """Each output pixel copies the nearest input pixel (ATen's legacy ``nearest``), 1-d or 2-d."""
+    xp = array_module(input._device)
+    spatial = input._data.ndim - 2
+    sources = [_nearest_source(input._data.shape[2 + k], output_size[k], scales[k], xp) for k in range(spatial)]
+    data = input._data
+    for k, index in enumerate(sources):
+        data = xp.take(data, index, axis=2 + k)
+    out = wrap(data, input)
+    if needs_grad(input):
+        node = (UpsampleNearest1DBackward0 if spatial == 1 else UpsampleNearest2DBackward0)((input,))
+        node.sources = [wrap(index.astype(np.int64), input) for index in sources]
+        node.input_sizes = input._data.shape[2:]
         out.grad_fn = node
     return out

@@ -831,6 +831,46 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     return out
 
 
+__all__ += ["interpolate"]
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    """Resize the spatial dims of ``(N, C, L)`` or ``(N, C, H, W)`` to ``size`` or by ``scale_factor``.
+
+    nnref has the ``nearest`` mode (nn.Upsample's default); the others raise
+    ``NotImplementedError`` (see "Differences from PyTorch").
+    """
+    if mode != "nearest":
+        raise NotImplementedError(f"nnref's interpolate has mode='nearest' only, not {mode!r}; upsample with "
+                                  "'nearest', or pad and average neighbouring pixels yourself")
+    if align_corners is not None:
+        raise ValueError("align_corners option can only be set with the interpolating modes: linear | bilinear | "
+                         "bicubic | trilinear")
+    spatial = input.dim() - 2
+    if spatial not in (1, 2):
+        raise NotImplementedError(f"nnref's interpolate takes 3-D or 4-D inputs (1 or 2 spatial dims), got "
+                                  f"{input.dim()}-D")
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is None and scale_factor is None:
+        raise ValueError("either size or scale_factor should be defined")
+    if size is not None:
+        sizes = [int(size)] * spatial if isinstance(size, numbers.Integral) else [int(s) for s in size]
+        if len(sizes) != spatial:
+            raise ValueError(f"Input and output must have the same number of spatial dimensions, but got input with "
+                             f"spatial dimensions of {list(input.shape[2:])} and output size of {sizes}. Please "
+                             "provide input tensor in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, "
+                             "...,oK) format.")
+        scales = [None] * spatial
+    else:
+        factors = [float(scale_factor)] * spatial if isinstance(scale_factor, numbers.Number) else \
+            [float(s) for s in scale_factor]
+        sizes = [int(np.floor(input.shape[2 + k] * factors[k])) for k in range(spatial)]
+        scales = [None] * spatial if recompute_scale_factor else factors
+    return _smooth_activation.upsample_nearest(input, sizes, scales)
+
+
 def _broadcast_shape(a, b):
     return tuple(np.broadcast_shapes(tuple(a.shape), tuple(b.shape)))
 

@@ -1015,6 +1015,9 @@ CASES.update({
                                                 (3, 4), (3, 4)),
     "nnref.nn.CosineSimilarity": op(lambda a, b: nn.CosineSimilarity(dim=0)(a, b), (3, 4), (3, 4)),
     "nnref.nn.PairwiseDistance": op(lambda a, b: nn.PairwiseDistance(keepdim=True)(a, b), (3, 4), (3, 4)),
+    "nnref.nn.functional.interpolate": op(lambda x: [F.interpolate(x, scale_factor=2), F.interpolate(x, size=(3, 5)),
+                                                     F.interpolate(x[:, :, 0], scale_factor=1.5)], (2, 3, 4, 6)),
+    "nnref.nn.Upsample": layer(lambda: nn.Upsample(scale_factor=2), (2, 3, 4, 6)),
     "nnref.nn.GroupNorm": layer(lambda: nn.GroupNorm(2, 4), (3, 4, 5)),
     "nnref.nn.functional.group_norm": op(lambda x, w: F.group_norm(x, 2, w, w * 0.5), (3, 4, 5), (4,)),
     "nnref.nn.functional.scaled_dot_product_attention": op(

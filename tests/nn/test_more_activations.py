@@ -181,3 +181,49 @@ def test_similarities_match_pytorch_to_the_second_derivative(name):
     assert ours[4] == theirs[4]
     for a, b in zip(ours[:4], theirs[:4]):
         np.testing.assert_allclose(a, b, atol=1e-7)
+
+
+RESIZES = {
+    "double": lambda m, x: m.nn.functional.interpolate(x, scale_factor=2),
+    "to_size": lambda m, x: m.nn.functional.interpolate(x, size=(3, 5)),
+    "fractional": lambda m, x: m.nn.functional.interpolate(x, scale_factor=1.5),
+    "per_dim": lambda m, x: m.nn.functional.interpolate(x, scale_factor=(0.5, 1.7)),
+    "one_d_down": lambda m, x: m.nn.functional.interpolate(x[:, :, 0], scale_factor=0.5),
+    "one_d_size": lambda m, x: m.nn.functional.interpolate(x[:, :, 1], size=7),
+    "module": lambda m, x: m.nn.Upsample(scale_factor=2)(x),
+    "recomputed": lambda m, x: m.nn.functional.interpolate(x, scale_factor=1.5, recompute_scale_factor=True),
+    "odd_factor": lambda m, x: m.nn.functional.interpolate(x, scale_factor=2.3),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RESIZES))
+def test_nearest_interpolation_matches_pytorch_to_the_second_derivative(name):
+    values = np.random.default_rng(0).standard_normal((2, 3, 4, 6))
+    results = []
+    for m in (torch, nnref):
+        x = m.tensor(values, requires_grad=True)
+        y = RESIZES[name](m, x)
+        (first,) = m.autograd.grad((y * y * 1.5).sum(), x, create_graph=True)
+        (second,) = m.autograd.grad((first * first).sum(), x)
+        results.append([y.detach().numpy(), first.detach().numpy(), second.numpy(), type(y.grad_fn).__name__])
+    theirs, ours = results
+    assert ours[3] == theirs[3] and ours[0].shape == theirs[0].shape
+    for a, b in zip(ours[:3], theirs[:3]):
+        np.testing.assert_allclose(a, b, atol=1e-10)
+
+
+@pytest.mark.parametrize("call", [lambda m: m.nn.functional.interpolate(m.zeros(1, 1, 2, 2)),
+                                  lambda m: m.nn.functional.interpolate(m.zeros(1, 1, 2, 2), size=3, scale_factor=2),
+                                  lambda m: repr(m.nn.Upsample(scale_factor=2)) + repr(m.nn.Upsample(size=(4, 4)))])
+def test_interpolate_errors_and_reprs_are_pytorchs(call):
+    def outcome(m):
+        try:
+            return call(m)
+        except Exception as exc:
+            return type(exc).__name__, str(exc)
+    assert outcome(nnref) == outcome(torch)
+
+
+def test_other_interpolation_modes_say_so():
+    with pytest.raises(NotImplementedError, match="mode='nearest' only"):
+        nnref.nn.functional.interpolate(nnref.zeros(1, 1, 2, 2), scale_factor=2, mode="bilinear")

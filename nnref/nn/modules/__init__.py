@@ -5,7 +5,7 @@ from .batchnorm import BatchNorm1d, BatchNorm2d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, ConvTranspose2d, LazyConv2d
 from .dropout import Dropout, Dropout1d, Dropout2d
-from .flatten import Flatten, Unflatten
+from .flatten import Flatten, Unflatten, Upsample
 from .lazy import LazyModuleMixin
 from .linear import Identity, LazyLinear, Linear
 from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss, MSELoss,
@@ -30,7 +30,7 @@ __all__ += ["LazyLinear", "LazyConv2d"]
 __all__ += ["LogSigmoid", "Softsign", "Mish", "Hardswish", "Hardsigmoid", "GLU", "Unflatten"]
 __all__ += ["RNNBase", "RNN", "LSTM", "GRU"]
 __all__ += ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder", "GroupNorm"]
-__all__ += ["CosineSimilarity", "PairwiseDistance"]
+__all__ += ["CosineSimilarity", "PairwiseDistance", "Upsample"]
 
 
 from ..._namespace import public_dir as _public_dir  # noqa: E402

@@ -1,9 +1,10 @@
-"""``nn.Flatten`` and ``nn.Unflatten`` (``torch/nn/modules/flatten.py``)."""
+"""``nn.Flatten`` and ``nn.Unflatten`` (``torch/nn/modules/flatten.py``), ``nn.Upsample``
+(``torch/nn/modules/upsampling.py``): layers that change a tensor's shape."""
 from ..._ops.shape import flatten
 from ._shape_errors import naming_layer
 from .module import Module
 
-__all__ = ["Flatten", "Unflatten"]
+__all__ = ["Flatten", "Unflatten", "Upsample"]
 
 
 class Flatten(Module):
@@ -44,3 +45,28 @@ class Unflatten(Module):
 
     def extra_repr(self):
         return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
+
+
+class Upsample(Module):
+    """Resize the spatial dims with ``F.interpolate`` (``size`` or ``scale_factor``, mode ``nearest``)."""
+
+    __constants__ = ["size", "scale_factor", "mode", "align_corners", "name", "recompute_scale_factor"]
+
+    def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=None, recompute_scale_factor=None):
+        super().__init__()
+        self.name = type(self).__name__
+        self.size = size
+        self.scale_factor = float(scale_factor) if isinstance(scale_factor, (int, float)) else scale_factor
+        self.mode, self.align_corners, self.recompute_scale_factor = mode, align_corners, recompute_scale_factor
+
+    def forward(self, input):
+        from .. import functional as F
+        return F.interpolate(input, self.size, self.scale_factor, self.mode, self.align_corners,
+                             recompute_scale_factor=self.recompute_scale_factor)
+
+    def extra_repr(self):
+        if self.scale_factor is not None:
+            info = "scale_factor=" + repr(self.scale_factor)
+        else:
+            info = "size=" + repr(self.size)
+        return info + ", mode=" + repr(self.mode)
