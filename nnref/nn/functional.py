@@ -4,6 +4,7 @@ Each function checks its arguments the way PyTorch's does (same exception
 types, messages that name the function and the shapes involved) and then
 calls a core op or a kernel in :mod:`nnref.nn._native`.
 """
+import math
 import numbers
 import warnings
 
@@ -866,7 +867,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     else:
         factors = [float(scale_factor)] * spatial if isinstance(scale_factor, numbers.Number) else \
             [float(s) for s in scale_factor]
-        sizes = [int(np.floor(input.shape[2 + k] * factors[k])) for k in range(spatial)]
+        sizes = [math.floor(input.shape[2 + k] * factors[k]) for k in range(spatial)]
         scales = [None] * spatial if recompute_scale_factor else factors
     return _smooth_activation.upsample_nearest(input, sizes, scales)
 
