@@ -64,7 +64,7 @@ from ._ops.elementwise import (acos, asin, atan, ceil, clamp_max, clamp_min, cos
 from ._ops.logical import count_nonzero, logical_and, logical_not, logical_or, logical_xor
 from ._ops.reorder import flip, index_add, index_select, masked_select, roll, unique
 from ._ops.blend import addcdiv, addcmul, atan2, hypot, lerp, nan_to_num, trace
-from ._ops.composite import argwhere, meshgrid, repeat_interleave, take_along_dim
+from ._ops.composite import argwhere, diag, meshgrid, repeat_interleave, take_along_dim
 arctan2 = atan2
 
 # PyTorch's other names for views and ops above (the Tensor methods of ``_ops``).

@@ -233,7 +233,7 @@ __all__ += ["logical", "reorder"]
 
 from . import blend, composite  # noqa: E402
 
-for _name in blend.__all__ + ["take_along_dim", "argwhere", "repeat_interleave"]:
+for _name in blend.__all__ + ["take_along_dim", "argwhere", "repeat_interleave", "diag"]:
     setattr(Tensor, _name, getattr(blend, _name, None) or getattr(composite, _name))
 for _name in ("atan2", "lerp", "addcmul", "addcdiv", "nan_to_num"):
     setattr(Tensor, _name + "_", _inplace(getattr(blend, _name)))

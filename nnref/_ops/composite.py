@@ -1,6 +1,6 @@
 """Ops that PyTorch itself builds from others (``CompositeImplicitAutograd`` in
-``native_functions.yaml``): ``meshgrid``, ``take_along_dim``, ``argwhere`` and
-``repeat_interleave``.
+``native_functions.yaml``): ``meshgrid``, ``take_along_dim``, ``argwhere``,
+``repeat_interleave`` and ``diag`` (``diag_embed`` or ``diagonal_copy``).
 
 Built here from the same pieces, so their results record PyTorch's nodes
 (``ExpandBackward0``, ``GatherBackward0``, ``ViewBackward0``, ``IndexSelectBackward0``).
@@ -11,12 +11,13 @@ import warnings
 
 from .._device import array_module
 from .._tensor import Tensor, _wrap_dim
-from ._common import wrap
+from ..autograd.graph import Node
+from ._common import needs_grad, wrap
 from .indexing import nonzero
 from .reorder import index_select
 from .scatter import gather
 
-__all__ = ["meshgrid", "take_along_dim", "argwhere", "repeat_interleave"]
+__all__ = ["meshgrid", "take_along_dim", "argwhere", "repeat_interleave", "diag"]
 
 
 def meshgrid(*tensors, indexing=None):
@@ -111,3 +112,43 @@ def _positions(counts):
         raise RuntimeError("repeats can not be negative")
     xp = array_module(counts._device)
     return wrap(xp.repeat(xp.arange(data.size), data.astype("int64")).astype("int64"), counts)
+
+
+class DiagEmbedBackward0(Node):
+    """The node of ``diag`` of a vector (PyTorch builds it with ``diag_embed``)."""
+
+    def backward(self, grad):
+        return (grad.diagonal(self.offset),)
+
+
+class DiagonalBackward0_copy(Node):  # noqa: N801 - PyTorch's name for the node of diagonal_copy
+    def backward(self, grad):
+        from .._creation import zeros
+        rows, columns = self.self_sizes
+        flat = zeros(rows * columns, dtype=grad.dtype, device=grad.device)
+        return (flat.scatter_add(0, self.positions, grad).view(rows, columns),)
+
+
+def diag(input, diagonal=0):
+    """A vector's square matrix with it on diagonal ``diagonal``, or a matrix's ``diagonal``-th diagonal
+    (a copy)."""
+    xp = array_module(input._device)
+    if input._data.ndim not in (1, 2):
+        raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input._data.ndim}D")
+    if input._data.ndim == 1:
+        out = wrap(xp.diag(input._data, diagonal), input)
+        if needs_grad(input):
+            node = DiagEmbedBackward0((input,))
+            node.offset = diagonal
+            out.grad_fn = node
+        return out
+    rows, columns = input._data.shape
+    data = xp.diagonal(input._data, diagonal).copy()
+    out = wrap(data, input)
+    if needs_grad(input):
+        node = DiagonalBackward0_copy((input,))
+        start_row, start_column = max(-diagonal, 0), max(diagonal, 0)
+        positions = (xp.arange(data.shape[0]) + start_row) * columns + xp.arange(data.shape[0]) + start_column
+        node.self_sizes, node.positions = (rows, columns), wrap(positions.astype("int64"), input)
+        out.grad_fn = node
+    return out

@@ -602,3 +602,10 @@ def _(draw, rng):
 def _(draw, rng):
     return [rng.standard_normal((3, 4)), rng.standard_normal((3, 2))], \
         lambda m, a, b: m.index_add(a, 1, m.tensor([3, 0]), b, alpha=1.5) ** 2
+
+unary("diag_of_a_vector", lambda m, a: m.diag(a.reshape(-1), 1) ** 2)
+
+
+@case("diag_of_a_matrix")
+def _(draw, rng):
+    return [rng.standard_normal((3, 4))], lambda m, a: m.diag(a, -1) ** 2 + a.diag(1).sum()

@@ -444,6 +444,8 @@ CASES = {
     **{f"nnref.Tensor.{name}_": op(lambda x, y, name=name, args=args: _in_place(x, lambda t: getattr(t, name + "_")(*args(x, y))),
                                    (3, 4), (4,), values=positive)
        for name, args in _BLEND_ARGS.items() if name not in ("hypot", "trace", "take_along_dim", "repeat_interleave")},
+    "nnref.diag": op(lambda v, a: [nnref.diag(v, 1), nnref.diag(a, -1)], (3,), (3, 4)),
+    "nnref.Tensor.diag": op(lambda v, a: [v.diag(), a.diag(2)], (3,), (3, 4)),
     "nnref.index_add": op(lambda a, b: nnref.index_add(a, 1, labels(a.device, [3, 0, 3]), b, alpha=2), (3, 4), (3, 3)),
     "nnref.Tensor.index_add": op(lambda a, b: a.index_add(1, labels(a.device, [3, 0, 3]), b), (3, 4), (3, 3)),
     "nnref.Tensor.index_add_": op(lambda a, b: _in_place(a, lambda t: t.index_add_(1, labels(a.device, [3, 0]), b)),
