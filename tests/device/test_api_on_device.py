@@ -295,6 +295,12 @@ def _elementwise(name, where, suffix):
     return lambda x: getattr(x, name)()
 
 
+def _seeded(build):
+    """``build()`` after ``manual_seed(0)``: the same weights on each device's run."""
+    nnref.manual_seed(0)
+    return build()
+
+
 class _SelfAttention(nn.Module):
     """Self-attention with a causal mask and padding, output and head-averaged weights summed."""
 
@@ -1027,6 +1033,15 @@ CASES.update({
                       F.scaled_dot_product_attention(q, k, k, attn_mask=nnref.ones(4, 4, dtype=nnref.bool,
                                                                                     device=q.device).tril())],
         (2, 4, 3), (2, 4, 3)),
+    "nnref.nn.TransformerDecoderLayer": op(lambda tgt, memory: _seeded(lambda: nn.TransformerDecoderLayer(
+        6, 2, dim_feedforward=8, dropout=0.0)).to(tgt.device)(tgt, memory, tgt_mask=nn.Transformer.generate_square_subsequent_mask(3, device=tgt.device)),
+        (3, 2, 6), (4, 2, 6)),
+    "nnref.nn.TransformerDecoder": op(lambda tgt, memory: _seeded(lambda: nn.TransformerDecoder(
+        nn.TransformerDecoderLayer(6, 2, dim_feedforward=8, dropout=0.0), 2)).to(tgt.device)(tgt, memory),
+        (3, 2, 6), (4, 2, 6)),
+    "nnref.nn.Transformer": op(lambda src, tgt: _seeded(lambda: nn.Transformer(6, 2, 1, 1, 8, dropout=0.0,
+                                                                         batch_first=True)).to(src.device)(
+        src, tgt, tgt_mask=nn.Transformer.generate_square_subsequent_mask(3, device=src.device)), (2, 4, 6), (2, 3, 6)),
     "nnref.nn.RNNBase": ELSEWHERE("test_api_on_device.py::test_each_name_on_the_device_matches_the_cpu"),
     "nnref.nn.LogSigmoid": layer(lambda: nn.LogSigmoid(), (4, 5)),
     "nnref.nn.Softsign": layer(lambda: nn.Softsign(), (4, 5)),

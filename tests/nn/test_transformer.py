@@ -20,6 +20,8 @@ Y = RNG.standard_normal((7, 2, 8)).astype(np.float32)
 def flat(result):
     if isinstance(result, (tuple, list)):
         return [item for part in result for item in flat(part)]
+    if isinstance(result, str):
+        return [result]
     if isinstance(result, (nnref.Tensor, torch.Tensor)):
         return [result.detach().numpy()]
     return [result]
@@ -76,6 +78,23 @@ CASES = {
     "encoder_layer_norm_first_gelu": lambda m: enc_layer(m, norm_first=True, activation="gelu", batch_first=True)(m.tensor(X)),
     "encoder": lambda m: m.nn.TransformerEncoder(enc_layer(m), 2)(m.tensor(X)),
     "encoder_with_norm": lambda m: m.nn.TransformerEncoder(enc_layer(m, batch_first=True), 2, norm=m.nn.LayerNorm(8))(m.tensor(X)),
+    "causal_mask": lambda m: m.nn.Transformer.generate_square_subsequent_mask(4),
+    "decoder_layer": lambda m: m.nn.TransformerDecoderLayer(8, 2, dim_feedforward=16, dropout=0.0)(
+        m.tensor(Y[:4]), m.tensor(X), tgt_mask=m.nn.Transformer.generate_square_subsequent_mask(4)),
+    "decoder_layer_norm_first": lambda m: m.nn.TransformerDecoderLayer(8, 2, dim_feedforward=16, dropout=0.0, norm_first=True)(
+        m.tensor(Y[:4]), m.tensor(X), memory_key_padding_mask=m.tensor([[False] * 4 + [True], [False] * 5])),
+    "decoder": lambda m: m.nn.TransformerDecoder(m.nn.TransformerDecoderLayer(8, 2, dim_feedforward=16, dropout=0.0), 2,
+                                                 norm=m.nn.LayerNorm(8))(m.tensor(Y[:4]), m.tensor(X)),
+    "transformer": lambda m: m.nn.Transformer(d_model=8, nhead=2, num_encoder_layers=2, num_decoder_layers=1,
+                                              dim_feedforward=16, dropout=0.0)(
+        m.tensor(X), m.tensor(Y[:4]), tgt_mask=m.nn.Transformer.generate_square_subsequent_mask(4)),
+    "transformer_batch_first": lambda m: m.nn.Transformer(d_model=8, nhead=2, num_encoder_layers=1, num_decoder_layers=1,
+                                                          dim_feedforward=16, dropout=0.0, batch_first=True)(
+        m.tensor(X.transpose(1, 0, 2).copy()), m.tensor(Y[:4].transpose(1, 0, 2).copy())),
+    "transformer_parameters": lambda m: [list(m.nn.Transformer(d_model=8, nhead=2, num_encoder_layers=1, num_decoder_layers=1,
+                                                               dim_feedforward=16).state_dict().items())],
+    "transformer_batch_mismatch": lambda m: m.nn.Transformer(d_model=8, nhead=2, num_encoder_layers=1, num_decoder_layers=1,
+                                                             dim_feedforward=16)(m.tensor(X), m.tensor(Y[:4, :1])),
     "encoder_padded_in_eval": padded_eval,
     "encoder_padded_in_training": lambda m: m.nn.TransformerEncoder(enc_layer(m, batch_first=True), 2)(
         m.tensor(X.transpose(1, 0, 2).copy()), src_key_padding_mask=m.tensor([[False] * 3 + [True] * 2, [False] * 5])),

@@ -15,7 +15,8 @@ from .normalization import GroupNorm, LayerNorm
 from .pooling import AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool2d, MaxPool2d
 from .rnn import GRU, LSTM, RNN, RNNBase
 from .sparse import Embedding
-from .transformer import MultiheadAttention, TransformerEncoder, TransformerEncoderLayer
+from .transformer import (MultiheadAttention, Transformer, TransformerDecoder, TransformerDecoderLayer,
+                          TransformerEncoder, TransformerEncoderLayer)
 
 __all__ = [
     "Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
@@ -31,6 +32,7 @@ __all__ += ["LogSigmoid", "Softsign", "Mish", "Hardswish", "Hardsigmoid", "GLU",
 __all__ += ["RNNBase", "RNN", "LSTM", "GRU"]
 __all__ += ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder", "GroupNorm"]
 __all__ += ["CosineSimilarity", "PairwiseDistance", "Upsample"]
+__all__ += ["TransformerDecoderLayer", "TransformerDecoder", "Transformer"]
 
 
 from ..._namespace import public_dir as _public_dir  # noqa: E402

@@ -1,5 +1,5 @@
-"""``nn.MultiheadAttention``, ``nn.TransformerEncoderLayer`` and ``nn.TransformerEncoder``
-(``torch/nn/modules/activation.py``, ``torch/nn/modules/transformer.py``).
+"""``nn.MultiheadAttention``, the Transformer encoder and decoder layers and stacks, and
+``nn.Transformer`` (``torch/nn/modules/activation.py``, ``torch/nn/modules/transformer.py``).
 
 Attention follows ``F.multi_head_attention_forward``'s math path: one packed input projection,
 heads as a batch of ``bmm``s, masks added to the scores before the softmax, heads averaged for
@@ -20,7 +20,8 @@ from .linear import Linear
 from .module import Module
 from .normalization import LayerNorm
 
-__all__ = ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder"]
+__all__ = ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer",
+           "TransformerDecoder", "Transformer"]
 
 
 class NonDynamicallyQuantizableLinear(Linear):
@@ -267,3 +268,124 @@ def _why_no_nested_tensor(layer):
         return f"{name}.self_attn.num_heads is odd"
     return ""
 
+
+
+class TransformerDecoderLayer(Module):
+    """Self-attention, attention over the encoder's ``memory``, then the feed-forward block; each
+    with a residual and a LayerNorm (before the block with ``norm_first``)."""
+
+    __constants__ = ["norm_first"]
+
+    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu, layer_norm_eps=1e-5,
+                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
+        factory_kwargs = {"device": device, "dtype": dtype}
+        super().__init__()
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first, bias=bias,
+                                            **factory_kwargs)
+        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first,
+                                                 bias=bias, **factory_kwargs)
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **factory_kwargs)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **factory_kwargs)
+        self.norm_first = norm_first
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory_kwargs)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory_kwargs)
+        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory_kwargs)
+        self.dropout1 = Dropout(dropout)
+        self.dropout2 = Dropout(dropout)
+        self.dropout3 = Dropout(dropout)
+        self.activation = _activation(activation)
+
+    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
+                memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False):
+        x = tgt
+        if self.norm_first:
+            x = x + self._sa_block(self.norm1(x), tgt_mask, tgt_key_padding_mask)
+            x = x + self._mha_block(self.norm2(x), memory, memory_mask, memory_key_padding_mask)
+            return x + self._ff_block(self.norm3(x))
+        x = self.norm1(x + self._sa_block(x, tgt_mask, tgt_key_padding_mask))
+        x = self.norm2(x + self._mha_block(x, memory, memory_mask, memory_key_padding_mask))
+        return self.norm3(x + self._ff_block(x))
+
+    def _sa_block(self, x, attn_mask, key_padding_mask):
+        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False)[0]
+        return self.dropout1(x)
+
+    def _mha_block(self, x, memory, attn_mask, key_padding_mask):
+        x = self.multihead_attn(x, memory, memory, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
+                                need_weights=False)[0]
+        return self.dropout2(x)
+
+    def _ff_block(self, x):
+        return self.dropout3(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+
+
+class TransformerDecoder(Module):
+    """``num_layers`` deep copies of ``decoder_layer``, applied in turn, then ``norm`` if given."""
+
+    __constants__ = ["norm"]
+
+    def __init__(self, decoder_layer, num_layers, norm=None):
+        super().__init__()
+        self.layers = ModuleList([copy.deepcopy(decoder_layer) for _ in range(num_layers)])
+        self.num_layers, self.norm = num_layers, norm
+
+    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
+                memory_key_padding_mask=None, tgt_is_causal=None, memory_is_causal=False):
+        output = tgt
+        for layer in self.layers:
+            output = layer(output, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                           tgt_key_padding_mask=tgt_key_padding_mask,
+                           memory_key_padding_mask=memory_key_padding_mask)
+        return output if self.norm is None else self.norm(output)
+
+
+class Transformer(Module):
+    """The encoder-decoder Transformer of "Attention Is All You Need": every matrix of the model
+    re-drawn with ``xavier_uniform_`` after the layers are built, as in PyTorch."""
+
+    def __init__(self, d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers=6, dim_feedforward=2048,
+                 dropout=0.1, activation=F.relu, custom_encoder=None, custom_decoder=None, layer_norm_eps=1e-5,
+                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
+        factory_kwargs = {"device": device, "dtype": dtype}
+        super().__init__()
+        layer_options = (d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
+                         norm_first, bias)
+        if custom_encoder is not None:
+            self.encoder = custom_encoder
+        else:
+            self.encoder = TransformerEncoder(TransformerEncoderLayer(*layer_options, **factory_kwargs),
+                                              num_encoder_layers,
+                                              LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory_kwargs))
+        if custom_decoder is not None:
+            self.decoder = custom_decoder
+        else:
+            self.decoder = TransformerDecoder(TransformerDecoderLayer(*layer_options, **factory_kwargs),
+                                              num_decoder_layers,
+                                              LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory_kwargs))
+        self._reset_parameters()
+        self.d_model, self.nhead, self.batch_first = d_model, nhead, batch_first
+
+    def forward(self, src, tgt, src_mask=None, tgt_mask=None, memory_mask=None, src_key_padding_mask=None,
+                tgt_key_padding_mask=None, memory_key_padding_mask=None, src_is_causal=None, tgt_is_causal=None,
+                memory_is_causal=False):
+        batched = src.dim() == 3
+        if batched and src.shape[0 if self.batch_first else 1] != tgt.shape[0 if self.batch_first else 1]:
+            raise RuntimeError("the batch number of src and tgt must be equal")
+        if src.shape[-1] != self.d_model or tgt.shape[-1] != self.d_model:
+            raise RuntimeError("the feature number of src and tgt must be equal to d_model")
+        memory = self.encoder(src, mask=src_mask, src_key_padding_mask=src_key_padding_mask)
+        return self.decoder(tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                            tgt_key_padding_mask=tgt_key_padding_mask,
+                            memory_key_padding_mask=memory_key_padding_mask)
+
+    @staticmethod
+    def generate_square_subsequent_mask(sz, device=None, dtype=None):
+        """A causal mask: ``-inf`` above the diagonal (a position may not attend to later ones), 0 elsewhere."""
+        from ..._creation import full
+        return full((sz, sz), float("-inf"), dtype=dtype, device=device).triu(diagonal=1)
+
+    def _reset_parameters(self):
+        for p in self.parameters():
+            if p.dim() > 1:
+                init.xavier_uniform_(p)
