@@ -132,6 +132,15 @@ def broadcast_error(a, b):
     return RuntimeError(f"shapes {list(sa)} and {list(sb)} cannot be broadcast together")
 
 
+def record(out, node_class, inputs, **attributes):
+    """Attach ``node_class`` (saving ``inputs``, with ``attributes``) to ``out`` when a gradient is needed."""
+    if needs_grad(*inputs):
+        node = node_class(inputs, saved=inputs)
+        node.__dict__.update(attributes)
+        out.grad_fn = node
+    return out
+
+
 def wrap(data, like):
     """A new result tensor on ``like``'s device."""
     return Tensor._make(data, like._device)

@@ -8,31 +8,23 @@ differentiate again) and summed back to each input's shape where it was broadcas
 """
 import numpy as np
 
+from .. import _dtype
 from .._device import array_module, array_module_of
 from .._tensor import Tensor
 from ..autograd.graph import Node
-from ._common import check_same_device, needs_grad, operand_data, result_type, wrap
+from ._common import check_same_device, needs_grad, operand_data, record, result_type, wrap
 
 __all__ = ["atan2", "hypot", "lerp", "addcmul", "addcdiv", "nan_to_num", "trace"]
 
 
 def _floats(*tensors):
     """The inputs' arrays in their common float dtype (integers promote to the default float)."""
-    from .. import _dtype
     dtype = result_type(*tensors)
     if not dtype.is_floating_point:
         dtype = _dtype.get_default_dtype()
     for t in tensors[1:]:
         check_same_device(tensors[0], t)
     return dtype, [operand_data(t, dtype) for t in tensors]
-
-
-def _record(out, node_class, inputs, **attributes):
-    if needs_grad(*inputs):
-        node = node_class(inputs, saved=inputs)
-        node.__dict__.update(attributes)
-        out.grad_fn = node
-    return out
 
 
 def _back(grad, shape):
@@ -50,7 +42,7 @@ class Atan2Backward0(Node):
 def atan2(input, other):
     """The angle of the point ``(other, input)``, in ``(-pi, pi]``: ``atan(input / other)`` with quadrants."""
     dtype, (a, b) = _floats(input, other)
-    return _record(wrap(array_module(input._device).arctan2(a, b), input), Atan2Backward0, (input, other))
+    return record(wrap(array_module(input._device).arctan2(a, b), input), Atan2Backward0, (input, other))
 
 
 class HypotBackward0(Node):
@@ -67,7 +59,7 @@ def hypot(input, other):
         raise NotImplementedError(f'"hypot_cpu" not implemented for \'{integer._dtype._legacy_name[:-6]}\'; '
                                   "convert the inputs with .float()")
     dtype, (a, b) = _floats(input, other)
-    return _record(wrap(array_module(input._device).hypot(a, b), input), HypotBackward0, (input, other))
+    return record(wrap(array_module(input._device).hypot(a, b), input), HypotBackward0, (input, other))
 
 
 class LerpBackward0(Node):
@@ -107,7 +99,7 @@ def lerp(input, end, weight):
     if isinstance(weight, Tensor):
         check_same_device(input, weight)
         data = _lerp(input._data, end._data, operand_data(weight, input._dtype))
-        return _record(wrap(xp.asarray(data, dtype=input._data.dtype), input), LerpBackward1,
+        return record(wrap(xp.asarray(data, dtype=input._data.dtype), input), LerpBackward1,
                        (input, end, weight))
     data = _lerp(input._data, end._data, input._dtype.numpy.type(weight))
     out = wrap(xp.asarray(data, dtype=input._data.dtype), input)
@@ -133,7 +125,7 @@ def addcmul(input, tensor1, tensor2, *, value=1):
     a, b, c = (operand_data(t, dtype) for t in (input, tensor1, tensor2))
     data = a + dtype.numpy.type(value) * b * c
     out = wrap(array_module(input._device).asarray(data, dtype=dtype.numpy), input)
-    return _record(out, AddcmulBackward0, (input, tensor1, tensor2), value=value)
+    return record(out, AddcmulBackward0, (input, tensor1, tensor2), value=value)
 
 
 class AddcdivBackward0(Node):
@@ -157,7 +149,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
     with np.errstate(divide="ignore", invalid="ignore"):
         data = a + dtype.numpy.type(value) * b / c
     out = wrap(array_module(input._device).asarray(data, dtype=dtype.numpy), input)
-    return _record(out, AddcdivBackward0, (input, tensor1, tensor2), value=value)
+    return record(out, AddcdivBackward0, (input, tensor1, tensor2), value=value)
 
 
 class NanToNumBackward0(Node):

@@ -12,10 +12,11 @@ import math
 import numpy as np
 
 from .._device import array_module, array_module_of
+from .._tensor import Tensor
 from ..autograd.graph import Node
-from ._common import needs_grad, wrap
+from ._common import check_same_device, needs_grad, wrap
 from .arithmetic import pow
-from .pointwise import _unary, exp
+from .pointwise import ZeroGradient, _unary, exp
 
 
 class Log1PBackward0(Node):
@@ -180,21 +181,15 @@ def erf(input):
 
 
 # -- rounding towards an integer: flat almost everywhere --------------------------------------------
-class _ZeroGradient(Node):
-    def backward(self, grad):
-        from .._creation import zeros_like
-        return (zeros_like(grad),)
-
-
-class FloorBackward0(_ZeroGradient):
+class FloorBackward0(ZeroGradient):
     pass
 
 
-class CeilBackward0(_ZeroGradient):
+class CeilBackward0(ZeroGradient):
     pass
 
 
-class TruncBackward0(_ZeroGradient):
+class TruncBackward0(ZeroGradient):
     pass
 
 
@@ -266,8 +261,6 @@ class ClampMaxBackward1(Node):
 
 
 def _one_sided(input, bound, pick, nodes):
-    from .._tensor import Tensor
-    from ._common import check_same_device
     xp = array_module(input._device)
     if isinstance(bound, Tensor):
         check_same_device(input, bound)

@@ -83,12 +83,16 @@ def cos(input):
     return _unary(xp.cos, CosBackward0, input, save_input=True)
 
 
-class RoundBackward0(Node):
-    """Rounding is flat almost everywhere: the gradient is zero (derivatives.yaml: ``zeros_like``)."""
+class ZeroGradient(Node):
+    """Flat almost everywhere (rounding): the gradient is zero (derivatives.yaml: ``zeros_like``)."""
 
     def backward(self, grad):
         from .._creation import zeros_like
         return (zeros_like(grad),)
+
+
+class RoundBackward0(ZeroGradient):
+    pass
 
 
 class RoundBackward1(RoundBackward0):

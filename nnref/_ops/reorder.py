@@ -18,14 +18,11 @@ from .scatter import scatter_add
 __all__ = ["flip", "roll", "index_select", "masked_select", "index_add", "unique"]
 
 
-def _dims(dims, ndim, name):
-    if isinstance(dims, int):
-        dims = (dims,)
-    dims = tuple(_wrap_dim(d, ndim) for d in dims)
+def _flip_dims(dims, ndim):
+    dims = tuple(_wrap_dim(d, ndim) for d in ((dims,) if isinstance(dims, int) else dims))
     if len(set(dims)) != len(dims):
         raise RuntimeError(f"dims has duplicates, original flip dims size={len(dims)}, but unique "
-                           f"flip dims size={len(set(dims))}" if name == "flip" else
-                           f"{name}: a dimension appears twice in {list(dims)}")
+                           f"flip dims size={len(set(dims))}")
     return dims
 
 
@@ -38,7 +35,7 @@ def flip(input, *dims):
     """A copy with the order of the elements reversed along ``dims``."""
     if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
         dims = tuple(dims[0])
-    dims = _dims(dims, builtins.max(input._data.ndim, 1), "flip")
+    dims = _flip_dims(dims, builtins.max(input._data.ndim, 1))
     xp = array_module(input._device)
     data = xp.flip(input._data, axis=dims).copy() if input._data.ndim else input._data.copy()
     out = wrap(data, input)
@@ -184,7 +181,8 @@ def index_add(input, dim, index, source, *, alpha=1):
     if ndim:
         where = [slice(None)] * ndim
         where[dim] = positions
-        xp.add.at(data, tuple(where), added.reshape(data[tuple(where)].shape))
+        target_shape = data.shape[:dim] + (positions.size,) + data.shape[dim + 1:]
+        xp.add.at(data, tuple(where), added.reshape(target_shape))
     else:
         data = data + added.reshape(())
     out = wrap(data, input)
@@ -216,7 +214,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
         out.grad_fn = Unique2Backward0((input,))
     results = [out]
     if return_inverse:
-        results.append(wrap(inverse.reshape(-1 if dim is not None else inverse.shape).astype("int64"), input))
+        results.append(wrap(inverse.astype("int64"), input))
     if return_counts:
         results.append(wrap(counts.astype("int64"), input))
     return results[0] if len(results) == 1 else tuple(results)

@@ -10,19 +10,11 @@ import numpy as np
 
 from .. import _ops
 from .._device import array_module
-from .._ops._common import needs_grad, wrap
+from .._ops._common import needs_grad, record, wrap
 from .._tensor import _wrap_dim
 from ..autograd.graph import Node, NotImplemented  # noqa: A004 - PyTorch's name
 
 __all__ = ["logsigmoid", "mish", "hardswish", "hardsigmoid", "glu", "constant_pad_nd", "upsample_nearest"]
-
-
-def _record(out, node_class, input, **attributes):
-    if needs_grad(input):
-        node = node_class((input,), saved=(input,))
-        node.__dict__.update(attributes)
-        out.grad_fn = node
-    return out
 
 
 def _float(name, input):
@@ -43,7 +35,7 @@ def logsigmoid(input):
     x = _float("log_sigmoid_forward", input)
     xp = array_module(input._device)
     data = xp.minimum(x, 0) - xp.log1p(xp.exp(-xp.abs(x)))
-    return _record(wrap(data.astype(x.dtype, copy=False), input), LogSigmoidBackward0, input)
+    return record(wrap(data.astype(x.dtype, copy=False), input), LogSigmoidBackward0, (input,))
 
 
 def _softplus(x):
@@ -65,7 +57,7 @@ def mish(input):
     with np.errstate(over="ignore"):
         softplus = xp.where(x > 20, x, xp.log1p(xp.exp(xp.minimum(x, 20))))
     data = x * xp.tanh(softplus)
-    return _record(wrap(data.astype(x.dtype, copy=False), input), MishBackward0, input)
+    return record(wrap(data.astype(x.dtype, copy=False), input), MishBackward0, (input,))
 
 
 class HardswishBackward0(Node):
@@ -80,7 +72,7 @@ def hardswish(input):
     x = _float("hardswish_cpu", input)
     xp = array_module(input._device)
     data = x * xp.clip(x + 3, 0, 6) / 6
-    return _record(wrap(data.astype(x.dtype, copy=False), input), HardswishBackward0, input)
+    return record(wrap(data.astype(x.dtype, copy=False), input), HardswishBackward0, (input,))
 
 
 class HardsigmoidBackward0(Node):
@@ -101,7 +93,7 @@ def hardsigmoid(input):
     x = _float("hardsigmoid_cpu", input)
     xp = array_module(input._device)
     data = xp.clip(x + 3, 0, 6) / 6
-    return _record(wrap(data.astype(x.dtype, copy=False), input), HardsigmoidBackward0, input)
+    return record(wrap(data.astype(x.dtype, copy=False), input), HardsigmoidBackward0, (input,))
 
 
 class GluBackward0(Node):
@@ -123,7 +115,7 @@ def glu(input, dim=-1):
     xp = array_module(input._device)
     first, second = xp.split(x, 2, axis=dim)
     data = first / (1 + xp.exp(-second))
-    return _record(wrap(data.astype(x.dtype, copy=False), input), GluBackward0, input, dim=dim)
+    return record(wrap(data.astype(x.dtype, copy=False), input), GluBackward0, (input,), dim=dim)
 
 
 class ConstantPadNdBackward0(Node):

@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 
-from .. import _random
+from .. import _dtype, _random
 from .._device import array_module
 from .._ops import pointwise as _pointwise, shape as _shape, softmax as _softmax
 from .._ops._common import broadcast_error, check_one_device, needs_grad
@@ -795,7 +795,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
             raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when "
                                "is_causal=True")
         from .._creation import ones
-        attn_mask = ones(length, source, dtype=_dtype_bool(), device=query.device).tril()
+        attn_mask = ones(length, source, dtype=_dtype.bool, device=query.device).tril()
     if attn_mask is not None:
         if attn_mask._dtype.name == "bool":
             scores = scores.masked_fill(attn_mask.logical_not(), float("-inf"))
@@ -813,7 +813,8 @@ __all__ += ["cosine_similarity", "pairwise_distance"]
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """The cosine of the angle between ``x1`` and ``x2`` along ``dim`` (broadcast), as ATen computes it:
     each divided by its norm first (clamped to ``eps`` without recording it), then the product summed."""
-    x1, x2 = x1.broadcast_to(_broadcast_shape(x1, x2)), x2.broadcast_to(_broadcast_shape(x1, x2))
+    shape = tuple(np.broadcast_shapes(tuple(x1.shape), tuple(x2.shape)))
+    x1, x2 = x1.broadcast_to(shape), x2.broadcast_to(shape)
     norm1 = x1.norm(2, dim, keepdim=True).clone()
     norm2 = x2.norm(2, dim, keepdim=True).clone()
     with no_grad():
@@ -870,15 +871,6 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         sizes = [math.floor(input.shape[2 + k] * factors[k]) for k in range(spatial)]
         scales = [None] * spatial if recompute_scale_factor else factors
     return _smooth_activation.upsample_nearest(input, sizes, scales)
-
-
-def _broadcast_shape(a, b):
-    return tuple(np.broadcast_shapes(tuple(a.shape), tuple(b.shape)))
-
-
-def _dtype_bool():
-    from .. import _dtype
-    return _dtype.bool
 
 
 __dir__ = _public_dir(globals(), __all__)
