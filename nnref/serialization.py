@@ -41,9 +41,11 @@ everything else is a one-key object::
 Writing a path is atomic: the archive goes to a temporary file
 ``.<name>.<pid>.<random>.nnref-tmp`` in the target's directory, is flushed and
 fsync'ed, then ``os.replace``\\ s the target, so a crash leaves either the old
-checkpoint or the new one, never half of one.  Every error removes the
-temporary file, and a later save into the same directory removes those left by
-processes that no longer run (a power cut).  A write-protected target raises
+checkpoint or the new one, never half of one.  The fsync costs little: while
+the archive is written, each finished 32 MiB is handed to the disk at once
+(Linux's ``sync_file_range``), so by the end only the last piece is in flight.
+Every error removes the temporary file, and a later save into the same
+directory removes those left by processes that no longer run (a power cut).  A write-protected target raises
 ``PermissionError``; a FIFO or device is written through, not replaced.
 
 Reading trusts nothing, and its cost is bounded by the file's size: any file
@@ -66,6 +68,7 @@ says how to save its ``state_dict()`` instead).
 """
 from collections import OrderedDict
 import collections
+import ctypes
 import errno
 import io
 import json
@@ -310,7 +313,7 @@ def _save_to_path(write, obj, user_path):
                                             "folder)", user_path) from None
     try:
         with os.fdopen(fd, "wb") as stream:
-            write(stream, obj)
+            write(_EarlyWriteback(stream), obj)
             stream.flush()
             os.fsync(stream.fileno())
         os.chmod(temporary, mode)
@@ -352,6 +355,50 @@ def _process_alive(pid):
     except (PermissionError, OSError):
         return True
     return True
+
+
+def _sync_file_range():
+    """libc's ``sync_file_range`` (Linux), or None where there is none."""
+    try:
+        function = ctypes.CDLL(None, use_errno=True).sync_file_range
+    except (AttributeError, OSError):
+        return None
+    function.argtypes = (ctypes.c_int, ctypes.c_int64, ctypes.c_int64, ctypes.c_uint)
+    return function
+
+
+class _EarlyWriteback:
+    """A file whose written bytes start going to the disk every ``CHUNK`` bytes, not at the fsync.
+
+    Writing the next tensor then overlaps with the disk writing the previous
+    ones, so the final fsync waits for one chunk instead of the whole file
+    (PostgreSQL's checkpointer and RocksDB's ``bytes_per_sync`` do the same).
+    Everything else is the wrapped file's own.
+    """
+    CHUNK = 32 * 2**20
+    _START_WRITEBACK = 2  # SYNC_FILE_RANGE_WRITE: start writing, do not wait
+    _sync_range = _sync_file_range()
+
+    def __init__(self, stream):
+        self._stream = stream
+        self._handed_over = 0
+
+    def write(self, data):
+        if self._sync_range is None:
+            return self._stream.write(data)
+        data = memoryview(data).cast("B")
+        for start in range(0, len(data), self.CHUNK):
+            self._stream.write(data[start:start + self.CHUNK])
+            end = self._stream.tell()
+            if end - self._handed_over >= self.CHUNK:
+                self._stream.flush()
+                self._sync_range(self._stream.fileno(), self._handed_over,
+                                 end - self._handed_over, self._START_WRITEBACK)
+                self._handed_over = end
+        return len(data)
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
 
 
 def _fsync_directory(directory):

@@ -185,6 +185,32 @@ def test_crash_during_save_keeps_the_previous_checkpoint(tmp_path, monkeypatch):
     assert nnref.load(path)["epoch"] == 1
 
 
+@pytest.mark.parametrize("fmt", ["nnref", "torch", "safetensors"])
+def test_writeback_starts_while_writing_and_the_bytes_are_those_of_a_plain_write(
+        tmp_path, monkeypatch, fmt):
+    from nnref import serialization
+    if serialization._EarlyWriteback._sync_range is None:
+        pytest.skip("no sync_file_range on this system: saves fsync at the end only")
+    handed_over = []
+    real = serialization._EarlyWriteback._sync_range
+
+    def recording(fd, offset, length, flags):
+        handed_over.append((offset, length))
+        return real(fd, offset, length, flags)
+
+    monkeypatch.setattr(serialization._EarlyWriteback, "CHUNK", 4096)
+    monkeypatch.setattr(serialization._EarlyWriteback, "_sync_range", staticmethod(recording))
+    state = {f"w{i}": nnref.arange(3000 * (i + 1)).float() for i in range(4)}
+    nnref.save(state, tmp_path / "ck", format=fmt)
+    in_memory = io.BytesIO()
+    nnref.save(state, in_memory, format=fmt)
+    assert (tmp_path / "ck").read_bytes() == in_memory.getvalue()
+    # consecutive ranges, handed over during the write (not one range at the end)
+    assert len(handed_over) > 4
+    assert all(a + n == b for (a, n), (b, _) in zip(handed_over, handed_over[1:]))
+    assert handed_over[-1][0] + handed_over[-1][1] > len(in_memory.getvalue()) - 3 * 4096 * 4
+
+
 def test_saving_through_a_symlink_replaces_its_target(tmp_path):
     (tmp_path / "runs").mkdir()
     nnref.save(1, tmp_path / "runs" / "epoch1.pt")
