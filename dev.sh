@@ -528,6 +528,9 @@ Commands:
           JupyterLab), Graphviz and Chromium, then run every test: pytest tests/
           and the notebooks under book/ with nbval; then the PyTorch-free core
           tests under every other Python >= $MIN_PYTHON found (PATH, pyenv).
+          The release check (tests/release: these commands in a fresh Debian,
+          as root with debootstrap) is left out; run it with
+          '.venv/bin/python -m pytest -m release tests/release'.
   lab [JUPYTER-LAB-OPTIONS]
           Open the chapters in JupyterLab with jupyterlab-myst
           (requirements-lab.txt), so they read as on the site: notes,

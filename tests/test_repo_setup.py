@@ -79,6 +79,25 @@ def test_ci_runs_the_readme_test_command():
     assert _script_commands(ROOT / ".ci" / "run") == [test_command]
 
 
+def test_the_release_check_is_left_out_of_the_default_run_and_documented():
+    """tests/release (the README's commands in a fresh Debian) runs only with -m release."""
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    options = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["pytest"]["ini_options"]
+    assert "-m 'not release'" in options["addopts"]
+    assert any(m.startswith("release:") for m in options["markers"])
+    command = ".venv/bin/python -m pytest -m release tests/release"
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert f"`{command}`" in " ".join(readme.split())
+    help_text = subprocess.run(["bash", str(ROOT / "dev.sh"), "help"], capture_output=True,
+                               text=True, check=True).stdout
+    assert command in help_text
+    assert (ROOT / "tests" / "release" / "test_fresh_debian.py").is_file()
+    collected = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q",
+                                "-p", "no:cacheprovider", "tests/release"],
+                               cwd=ROOT, capture_output=True, text=True)
+    assert "1 deselected" in collected.stdout, collected.stdout
+
+
 @pytest.mark.parametrize("script", ["dev.sh", ".ci/run"])
 def test_scripts_are_executable_bash_with_strict_mode(script):
     path = ROOT / script
