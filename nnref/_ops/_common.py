@@ -132,11 +132,18 @@ def broadcast_error(a, b):
     return RuntimeError(f"shapes {list(sa)} and {list(sb)} cannot be broadcast together")
 
 
-def record(out, node_class, inputs, **attributes):
-    """Attach ``node_class`` (saving ``inputs``, with ``attributes``) to ``out`` when a gradient is needed."""
+def record(out, node_class, inputs, saved=(), *, save_result=False, **fields):
+    """Give ``out`` the backward node ``node_class(inputs, saved, **fields)`` when autograd
+    records this op (:func:`needs_grad`), and return ``out``.
+
+    ``saved`` are the tensors the derivative reads (their versions are noted, so a later
+    in-place change is caught); ``save_result`` saves ``out`` itself (``exp``, ``tanh`` and
+    ``relu`` reuse their result); ``fields`` are the plain values it needs.
+    """
     if needs_grad(*inputs):
-        node = node_class(inputs, saved=inputs)
-        node.__dict__.update(attributes)
+        node = node_class(inputs, saved, **fields)
+        if save_result:
+            node.save_result(out)
         out.grad_fn = node
     return out
 

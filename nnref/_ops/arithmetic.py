@@ -14,7 +14,8 @@ from .. import _dtype
 from .._device import array_module
 from .._tensor import Tensor
 from ..autograd.graph import Node, NotImplemented
-from ._common import broadcast_error, check_same_device, needs_grad, operand_data, result_type, wrap
+from ._common import (broadcast_error, check_same_device, needs_grad, operand_data, record,
+                      result_type, wrap)
 
 
 def _tensor_or_none(x):
@@ -77,11 +78,7 @@ def add(input, other, *, alpha=1):
     dtype = result_type(input, other)
     out = wrap(_binary("add", input, other, dtype, alpha), _like(input, other))
     a, b = _tensor_or_none(input), _tensor_or_none(other)
-    if needs_grad(a, b):
-        node = AddBackward0((a, b))
-        node.alpha = alpha
-        out.grad_fn = node
-    return out
+    return record(out, AddBackward0, (a, b), alpha=alpha)
 
 
 class SubBackward0(Node):
@@ -110,11 +107,7 @@ def sub(input, other, *, alpha=1):
     dtype = result_type(input, other)
     out = wrap(_binary("subtract", input, other, dtype, alpha), _like(input, other))
     a, b = _tensor_or_none(input), _tensor_or_none(other)
-    if needs_grad(a, b):
-        node = SubBackward0((a, b))
-        node.alpha = alpha
-        out.grad_fn = node
-    return out
+    return record(out, SubBackward0, (a, b), alpha=alpha)
 
 
 class RsubBackward1(Node):
@@ -144,16 +137,9 @@ def rsub(input, other, *, alpha=1):
         except ValueError:
             raise broadcast_error(a, b) from None
         out = wrap(data, _like(input, other))
-        if needs_grad(input, other):
-            out.grad_fn = RsubBackward0((input, other))
-            out.grad_fn.alpha = alpha
-        return out
+        return record(out, RsubBackward0, (input, other), alpha=alpha)
     out = wrap(_binary("subtract", other, input, dtype, alpha), input)
-    if needs_grad(input):
-        node = RsubBackward1((input,))
-        node.alpha = alpha
-        out.grad_fn = node
-    return out
+    return record(out, RsubBackward1, (input,), alpha=alpha)
 
 
 class MulBackward0(Node):
@@ -161,7 +147,7 @@ class MulBackward0(Node):
 
     def backward(self, grad):
         self_, other = self.saved_tensors
-        wants_self, wants_other = (node is not None for node, _ in self.next_functions)
+        wants_self, wants_other = self.needs_input_grad
         other_value = other if other is not None else self.scalar
         return (grad * other_value if wants_self else None,
                 grad * self_ if wants_other else None)
@@ -173,9 +159,9 @@ def mul(input, other):
     out = wrap(_binary("multiply", input, other, dtype), _like(input, other))
     a, b = _tensor_or_none(input), _tensor_or_none(other)
     if needs_grad(a, b):
-        node = MulBackward0((a, b), saved=(a if _requires(b) else None, b if _requires(a) else None))
-        node.scalar = other if b is None else None
-        out.grad_fn = node
+        out.grad_fn = MulBackward0((a, b),
+                                   (a if _requires(b) else None, b if _requires(a) else None),
+                                   scalar=other if b is None else None)
     return out
 
 
@@ -184,7 +170,7 @@ class DivBackward0(Node):
 
     def backward(self, grad):
         self_, other = self.saved_tensors
-        wants_self, wants_other = (node is not None for node, _ in self.next_functions)
+        wants_self, wants_other = self.needs_input_grad
         other_value = other if other is not None else self.scalar
         self_value = self_ if self_ is not None else self.self_scalar  # div(3.0, t)
         return (grad / other_value if wants_self else None,
@@ -203,11 +189,10 @@ def div(input, other, *, rounding_mode=None):
     out = wrap(_binary("true_divide", input, other, dtype, quiet=quiet), _like(input, other))
     a, b = _tensor_or_none(input), _tensor_or_none(other)
     if needs_grad(a, b):
-        node = DivBackward0((a, b), saved=(a if _requires(b) else None,
-                                           b if (_requires(a) or _requires(b)) else None))
-        node.scalar = other if b is None else None
-        node.self_scalar = input if a is None else None
-        out.grad_fn = node
+        out.grad_fn = DivBackward0((a, b), (a if _requires(b) else None,
+                                            b if _requires(a) or _requires(b) else None),
+                                   scalar=other if b is None else None,
+                                   self_scalar=input if a is None else None)
     return out
 
 
@@ -253,7 +238,7 @@ class RemainderBackward1(Node):
 
     def backward(self, grad):
         self_, other = self.saved_tensors
-        wants_other = self.next_functions[1][0] is not None
+        wants_other = self.needs_input_grad[1]
         return grad, -grad * div(self_, other, rounding_mode="floor") if wants_other else None
 
 
@@ -283,13 +268,12 @@ class ReciprocalBackward0(Node):
 
 
 def reciprocal(input):
+    """``1 / x``; an integer input gives the default float dtype (``torch.reciprocal``,
+    ``aten/src/ATen/native/UnaryOps.cpp``)."""
     dtype = input._dtype if input._dtype.is_floating_point else _dtype.get_default_dtype()
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # 1/0 is inf, quietly
         out = wrap(array_module(input._device).reciprocal(operand_data(input, dtype)), input)
-    if needs_grad(input):
-        out.grad_fn = ReciprocalBackward0((input,))
-        out.grad_fn.save_result(out)
-    return out
+    return record(out, ReciprocalBackward0, (input,), save_result=True)
 
 
 def rdiv(input, other):
@@ -312,7 +296,7 @@ class PowBackward1(Node):
 
     def backward(self, grad):
         self_, exponent, result = self.saved_tensors
-        wants_self, wants_exponent = (node is not None for node, _ in self.next_functions)
+        wants_self, wants_exponent = self.needs_input_grad
         from .pointwise import log, where
         grad_self = None
         if wants_self:  # a ** 0 is constant, even at a = 0 where a ** -1 is inf
@@ -348,28 +332,16 @@ def pow(input, exponent):
     # 0 ** -1 and (-1) ** 0.5 give inf and nan quietly, as in PyTorch.
     if isinstance(exponent, Tensor) and isinstance(input, Tensor):
         out = wrap(_binary("power", input, exponent, dtype, quiet=True), input)
-        if needs_grad(input, exponent):
-            node = PowBackward1((input, exponent), saved=(input, exponent))
-            node.save_result(out)
-            out.grad_fn = node
-        return out
+        return record(out, PowBackward1, (input, exponent), saved=(input, exponent),
+                      save_result=True)
     if isinstance(input, Tensor):
         if not dtype.is_floating_point and exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         quiet = exponent < 0 or not float(exponent).is_integer()
         out = wrap(_binary("power", input, exponent, dtype, quiet=quiet), input)
-        if needs_grad(input):
-            node = PowBackward0((input,), saved=(input,))
-            node.exponent = exponent
-            out.grad_fn = node
-        return out
+        return record(out, PowBackward0, (input,), saved=(input,), exponent=exponent)
     out = wrap(_binary("power", input, exponent, dtype, quiet=True), exponent)
-    if needs_grad(exponent):
-        node = PowBackward2((exponent,), saved=(exponent,))
-        node.base = input
-        node.save_result(out)
-        out.grad_fn = node
-    return out
+    return record(out, PowBackward2, (exponent,), saved=(exponent,), save_result=True, base=input)
 
 
 class NegBackward0(Node):
@@ -378,13 +350,13 @@ class NegBackward0(Node):
 
 
 def neg(input):
+    """``-x``; ``negative`` is its alias and a bool tensor raises, as in PyTorch (``torch.neg``,
+    ``aten/src/ATen/native/UnaryOps.cpp``)."""
     if input._dtype is _dtype.bool:
         raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. Use "
                            "the `~` or `logical_not()` operator instead.")
     out = wrap(array_module(input._device).negative(input._data), input)
-    if needs_grad(input):
-        out.grad_fn = NegBackward0((input,))
-    return out
+    return record(out, NegBackward0, (input,))
 
 
 def _comparison(ufunc):

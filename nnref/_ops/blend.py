@@ -42,7 +42,8 @@ class Atan2Backward0(Node):
 def atan2(input, other):
     """The angle of the point ``(other, input)``, in ``(-pi, pi]``: ``atan(input / other)`` with quadrants."""
     dtype, (a, b) = _floats(input, other)
-    return record(wrap(array_module(input._device).arctan2(a, b), input), Atan2Backward0, (input, other))
+    out = wrap(array_module(input._device).arctan2(a, b), input)
+    return record(out, Atan2Backward0, (input, other), saved=(input, other))
 
 
 class HypotBackward0(Node):
@@ -59,7 +60,8 @@ def hypot(input, other):
         raise NotImplementedError(f'"hypot_cpu" not implemented for \'{integer._dtype._legacy_name[:-6]}\'; '
                                   "convert the inputs with .float()")
     dtype, (a, b) = _floats(input, other)
-    return record(wrap(array_module(input._device).hypot(a, b), input), HypotBackward0, (input, other))
+    out = wrap(array_module(input._device).hypot(a, b), input)
+    return record(out, HypotBackward0, (input, other), saved=(input, other))
 
 
 class LerpBackward0(Node):
@@ -99,15 +101,11 @@ def lerp(input, end, weight):
     if isinstance(weight, Tensor):
         check_same_device(input, weight)
         data = _lerp(input._data, end._data, operand_data(weight, input._dtype))
-        return record(wrap(xp.asarray(data, dtype=input._data.dtype), input), LerpBackward1,
-                       (input, end, weight))
+        out = wrap(xp.asarray(data, dtype=input._data.dtype), input)
+        return record(out, LerpBackward1, (input, end, weight), saved=(input, end, weight))
     data = _lerp(input._data, end._data, input._dtype.numpy.type(weight))
     out = wrap(xp.asarray(data, dtype=input._data.dtype), input)
-    if needs_grad(input, end):
-        node = LerpBackward0((input, end), saved=(input, end))
-        node.weight = weight
-        out.grad_fn = node
-    return out
+    return record(out, LerpBackward0, (input, end), saved=(input, end), weight=weight)
 
 
 class AddcmulBackward0(Node):
@@ -125,7 +123,8 @@ def addcmul(input, tensor1, tensor2, *, value=1):
     a, b, c = (operand_data(t, dtype) for t in (input, tensor1, tensor2))
     data = a + dtype.numpy.type(value) * b * c
     out = wrap(array_module(input._device).asarray(data, dtype=dtype.numpy), input)
-    return record(out, AddcmulBackward0, (input, tensor1, tensor2), value=value)
+    return record(out, AddcmulBackward0, (input, tensor1, tensor2),
+                  saved=(input, tensor1, tensor2), value=value)
 
 
 class AddcdivBackward0(Node):
@@ -149,7 +148,8 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
     with np.errstate(divide="ignore", invalid="ignore"):
         data = a + dtype.numpy.type(value) * b / c
     out = wrap(array_module(input._device).asarray(data, dtype=dtype.numpy), input)
-    return record(out, AddcdivBackward0, (input, tensor1, tensor2), value=value)
+    return record(out, AddcdivBackward0, (input, tensor1, tensor2),
+                  saved=(input, tensor1, tensor2), value=value)
 
 
 class NanToNumBackward0(Node):
@@ -165,9 +165,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
         return wrap(input._data.copy(), input)
     data = xp.nan_to_num(input._data, nan=nan, posinf=posinf, neginf=neginf)
     out = wrap(xp.asarray(data, dtype=input._data.dtype), input)
-    if needs_grad(input):
-        out.grad_fn = NanToNumBackward0((input,), saved=(input,))
-    return out
+    return record(out, NanToNumBackward0, (input,), saved=(input,))
 
 
 class TraceBackward0(Node):
@@ -187,8 +185,6 @@ def trace(input):
         data = data.astype("int64")  # integer traces are int64, as sums are
     out = wrap(xp.asarray(data), input)
     if needs_grad(input):
-        node = TraceBackward0((input,))
-        node.self_sizes = tuple(input._data.shape)
-        out.grad_fn = node
+        out.grad_fn = TraceBackward0((input,), self_sizes=tuple(input._data.shape))
     return out
 

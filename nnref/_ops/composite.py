@@ -12,7 +12,7 @@ import warnings
 from .._device import array_module
 from .._tensor import Tensor, _wrap_dim
 from ..autograd.graph import Node
-from ._common import needs_grad, wrap
+from ._common import needs_grad, record, wrap
 from .indexing import nonzero
 from .reorder import index_select
 from .scatter import gather
@@ -137,18 +137,13 @@ def diag(input, diagonal=0):
         raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input._data.ndim}D")
     if input._data.ndim == 1:
         out = wrap(xp.diag(input._data, diagonal), input)
-        if needs_grad(input):
-            node = DiagEmbedBackward0((input,))
-            node.offset = diagonal
-            out.grad_fn = node
-        return out
+        return record(out, DiagEmbedBackward0, (input,), offset=diagonal)
     rows, columns = input._data.shape
     data = xp.diagonal(input._data, diagonal).copy()
     out = wrap(data, input)
     if needs_grad(input):
-        node = DiagonalBackward0_copy((input,))
         start_row, start_column = max(-diagonal, 0), max(diagonal, 0)
         positions = (xp.arange(data.shape[0]) + start_row) * columns + xp.arange(data.shape[0]) + start_column
-        node.self_sizes, node.positions = (rows, columns), wrap(positions.astype("int64"), input)
-        out.grad_fn = node
+        out.grad_fn = DiagonalBackward0_copy((input,), self_sizes=(rows, columns),
+                                             positions=wrap(positions.astype("int64"), input))
     return out

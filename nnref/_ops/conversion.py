@@ -29,7 +29,5 @@ def to_copy(input, dtype, dev):
     if needs_grad(input):
         if not dtype.is_floating_point:
             return out  # integer copies leave the graph, as in PyTorch
-        node = ToCopyBackward0((input,))
-        node.self_dtype, node.self_device = input._dtype, input._device
-        out.grad_fn = node
+        out.grad_fn = ToCopyBackward0((input,), self_dtype=input._dtype, self_device=input._device)
     return out

@@ -12,7 +12,7 @@ import string
 from .._device import array_module
 from .._tensor import Tensor
 from ..autograd.graph import Node
-from ._common import check_one_device, needs_grad, result_type, wrap
+from ._common import check_one_device, record, result_type, wrap
 
 __all__ = ["einsum"]
 
@@ -94,8 +94,5 @@ def einsum(equation, *operands):
     except ValueError as exc:
         raise RuntimeError(f"einsum(): {exc}") from None
     out = wrap(xp.asarray(data).astype(dtype.numpy, copy=False), operands[0])
-    if needs_grad(*operands):
-        node = EinsumBackward(tuple(operands), saved=tuple(operands))
-        node.terms, node.output = terms, output
-        out.grad_fn = node
-    return out
+    return record(out, EinsumBackward, tuple(operands), saved=tuple(operands), terms=terms,
+                  output=output)

@@ -14,7 +14,7 @@ import numpy as np
 from .._device import array_module, array_module_of
 from .._tensor import Tensor
 from ..autograd.graph import Node
-from ._common import check_same_device, needs_grad, wrap
+from ._common import check_same_device, record, wrap
 from .arithmetic import pow
 from .pointwise import ZeroGradient, _unary, exp
 
@@ -200,9 +200,7 @@ def _rounding(name, node_class, input):
     if not input._dtype.is_floating_point:
         return wrap(input._data.copy(), input)  # integers are their own floor (a copy, as PyTorch)
     out = wrap(getattr(xp, name)(input._data), input)
-    if needs_grad(input):
-        out.grad_fn = node_class((input,))
-    return out
+    return record(out, node_class, (input,))
 
 
 def floor(input):
@@ -266,16 +264,10 @@ def _one_sided(input, bound, pick, nodes):
         check_same_device(input, bound)
         data = getattr(xp, pick)(input._data, bound._data.astype(input._data.dtype, copy=False))
         out = wrap(data, input)
-        if needs_grad(input) or needs_grad(bound):
-            out.grad_fn = nodes[1]((input, bound), saved=(input, bound))
-        return out
+        return record(out, nodes[1], (input, bound), saved=(input, bound))
     data = getattr(xp, pick)(input._data, input._dtype.numpy.type(bound))
     out = wrap(data, input)
-    if needs_grad(input):
-        node = nodes[0]((input,), saved=(input,))
-        node.bound = bound
-        out.grad_fn = node
-    return out
+    return record(out, nodes[0], (input,), saved=(input,), bound=bound)
 
 
 def clamp_min(input, min):

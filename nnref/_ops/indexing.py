@@ -14,7 +14,7 @@ import numpy as np
 from .._device import array_module, array_module_of
 from .._tensor import Tensor, _wrap_dim
 from ..autograd.graph import Node
-from ._common import needs_grad, wrap
+from ._common import needs_grad, record, wrap
 from .pointwise import masked_fill
 from .shape import alias, unsqueeze
 from .views import check_inplace, make_view, rebase_history
@@ -42,11 +42,8 @@ def select(input, dim, index):
     index %= size
     # The trailing ... keeps a 0-d result a view (numpy would hand back a copied scalar).
     out = make_view(input, input._data[(slice(None),) * dim + (index, Ellipsis)])
-    if needs_grad(input):
-        node = SelectBackward0((input,))
-        node.dim, node.index, node.self_sizes = dim, index, input._data.shape
-        out.grad_fn = node
-    return out
+    return record(out, SelectBackward0, (input,), dim=dim, index=index,
+                  self_sizes=input._data.shape)
 
 
 class SliceBackward0(Node):
@@ -63,11 +60,7 @@ def slice_dim(input, dim, item):
     start, stop, step = item.indices(input._data.shape[dim])
     item = slice(start, max(start, stop), step)
     out = make_view(input, input._data[(slice(None),) * dim + (item,)])
-    if needs_grad(input):
-        node = SliceBackward0((input,))
-        node.dim, node.slice, node.self_sizes = dim, item, input._data.shape
-        out.grad_fn = node
-    return out
+    return record(out, SliceBackward0, (input,), dim=dim, slice=item, self_sizes=input._data.shape)
 
 
 def narrow(input, dim, start, length):
@@ -89,10 +82,7 @@ def _place_into_zeros(grad, shape, region):
     data = xp.zeros(shape, dtype=grad._data.dtype)
     data[region] = grad._data
     out = wrap(data, grad)
-    if needs_grad(grad):
-        out.grad_fn = PlaceIntoZerosBackward((grad,))
-        out.grad_fn.region = region
-    return out
+    return record(out, PlaceIntoZerosBackward, (grad,), region=region)
 
 
 class IndexBackward0(Node):
@@ -109,7 +99,7 @@ class IndexPutBackward0(Node):
     """
 
     def backward(self, grad):
-        wants_self, wants_values = (node is not None for node, _ in self.next_functions)
+        wants_self, wants_values = self.needs_input_grad
         return (masked_fill(grad, self.mask, 0.0) if wants_self else None,
                 index_tensor(grad, self.index) if wants_values else None)
 
@@ -120,8 +110,7 @@ def _index_add_into_zeros(grad, shape, index):
     xp.add.at(data, index, grad._data)
     out = wrap(data, grad)
     if needs_grad(grad):
-        out.grad_fn = IndexPutBackward0((None, grad))
-        out.grad_fn.index = index
+        out.grad_fn = IndexPutBackward0((None, grad), index=index)
     return out
 
 
@@ -133,11 +122,7 @@ def index_tensor(input, index):
         raise IndexError(f"{exc}; tensor of shape {list(input.shape)}") from None
     xp = array_module(input._device)
     out = wrap(xp.array(data, copy=True), input)
-    if needs_grad(input):
-        node = IndexBackward0((input,))
-        node.index, node.self_sizes = index, input._data.shape
-        out.grad_fn = node
-    return out
+    return record(out, IndexBackward0, (input,), index=index, self_sizes=input._data.shape)
 
 
 def scatter_into_zeros(grad, shape, dim, indices):
@@ -261,7 +246,7 @@ class CopySlices(Node):
         return "torch::autograd::CopySlices"
 
     def backward(self, grad):
-        wants_self, wants_value = (node is not None for node, _ in self.next_functions)
+        wants_self, wants_value = self.needs_input_grad
         return (masked_fill(grad, self.mask, 0.0) if wants_self else None,
                 getitem(grad, self.index) if wants_value else None)
 
@@ -333,9 +318,8 @@ def setitem(tensor, index, value):
         mask_region, _ = _region(mask, steps)
         mask_region[advanced if advanced is not None else ...] = True
         node_class = CopySlices if viewed else IndexPutBackward0
-        node = node_class((tensor, value if isinstance(value, Tensor) else None))
-        node.mask = wrap(mask, tensor)
-        node.index = index if viewed else advanced
+        node = node_class((tensor, value if isinstance(value, Tensor) else None),
+                          mask=wrap(mask, tensor), index=index if viewed else advanced)
     try:
         region[advanced if advanced is not None else ...] = source
     except ValueError:

@@ -1,5 +1,9 @@
 """In-place methods (``add_``, ``mul_``, ``zero_``, ``copy_``, ``uniform_``, ...).
 
+Mirrors the in-place ops of ``aten/src/ATen/native/native_functions.yaml`` (``fill_``,
+``zero_``: ``Fill.cpp``; ``copy_``: ``Copy.cpp``; ``uniform_``, ``normal_``:
+``DistributionTemplates.h``).
+
 An in-place op overwrites the tensor's memory and bumps its version counter,
 so any backward node that saved the old values refuses to run with stale
 data.  When the op is recorded (the tensor is part of a graph), the tensor's
@@ -126,6 +130,8 @@ def _overwrite(tensor, data, node_class, value=None):
 
 
 def zero_(tensor):
+    """Fill the tensor with zeros in place and return it (``torch.Tensor.zero_``,
+    ``aten/src/ATen/native/Fill.cpp``)."""
     return _overwrite(tensor, 0, ZeroBackward0)
 
 
@@ -158,7 +164,7 @@ class CopyBackwards(Node):
         return "torch::autograd::CopyBackwards"
 
     def backward(self, grad):
-        wants_src = self.next_functions[1][0] is not None
+        wants_src = self.needs_input_grad[1]
         return grad * 0, (grad.to(self.src_device, self.src_dtype) if wants_src else None)
 
 
@@ -178,8 +184,8 @@ def copy_(tensor, src, non_blocking=False):
     recording = needs_grad(tensor, src)
     if recording:
         check_inplace(tensor)
-        node = CopyBackwards((tensor, src))  # links the old tensor's place in the graph
-        node.src_dtype, node.src_device = src._dtype, src._device
+        # links the old tensor's place in the graph
+        node = CopyBackwards((tensor, src), src_dtype=src._dtype, src_device=src._device)
     xp.copyto(tensor._data, broadcast, casting="unsafe")
     tensor._bump_version()
     if recording:

@@ -11,7 +11,7 @@ import numpy as np
 
 from .._device import array_module, array_module_of
 from ..autograd.graph import Node
-from ._common import check_same_device, from_accumulator, needs_grad, wrap
+from ._common import check_same_device, from_accumulator, needs_grad, record, wrap
 from .shape import squeeze_result
 
 
@@ -68,7 +68,7 @@ class MmBackward0(Node):
 
     def backward(self, grad):
         self_, mat2 = self.saved_tensors
-        wants_self, wants_mat2 = (node is not None for node, _ in self.next_functions)
+        wants_self, wants_mat2 = self.needs_input_grad
         return (mm(grad, mat2.t()) if wants_self else None,
                 _mat2_grad(self_, grad, self.mat2_transposed) if wants_mat2 else None)
 
@@ -85,9 +85,9 @@ def mm(input, mat2):
                            f"{mat2._data.shape[0]} must match")
     out = wrap(_product(_matrix_product, input, mat2), input)
     if needs_grad(input, mat2):
-        out.grad_fn = MmBackward0((input, mat2), saved=(
-            input if mat2.requires_grad else None, mat2 if input.requires_grad else None))
-        out.grad_fn.mat2_transposed = _is_transposed(mat2._data)
+        out.grad_fn = MmBackward0((input, mat2), (input if mat2.requires_grad else None,
+                                                  mat2 if input.requires_grad else None),
+                                  mat2_transposed=_is_transposed(mat2._data))
     return out
 
 
@@ -96,7 +96,7 @@ class MvBackward0(Node):
 
     def backward(self, grad):
         self_, vec = self.saved_tensors
-        wants_self, wants_vec = (node is not None for node, _ in self.next_functions)
+        wants_self, wants_vec = self.needs_input_grad
         return (grad.unsqueeze(1) * vec if wants_self else None,
                 mv(self_.t(), grad) if wants_vec else None)
 
@@ -109,9 +109,7 @@ def mv(input, vec):
                            f"mat ({_shape_text(input)}), vec ({_shape_text(vec)})")
     xp = array_module(input._device)
     out = wrap(_product(xp.matmul, input, vec), input)
-    if needs_grad(input, vec):
-        out.grad_fn = MvBackward0((input, vec), saved=(input, vec))
-    return out
+    return record(out, MvBackward0, (input, vec), saved=(input, vec))
 
 
 class DotBackward0(Node):
@@ -119,7 +117,7 @@ class DotBackward0(Node):
 
     def backward(self, grad):
         self_, other = self.saved_tensors
-        wants_self, wants_other = (node is not None for node, _ in self.next_functions)
+        wants_self, wants_other = self.needs_input_grad
         return (grad * other if wants_self else None, grad * self_ if wants_other else None)
 
 
@@ -135,15 +133,13 @@ def dot(input, other):
                            f"{input._data.shape[0]} and {other._data.shape[0]} elements respectively")
     xp = array_module(input._device)
     out = wrap(_product(xp.dot, input, other), input)
-    if needs_grad(input, other):
-        out.grad_fn = DotBackward0((input, other), saved=(input, other))
-    return out
+    return record(out, DotBackward0, (input, other), saved=(input, other))
 
 
 class BmmBackward0(Node):
     def backward(self, grad):
         self_, mat2 = self.saved_tensors
-        wants_self, wants_mat2 = (node is not None for node, _ in self.next_functions)
+        wants_self, wants_mat2 = self.needs_input_grad
         return (bmm(grad, mat2.transpose(1, 2)) if wants_self else None,
                 bmm(self_.transpose(1, 2), grad) if wants_mat2 else None)
 
@@ -159,9 +155,7 @@ def bmm(input, mat2):
                            f"[{a[0]}, {a[2]}] but got: [{b[0]}, {b[1]}].")
     xp = array_module(input._device)
     out = wrap(_product(xp.matmul, input, mat2), input)
-    if needs_grad(input, mat2):
-        out.grad_fn = BmmBackward0((input, mat2), saved=(input, mat2))
-    return out
+    return record(out, BmmBackward0, (input, mat2), saved=(input, mat2))
 
 
 def matmul(input, other):
@@ -169,7 +163,7 @@ def matmul(input, other):
 
     Follows ``_matmul_impl`` step by step, so the recorded graph is PyTorch's:
     dot / mv / mm for 1-D and 2-D operands; a batch against a vector or matrix
-    is *folded* into one ``mm``/``mv`` when :func:`_should_fold` says so;
+    is *folded* into one ``mm``/``mv`` when ``_should_fold`` says so;
     everything else is broadcast and flattened into one ``bmm``.
     """
     da, db = input._data.ndim, other._data.ndim
@@ -282,10 +276,7 @@ class UnsafeViewBackward0(Node):
 def _unsafe_view(input, shape):
     """A reshape recorded as PyTorch's ``_unsafe_view`` (used inside matmul and reshape)."""
     out = wrap(input._data.reshape(shape), input)
-    if needs_grad(input):
-        out.grad_fn = UnsafeViewBackward0((input,))
-        out.grad_fn.self_sizes = input._data.shape
-    return out
+    return record(out, UnsafeViewBackward0, (input,), self_sizes=input._data.shape)
 
 
 class AddmmBackward0(Node):
@@ -293,7 +284,7 @@ class AddmmBackward0(Node):
 
     def backward(self, grad):
         mat1, mat2 = self.saved_tensors
-        wants_bias, wants_mat1, wants_mat2 = (node is not None for node, _ in self.next_functions)
+        wants_bias, wants_mat1, wants_mat2 = self.needs_input_grad
         return (grad if wants_bias else None,
                 mm(grad, mat2.t()) if wants_mat1 else None,
                 _mat2_grad(mat1, grad, self.mat2_transposed) if wants_mat2 else None)
@@ -313,7 +304,7 @@ def addmm(input, mat1, mat2):
                            f"product's shape {list(product.shape)}") from None
     out = wrap(product, mat1)
     if needs_grad(input, mat1, mat2):
-        out.grad_fn = AddmmBackward0((input, mat1, mat2), saved=(
-            mat1 if mat2.requires_grad else None, mat2 if mat1.requires_grad else None))
-        out.grad_fn.mat2_transposed = _is_transposed(mat2._data)
+        out.grad_fn = AddmmBackward0((input, mat1, mat2), (mat1 if mat2.requires_grad else None,
+                                                           mat2 if mat1.requires_grad else None),
+                                     mat2_transposed=_is_transposed(mat2._data))
     return out

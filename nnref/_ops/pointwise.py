@@ -1,5 +1,9 @@
 """Elementwise functions (exp, log, tanh, relu, clamp, where, ...), forward next to backward.
 
+Mirrors ``aten/src/ATen/native/UnaryOps.cpp`` (``clamp``, ``where``, ``maximum``,
+``minimum``: ``TensorCompare.cpp`` and ``BinaryOps.cpp``; ``masked_fill``:
+``TensorAdvancedIndexing.cpp``).
+
 Functions whose derivative is cheapest in terms of their own output
 (``exp``, ``sqrt``, ``tanh``, ``sigmoid``, ``relu``) save the result rather
 than the input, as PyTorch does (derivatives.yaml: ``result``).
@@ -12,18 +16,14 @@ from .. import _dtype
 from .._device import array_module, array_module_of
 from .._tensor import Tensor
 from ..autograd.graph import Node
-from ._common import (broadcast_error, check_same_device, float_data, needs_grad,
-                      operand_data, result_type, wrap)
+from ._common import (broadcast_error, check_same_device, float_data, operand_data, record,
+                      result_type, wrap)
 
 
 def _unary(func, node_class, input, *, save_input=False, save_result=False):
     out = wrap(func(float_data(input)), input)
-    if needs_grad(input):
-        node = node_class((input,), saved=(input,) if save_input else ())
-        if save_result:
-            node.save_result(out)
-        out.grad_fn = node
-    return out
+    return record(out, node_class, (input,), saved=(input,) if save_input else (),
+                  save_result=save_result)
 
 
 class ExpBackward0(Node):
@@ -33,6 +33,7 @@ class ExpBackward0(Node):
 
 
 def exp(input):
+    """``e ** x`` elementwise (``torch.exp``, ``aten/src/ATen/native/UnaryOps.cpp``)."""
     xp = array_module(input._device)
     return _unary(xp.exp, ExpBackward0, input, save_result=True)
 
@@ -44,6 +45,8 @@ class LogBackward0(Node):
 
 
 def log(input):
+    """The natural logarithm; ``log(0) = -inf`` and a negative input gives ``nan``, without a
+    warning (``torch.log``, ``aten/src/ATen/native/UnaryOps.cpp``)."""
     xp = array_module(input._device)
     with np.errstate(divide="ignore", invalid="ignore"):  # log(0) = -inf, log(-1) = nan, as in PyTorch
         return _unary(xp.log, LogBackward0, input, save_input=True)
@@ -56,6 +59,8 @@ class SqrtBackward0(Node):
 
 
 def sqrt(input):
+    """The square root; a negative input gives ``nan`` (``torch.sqrt``,
+    ``aten/src/ATen/native/UnaryOps.cpp``)."""
     xp = array_module(input._device)
     with np.errstate(invalid="ignore"):
         return _unary(xp.sqrt, SqrtBackward0, input, save_result=True)
@@ -68,6 +73,7 @@ class SinBackward0(Node):
 
 
 def sin(input):
+    """The sine, in radians (``torch.sin``, ``aten/src/ATen/native/UnaryOps.cpp``)."""
     xp = array_module(input._device)
     return _unary(xp.sin, SinBackward0, input, save_input=True)
 
@@ -79,6 +85,7 @@ class CosBackward0(Node):
 
 
 def cos(input):
+    """The cosine, in radians (``torch.cos``, ``aten/src/ATen/native/UnaryOps.cpp``)."""
     xp = array_module(input._device)
     return _unary(xp.cos, CosBackward0, input, save_input=True)
 
@@ -119,9 +126,7 @@ def round(input, *, decimals=None):
     else:
         out = wrap(_round_decimals(input._data, decimals, input._dtype), input)
         node_class = RoundBackward1
-    if needs_grad(input):
-        out.grad_fn = node_class((input,))
-    return out
+    return record(out, node_class, (input,))
 
 
 class AbsBackward0(Node):
@@ -131,6 +136,8 @@ class AbsBackward0(Node):
 
 
 def abs(input):
+    """The absolute value, in the input's dtype (``torch.abs``,
+    ``aten/src/ATen/native/UnaryOps.cpp``)."""
     xp = array_module(input._device)
     if not input._dtype.is_floating_point:
         return wrap(xp.abs(input._data), input)
@@ -143,11 +150,11 @@ class SignBackward0(Node):
 
 
 def sign(input):
+    """-1, 0 or 1 by the sign of each element; its gradient is zero (``torch.sign``,
+    ``aten/src/ATen/native/UnaryOps.cpp``)."""
     xp = array_module(input._device)
     out = wrap(xp.sign(input._data), input)
-    if needs_grad(input):
-        out.grad_fn = SignBackward0((input,))
-    return out
+    return record(out, SignBackward0, (input,))
 
 
 class TanhBackward0(Node):
@@ -157,6 +164,8 @@ class TanhBackward0(Node):
 
 
 def tanh(input):
+    """The hyperbolic tangent; backward reuses the output, ``1 - tanh(x)**2`` (``torch.tanh``,
+    ``aten/src/ATen/native/UnaryOps.cpp``)."""
     xp = array_module(input._device)
     return _unary(xp.tanh, TanhBackward0, input, save_result=True)
 
@@ -175,6 +184,8 @@ def _sigmoid(x):
 
 
 def sigmoid(input):
+    """``1 / (1 + exp(-x))``; backward reuses the output, ``s * (1 - s)`` (``torch.sigmoid``,
+    ``aten/src/ATen/native/UnaryOps.cpp``)."""
     return _unary(_sigmoid, SigmoidBackward0, input, save_result=True)
 
 
@@ -185,14 +196,12 @@ class ReluBackward0(Node):
 
 
 def relu(input):
+    """``max(x, 0)`` elementwise (``torch.relu``, ``aten/src/ATen/native/Activation.cpp``)."""
     xp = array_module(input._device)
     if not input._dtype.is_floating_point:
         return wrap(xp.maximum(input._data, 0), input)
     out = wrap(xp.maximum(input._data, input._dtype.numpy.type(0)), input)
-    if needs_grad(input):
-        out.grad_fn = ReluBackward0((input,))
-        out.grad_fn.save_result(out)
-    return out
+    return record(out, ReluBackward0, (input,), save_result=True)
 
 
 class ClampBackward1(Node):
@@ -209,6 +218,8 @@ class ClampBackward1(Node):
 
 
 def clamp(input, min=None, max=None):
+    """Each element limited to ``[min, max]`` (either bound a number or a tensor, one may be
+    ``None``); ``clip`` is its alias (``torch.clamp``, ``aten/src/ATen/native/TensorCompare.cpp``)."""
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     dtype = result_type(input, *(v for v in (min, max) if v is not None))
@@ -219,11 +230,7 @@ def clamp(input, min=None, max=None):
     if max is not None:
         data = xp.minimum(data, dtype.numpy.type(max))
     out = wrap(data, input)
-    if needs_grad(input):
-        node = ClampBackward1((input,), saved=(input,))
-        node.min, node.max = min, max
-        out.grad_fn = node
-    return out
+    return record(out, ClampBackward1, (input,), saved=(input,), min=min, max=max)
 
 
 class MaximumBackward0(Node):
@@ -253,9 +260,7 @@ def _extremum(func, node_class, input, other):
         out = wrap(func(a, b), input)
     except ValueError:
         raise broadcast_error(a, b) from None
-    if needs_grad(input, other):
-        out.grad_fn = node_class((input, other), saved=(input, other))
-    return out
+    return record(out, node_class, (input, other), saved=(input, other))
 
 
 def maximum(input, other):
@@ -273,7 +278,7 @@ def minimum(input, other):
 class WhereBackward0(Node):
     def backward(self, grad):
         condition = self.condition
-        wants_self, wants_other = (node is not None for node, _ in self.next_functions)
+        wants_self, wants_other = self.needs_input_grad
         return (where(condition, grad, 0.0) if wants_self else None,
                 where(condition, 0.0, grad) if wants_other else None)
 
@@ -299,11 +304,7 @@ def where(condition, input, other):
     out = wrap(data, like)
     a_t = input if isinstance(input, Tensor) else None
     b_t = other if isinstance(other, Tensor) else None
-    if needs_grad(a_t, b_t):
-        node = WhereBackward0((a_t, b_t))
-        node.condition = condition
-        out.grad_fn = node
-    return out
+    return record(out, WhereBackward0, (a_t, b_t), condition=condition)
 
 
 class MaskedFillBackward0(Node):
@@ -326,11 +327,7 @@ def masked_fill(input, mask, value):
         raise RuntimeError(f"masked_fill: mask of shape {list(mask.shape)} does not broadcast to "
                            f"the input's shape {list(input.shape)}")
     out = wrap(data, input)
-    if needs_grad(input):
-        node = MaskedFillBackward0((input,))
-        node.mask = mask
-        out.grad_fn = node
-    return out
+    return record(out, MaskedFillBackward0, (input,), mask=mask)
 
 
 __all__ = ["exp", "log", "sqrt", "sin", "cos", "round", "abs", "sign", "tanh", "sigmoid", "relu", "clamp", "maximum",

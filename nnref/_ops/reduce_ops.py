@@ -1,5 +1,7 @@
 """``prod``, ``cumsum`` and ``logsumexp``: the reductions of ``ReduceOps.cpp`` beside sum and mean.
 
+Mirrors ``aten/src/ATen/native/ReduceOps.cpp``.
+
 ``logsumexp`` and ``cumsum`` write their backward with nnref ops (so it can be
 differentiated again); ``prod``'s backward uses exclusive cumulative products, which
 stay exact when the input holds zeros, and is first-order only: asking for a second
@@ -12,7 +14,7 @@ from .._device import array_module, array_module_of
 from .._tensor import _wrap_dim
 from ..autograd.graph import Node
 from ._first_order import FirstOrderBackward
-from ._common import float_data, from_accumulator, needs_grad, wrap
+from ._common import float_data, from_accumulator, needs_grad, record, wrap
 from .reduction import _dims, _expand_back
 
 __all__ = ["prod", "cumsum", "logsumexp"]
@@ -67,8 +69,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
         out = wrap(from_accumulator(xp.asarray(result), dtype), input)
         node = None
         if needs_grad(input):
-            node = ProdBackward1((input,), saved=(input,))
-            node.dim, node.keepdim = axis, keepdim
+            node = ProdBackward1((input,), (input,), dim=axis, keepdim=keepdim)
     if node is not None:
         out.grad_fn = node
     return out
@@ -92,10 +93,7 @@ def _cumsum(input, dim, reverse, dtype):
         result = xp.cumsum(source, axis=dim, dtype=dtype._accumulate)
         result = from_accumulator(xp.flip(result, axis=dim) if reverse else result, dtype)
     out = wrap(xp.ascontiguousarray(result), input)
-    if needs_grad(input):
-        out.grad_fn = CumsumBackward0((input,))
-        out.grad_fn.dim, out.grad_fn.reverse = dim, reverse
-    return out
+    return record(out, CumsumBackward0, (input,), dim=dim, reverse=reverse)
 
 
 def cumsum(input, dim, *, dtype=None):
@@ -131,9 +129,5 @@ def logsumexp(input, dim, keepdim=False):
     if not keepdim:
         result = xp.squeeze(result, axis=dims) if dims else result
     out = wrap(from_accumulator(xp.asarray(result), dtype), input)
-    if needs_grad(input):
-        node = LogsumexpBackward0((input,), saved=(input,))
-        node.dims, node.keepdim = dims, keepdim
-        node.save_result(out)
-        out.grad_fn = node
-    return out
+    return record(out, LogsumexpBackward0, (input,), saved=(input,), save_result=True, dims=dims,
+                  keepdim=keepdim)

@@ -1,5 +1,8 @@
 """Reductions: sum, mean, var, max/min, amax, argmax, and ``sum_to_size``.
 
+Mirrors ``aten/src/ATen/native/ReduceOps.cpp`` (``max``/``min`` along a dim:
+``TensorCompare.cpp``; ``norm``: ``LinearAlgebra.cpp``; ``bincount``: ``SummaryOps.cpp``).
+
 A reduction's backward spreads the gradient back over the reduced
 dimensions: by broadcasting (sum, mean), or onto the positions that won
 (max, min, amax), sharing it evenly between ties as PyTorch does.
@@ -15,7 +18,7 @@ from .. import _dtype
 from .._device import array_module, array_module_of
 from .._tensor import _wrap_dim
 from ..autograd.graph import Node, NotImplemented
-from ._common import from_accumulator, needs_grad, wrap
+from ._common import from_accumulator, needs_grad, record, wrap
 
 
 def _dims(dim, ndim):
@@ -62,11 +65,8 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     xp = array_module(input._device)
     data = xp.sum(input._data, axis=dims, keepdims=keepdim, dtype=dtype._accumulate)
     out = wrap(from_accumulator(data, dtype), input)
-    if needs_grad(input):
-        node = (SumBackward0 if dim is None else SumBackward1)((input,))
-        node.self_sizes, node.dims, node.keepdim = input._data.shape, dims, keepdim
-        out.grad_fn = node
-    return out
+    return record(out, SumBackward0 if dim is None else SumBackward1, (input,),
+                  self_sizes=input._data.shape, dims=dims, keepdim=keepdim)
 
 
 class MeanBackward0(Node):
@@ -91,10 +91,9 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     data = xp.mean(input._data, axis=dims, keepdims=keepdim, dtype=dtype._accumulate)
     out = wrap(from_accumulator(data, dtype), input)
     if needs_grad(input):
-        node = (MeanBackward0 if dim is None else MeanBackward1)((input,))
-        node.self_sizes, node.dims, node.keepdim = input._data.shape, dims, keepdim
-        node.count = math.prod(input._data.shape[d] for d in dims)
-        out.grad_fn = node
+        out.grad_fn = (MeanBackward0 if dim is None else MeanBackward1)(
+            (input,), self_sizes=input._data.shape, dims=dims, keepdim=keepdim,
+            count=math.prod(input._data.shape[d] for d in dims))
     return out
 
 
@@ -145,9 +144,8 @@ def _variance(name, node_class, input, dim, unbiased, keepdim, correction):
                       dtype=input._dtype._accumulate)
     node = None
     if needs_grad(input):
-        node = node_class((input,), saved=(input,))
-        node.self_sizes, node.dims, node.keepdim = input._data.shape, dims, keepdim
-        node.count, node.correction = count, correction
+        node = node_class((input,), (input,), self_sizes=input._data.shape, dims=dims,
+                          keepdim=keepdim, count=count, correction=correction)
     return xp.asarray(data, dtype=input._dtype._accumulate), node
 
 
@@ -237,12 +235,8 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     data = _vector_norm(input._data.astype(dtype._accumulate, copy=False), p, dims, keepdim)
     xp = array_module(input._device)
     out = wrap(from_accumulator(xp.asarray(data), dtype), input)
-    if needs_grad(input):
-        node = LinalgVectorNormBackward0((input,), saved=(input,))
-        node.ord, node.dims, node.keepdim = p, dims, keepdim
-        node.save_result(out)
-        out.grad_fn = node
-    return out
+    return record(out, LinalgVectorNormBackward0, (input,), saved=(input,), save_result=True, ord=p,
+                  dims=dims, keepdim=keepdim)
 
 
 class _EvenlyDistributed(Node):
@@ -312,8 +306,7 @@ def _extreme(reduce, arg, full_node, dim_node, name, input, dim, keepdim):
     if dim is None:
         out = wrap(reduce(input._data), input)
         if needs_grad(input):
-            node = full_node((input,), saved=(input,))
-            node.dims, node.keepdim = tuple(range(input._data.ndim)), False
+            node = full_node((input,), (input,), dims=tuple(range(input._data.ndim)), keepdim=False)
             node.save_result(out)
             out.grad_fn = node
         return out
@@ -326,10 +319,8 @@ def _extreme(reduce, arg, full_node, dim_node, name, input, dim, keepdim):
         values = xp.squeeze(values, axis)
     values, indices = wrap(values, input), wrap(indices.astype(np.int64), input)
     if needs_grad(input):
-        node = dim_node((input,))
-        node.dim, node.keepdim, node.indices = axis, keepdim, indices
-        node.self_sizes = input._data.shape
-        values.grad_fn = node
+        values.grad_fn = dim_node((input,), dim=axis, keepdim=keepdim, indices=indices,
+                                  self_sizes=input._data.shape)
     return _return_type(name)(values, indices)
 
 
@@ -354,12 +345,8 @@ def min(input, dim=None, keepdim=False):
 def _amax_amin(reduce, node_class, input, dim, keepdim):
     dims = _dims(dim if dim != () else None, input._data.ndim)
     out = wrap(reduce(input._data, axis=dims, keepdims=keepdim), input)
-    if needs_grad(input):
-        node = node_class((input,), saved=(input,))
-        node.dims, node.keepdim = dims, keepdim
-        node.save_result(out)
-        out.grad_fn = node
-    return out
+    return record(out, node_class, (input,), saved=(input,), save_result=True, dims=dims,
+                  keepdim=keepdim)
 
 
 def amax(input, dim=(), keepdim=False):
@@ -369,6 +356,8 @@ def amax(input, dim=(), keepdim=False):
 
 
 def amin(input, dim=(), keepdim=False):
+    """The smallest values over ``dim`` (all dims by default), without indices; ties share the
+    gradient evenly (``torch.amin``, ``aten/src/ATen/native/ReduceOps.cpp``)."""
     xp = array_module(input._device)
     return _amax_amin(xp.min, AminBackward0, input, dim, keepdim)
 
@@ -384,6 +373,8 @@ def argmax(input, dim=None, keepdim=False):
 
 
 def argmin(input, dim=None, keepdim=False):
+    """The index of the smallest value, over the flattened tensor or along ``dim`` (int64, the
+    first one on ties): ``torch.argmin``, ``aten/src/ATen/native/ReduceOps.cpp``."""
     xp = array_module(input._device)
     if dim is None:
         return wrap(xp.asarray(xp.argmin(input._data), dtype=np.int64), input)
@@ -410,11 +401,15 @@ def sum_to_size(input, *size):
 
 
 def all(input):
+    """A 0-d bool tensor: True if every element is nonzero (``torch.Tensor.all``,
+    ``aten/src/ATen/native/ReduceOps.cpp``)."""
     xp = array_module(input._device)
     return wrap(xp.all(input._data), input)
 
 
 def any(input):
+    """A 0-d bool tensor: True if some element is nonzero (``torch.Tensor.any``,
+    ``aten/src/ATen/native/ReduceOps.cpp``)."""
     xp = array_module(input._device)
     return wrap(xp.any(input._data), input)
 

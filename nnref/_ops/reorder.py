@@ -12,7 +12,7 @@ from .. import _dtype
 from .._device import array_module
 from .._tensor import Tensor, _wrap_dim
 from ..autograd.graph import Node
-from ._common import check_same_device, needs_grad, wrap
+from ._common import check_same_device, needs_grad, record, wrap
 from .scatter import scatter_add
 
 __all__ = ["flip", "roll", "index_select", "masked_select", "index_add", "unique"]
@@ -39,11 +39,7 @@ def flip(input, *dims):
     xp = array_module(input._device)
     data = xp.flip(input._data, axis=dims).copy() if input._data.ndim else input._data.copy()
     out = wrap(data, input)
-    if needs_grad(input):
-        node = FlipBackward0((input,))
-        node.dims = dims
-        out.grad_fn = node
-    return out
+    return record(out, FlipBackward0, (input,), dims=dims)
 
 
 class RollBackward0(Node):
@@ -71,11 +67,7 @@ def roll(input, shifts, dims=None):
     else:
         data = xp.roll(input._data, shifts, axis=dims_tuple)
     out = wrap(data, input)
-    if needs_grad(input):
-        node = RollBackward0((input,))
-        node.shifts, node.dims = shifts, dims_tuple
-        out.grad_fn = node
-    return out
+    return record(out, RollBackward0, (input,), shifts=shifts, dims=dims_tuple)
 
 
 def _along(index, dim, shape):
@@ -115,10 +107,8 @@ def index_select(input, dim, index):
         index._data.shape)
     out = wrap(data, input)
     if needs_grad(input):
-        node = IndexSelectBackward0((input,))
-        node.dim, node.self_sizes = dim, input._data.shape
-        node.index = wrap(positions, index)
-        out.grad_fn = node
+        out.grad_fn = IndexSelectBackward0((input,), dim=dim, self_sizes=input._data.shape,
+                                           index=wrap(positions, index))
     return out
 
 
@@ -146,19 +136,18 @@ def masked_select(input, mask):
     flat_positions = xp.flatnonzero(chosen)
     out = wrap(data.reshape(-1)[flat_positions], input)
     if needs_grad(input):
-        node = MaskedSelectBackward0((input,))
-        node.numel, node.shape, node.self_sizes = int(chosen.size), chosen.shape, input._data.shape
-        node.positions = wrap(flat_positions.astype("int64"), input)
-        out.grad_fn = node
+        out.grad_fn = MaskedSelectBackward0((input,), numel=int(chosen.size), shape=chosen.shape,
+                                            self_sizes=input._data.shape,
+                                            positions=wrap(flat_positions.astype("int64"), input))
     return out
 
 
 class IndexAddBackward0(Node):
     def backward(self, grad):
-        source_grad = index_select(grad, self.dim, self.index) * self.alpha if self.source_needed else None
-        if source_grad is not None and not self.source_sizes:
-            source_grad = source_grad.reshape(())
-        return (grad, source_grad)
+        if not self.needs_input_grad[1]:
+            return (grad, None)
+        source_grad = index_select(grad, self.dim, self.index) * self.alpha
+        return (grad, source_grad if self.source_sizes else source_grad.reshape(()))
 
 
 def index_add(input, dim, index, source, *, alpha=1):
@@ -187,10 +176,9 @@ def index_add(input, dim, index, source, *, alpha=1):
         data = data + added.reshape(())
     out = wrap(data, input)
     if needs_grad(input, source):
-        node = IndexAddBackward0((input, source))
-        node.dim, node.alpha, node.source_needed = dim, alpha, needs_grad(source)
-        node.index, node.source_sizes = wrap(positions, index), source._data.shape
-        out.grad_fn = node
+        out.grad_fn = IndexAddBackward0((input, source), dim=dim, alpha=alpha,
+                                        index=wrap(positions, index),
+                                        source_sizes=source._data.shape)
     return out
 
 

@@ -9,7 +9,7 @@ these same ops, so they can be differentiated again.
 from .._device import array_module
 from .._tensor import Tensor, _wrap_dim
 from ..autograd.graph import Node
-from ._common import check_same_device, needs_grad, wrap
+from ._common import check_same_device, needs_grad, record, wrap
 
 __all__ = ["gather", "scatter", "scatter_add"]
 
@@ -77,10 +77,7 @@ def _scatter_add_into_zeros(grad, shape, dim, index):
     data = xp.zeros(shape, dtype=grad._data.dtype)
     xp.add.at(data, _grid(index._data, dim, xp), grad._data)
     out = wrap(data, grad)
-    if needs_grad(grad):
-        out.grad_fn = _ScatterAddIntoZeros((grad,))
-        out.grad_fn.dim, out.grad_fn.index = dim, index
-    return out
+    return record(out, _ScatterAddIntoZeros, (grad,), dim=dim, index=index)
 
 
 def gather(input, dim, index, *, sparse_grad=False):
@@ -92,18 +89,15 @@ def gather(input, dim, index, *, sparse_grad=False):
     else:
         data = input._data[_grid(_normalised(index._data, dim, input._data, xp), dim, xp)]
     out = wrap(data, input)
-    if needs_grad(input):
-        node = GatherBackward0((input,))
-        node.dim, node.index, node.self_sizes = dim, index, input._data.shape
-        out.grad_fn = node
-    return out
+    return record(out, GatherBackward0, (input,), dim=dim, index=index,
+                  self_sizes=input._data.shape)
 
 
 class ScatterBackward0(Node):
     """``scatter`` with a tensor ``src``: self keeps the gradient where it was not overwritten."""
 
     def backward(self, grad):
-        wants_self, wants_src = (node is not None for node, _ in self.next_functions)
+        wants_self, wants_src = self.needs_input_grad
         return (scatter(grad, self.dim, self.index, 0.0) if wants_self else None,
                 gather(grad, self.dim, self.index) if wants_src else None)
 
@@ -150,16 +144,14 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None):
         return wrap(data, input)
     data[grid] = values
     out = wrap(data, input)
-    if needs_grad(input, src if tensor_src else None):
-        node = (ScatterBackward0((input, src)) if tensor_src else ScatterBackward1((input,)))
-        node.dim, node.index = dim, index
-        out.grad_fn = node
-    return out
+    if tensor_src:
+        return record(out, ScatterBackward0, (input, src), dim=dim, index=index)
+    return record(out, ScatterBackward1, (input,), dim=dim, index=index)
 
 
 class ScatterAddBackward0(Node):
     def backward(self, grad):
-        wants_self, wants_src = (node is not None for node, _ in self.next_functions)
+        wants_self, wants_src = self.needs_input_grad
         return (grad if wants_self else None,
                 gather(grad, self.dim, self.index) if wants_src else None)
 
@@ -177,8 +169,4 @@ def scatter_add(input, dim, index, src):
     grid = _grid(_normalised(index._data, dim, input._data, xp), dim, xp)
     xp.add.at(data, grid, src._data[tuple(slice(0, s) for s in index._data.shape)])
     out = wrap(data, input)
-    if needs_grad(input, src):
-        node = ScatterAddBackward0((input, src))
-        node.dim, node.index = dim, index
-        out.grad_fn = node
-    return out
+    return record(out, ScatterAddBackward0, (input, src), dim=dim, index=index)

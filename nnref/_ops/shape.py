@@ -1,5 +1,7 @@
 """Shape operations: view/reshape, squeeze/unsqueeze, transpose/permute, expand, cat/stack, clone.
 
+Mirrors ``aten/src/ATen/native/TensorShape.cpp`` (``clone``: ``TensorFactories.cpp``).
+
 Views share memory *and the version counter* with their base, as in PyTorch,
 so an in-place change through either is seen by the saved-tensor check.
 Each backward undoes its forward's rearrangement.
@@ -10,7 +12,7 @@ import numbers
 from .._device import array_module, array_module_of
 from .._tensor import Tensor, _wrap_dim
 from ..autograd.graph import Node
-from ._common import check_same_device, needs_grad, result_type, wrap
+from ._common import check_same_device, needs_grad, record, result_type, wrap
 from .views import make_view, mark_multi_output
 
 
@@ -62,10 +64,7 @@ def view(input, *shape):
             "view size is not compatible with input tensor's size and stride (at least one "
             "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
     out = make_view(input, data)
-    if needs_grad(input):
-        out.grad_fn = ViewBackward0((input,))
-        out.grad_fn.self_sizes = input._data.shape
-    return out
+    return record(out, ViewBackward0, (input,), self_sizes=input._data.shape)
 
 
 class ReshapeAliasBackward0(Node):
@@ -87,10 +86,7 @@ def reshape(input, *shape):
     data = _try_view(input._data, shape)
     if data is not None:
         out = make_view(input, data)
-        if needs_grad(input):
-            out.grad_fn = ReshapeAliasBackward0((input,))
-            out.grad_fn.self_sizes = input._data.shape
-        return out
+        return record(out, ReshapeAliasBackward0, (input,), self_sizes=input._data.shape)
     from .linalg import _unsafe_view
     return _unsafe_view(clone(input, contiguous=True), shape)
 
@@ -142,10 +138,7 @@ def _squeeze(input, dims, node_class):
     shape = input._data.shape
     kept = tuple(s for i, s in enumerate(shape) if not (i in dims and s == 1))
     out = make_view(input, input._data.reshape(kept))
-    if needs_grad(input):
-        out.grad_fn = node_class((input,))
-        out.grad_fn.self_sizes = shape
-    return out
+    return record(out, node_class, (input,), self_sizes=shape)
 
 
 def squeeze_result(input, dim):
@@ -163,10 +156,7 @@ def unsqueeze(input, dim):
     dim = _wrap_dim(dim, input._data.ndim + 1)
     xp = array_module(input._device)
     out = make_view(input, xp.expand_dims(input._data, dim))
-    if needs_grad(input):
-        out.grad_fn = UnsqueezeBackward0((input,))
-        out.grad_fn.dim = dim
-    return out
+    return record(out, UnsqueezeBackward0, (input,), dim=dim)
 
 
 class TransposeBackward0(Node):
@@ -180,10 +170,7 @@ def transpose(input, dim0, dim1):
     dim0, dim1 = _wrap_dim(dim0, ndim), _wrap_dim(dim1, ndim)
     xp = array_module(input._device)
     out = make_view(input, xp.swapaxes(input._data, dim0, dim1))
-    if needs_grad(input):
-        out.grad_fn = TransposeBackward0((input,))
-        out.grad_fn.dim0, out.grad_fn.dim1 = dim0, dim1
-    return out
+    return record(out, TransposeBackward0, (input,), dim0=dim0, dim1=dim1)
 
 
 class TBackward0(Node):
@@ -197,9 +184,7 @@ def t(input):
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
                            f"{input._data.ndim}D; use transpose(dim0, dim1) or permute")
     out = make_view(input, input._data.T)
-    if needs_grad(input):
-        out.grad_fn = TBackward0((input,))
-    return out
+    return record(out, TBackward0, (input,))
 
 
 class PermuteBackward0(Node):
@@ -216,10 +201,7 @@ def permute(input, *dims):
                            f"once, got dims={list(dims)}")
     xp = array_module(input._device)
     out = make_view(input, xp.transpose(input._data, dims))
-    if needs_grad(input):
-        out.grad_fn = PermuteBackward0((input,))
-        out.grad_fn.dims = dims
-    return out
+    return record(out, PermuteBackward0, (input,), dims=dims)
 
 
 def numpy_T(input):
@@ -263,10 +245,7 @@ def expand(input, *sizes):
     xp = array_module(input._device)
     data = xp.lib.stride_tricks.as_strided(input._data, target, strides)
     out = make_view(input, data)
-    if needs_grad(input):
-        out.grad_fn = ExpandBackward0((input,))
-        out.grad_fn.self_sizes = shape
-    return out
+    return record(out, ExpandBackward0, (input,), self_sizes=shape)
 
 
 class AliasBackward0(Node):
@@ -277,12 +256,12 @@ class AliasBackward0(Node):
 def alias(input):
     """A new view of the whole tensor (what ``t[...]`` returns, as in PyTorch)."""
     out = make_view(input, input._data.view())
-    if needs_grad(input):
-        out.grad_fn = AliasBackward0((input,))
-    return out
+    return record(out, AliasBackward0, (input,))
 
 
 def expand_as(input, other):
+    """``input.expand(other.size())``: a broadcast view (``torch.Tensor.expand_as``,
+    ``aten/src/ATen/native/TensorShape.cpp``)."""
     return expand(input, other._data.shape)
 
 
@@ -295,9 +274,7 @@ def clone(input, *, contiguous=False, memory_format=None):
     """A copy with its own memory (recorded, so gradients flow through it)."""
     xp = array_module(input._device)
     out = wrap(xp.array(input._data, order="C" if contiguous else "K", copy=True), input)
-    if needs_grad(input):
-        out.grad_fn = CloneBackward0((input,))
-    return out
+    return record(out, CloneBackward0, (input,))
 
 
 def contiguous(input, memory_format=None):
@@ -306,6 +283,8 @@ def contiguous(input, memory_format=None):
 
 
 def is_contiguous(input, memory_format=None):
+    """True if the elements lie in memory in row-major order without gaps (the numpy array's
+    C order; ``memory_format`` is accepted and ignored): ``c10/core/TensorImpl.h``."""
     return bool(input._data.flags.c_contiguous)
 
 
@@ -339,9 +318,8 @@ def cat(tensors, dim=0):
                            f"{shapes}") from None
     out = wrap(data, tensors[0])
     if needs_grad(*tensors):
-        node = CatBackward0(tuple(tensors))
-        node.dim, node.sizes = dim, [t._data.shape[dim] for t in tensors]
-        out.grad_fn = node
+        out.grad_fn = CatBackward0(tuple(tensors), dim=dim,
+                                   sizes=[t._data.shape[dim] for t in tensors])
     return out
 
 
@@ -363,9 +341,9 @@ def unbind(input, dim=0):
     pieces = mark_multi_output(tuple(make_view(input, input._data[(slice(None),) * dim + (i, Ellipsis)])
                                      for i in range(input._data.shape[dim])))
     if needs_grad(input) and pieces:
-        node = UnbindBackward0((input,))
-        node.dim, node.num_outputs = dim, len(pieces)
-        node.slice_shape, node.dtype, node.device = pieces[0]._data.shape, input._dtype, input._device
+        node = UnbindBackward0((input,), dim=dim, num_outputs=len(pieces),
+                               slice_shape=pieces[0]._data.shape, dtype=input._dtype,
+                               device=input._device)
         for i, piece in enumerate(pieces):
             piece.grad_fn, piece._output_nr = node, i
     return pieces
@@ -392,8 +370,4 @@ def stack(tensors, dim=0):
     dim = _wrap_dim(dim, tensors[0]._data.ndim + 1)
     xp = array_module(tensors[0]._device)
     out = wrap(xp.stack([t._data.astype(dtype.numpy, copy=False) for t in tensors], axis=dim), tensors[0])
-    if needs_grad(*tensors):
-        node = StackBackward0(tuple(tensors))
-        node.dim = dim
-        out.grad_fn = node
-    return out
+    return record(out, StackBackward0, tuple(tensors), dim=dim)

@@ -1,10 +1,13 @@
-"""``softmax`` and ``log_softmax`` along a dimension, computed stably (max subtracted first)."""
+"""``softmax`` and ``log_softmax`` along a dimension, computed stably (max subtracted first).
+
+Mirrors ``aten/src/ATen/native/SoftMax.cpp``.
+"""
 import numpy as np
 
 from .._device import array_module_of
 from .._tensor import _wrap_dim
 from ..autograd.graph import Node
-from ._common import from_accumulator, needs_grad, wrap
+from ._common import from_accumulator, record, wrap
 
 
 def _floating_data(input, dtype, name):
@@ -37,11 +40,7 @@ def softmax(input, dim, dtype=None):
         shifted = xp.exp(data - xp.max(data, axis=dim, keepdims=True))
         result = shifted / xp.sum(shifted, axis=dim, keepdims=True)
     out = wrap(from_accumulator(result, result_dtype), input)
-    if needs_grad(input):
-        out.grad_fn = SoftmaxBackward0((input,))
-        out.grad_fn.dim = dim
-        out.grad_fn.save_result(out)
-    return out
+    return record(out, SoftmaxBackward0, (input,), save_result=True, dim=dim)
 
 
 class LogSoftmaxBackward0(Node):
@@ -61,8 +60,4 @@ def log_softmax(input, dim, dtype=None):
         shifted = data - xp.max(data, axis=dim, keepdims=True)
         result = shifted - xp.log(xp.sum(xp.exp(shifted), axis=dim, keepdims=True))
     out = wrap(from_accumulator(result, result_dtype), input)
-    if needs_grad(input):
-        out.grad_fn = LogSoftmaxBackward0((input,))
-        out.grad_fn.dim = dim
-        out.grad_fn.save_result(out)
-    return out
+    return record(out, LogSoftmaxBackward0, (input,), save_result=True, dim=dim)

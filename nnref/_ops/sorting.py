@@ -52,9 +52,7 @@ def _sorted(input, dim, descending, k, node_class, name):
         values = xp.take_along_axis(data, indices, axis=dim)
     values, indices = wrap(values, input), wrap(indices, input)
     if needs_grad(input):
-        node = node_class((input,))
-        node.dim, node.indices, node.self_sizes = dim, indices, data.shape
-        values.grad_fn = node
+        values.grad_fn = node_class((input,), dim=dim, indices=indices, self_sizes=data.shape)
     return _return_type(name)(values, indices)
 
 

@@ -1,5 +1,7 @@
 """``split``/``chunk``, ``repeat``, ``diagonal``, ``tril``/``triu``: more of ``TensorShape.cpp``.
 
+Mirrors ``aten/src/ATen/native/TensorShape.cpp``.
+
 The pieces of ``split`` and ``chunk`` and the result of ``diagonal`` are views of the
 input, as in PyTorch; ``repeat`` and ``tril``/``triu`` copy.  Every backward is
 written with nnref ops, so it can be differentiated again.
@@ -10,7 +12,7 @@ import numbers
 from .._device import array_module
 from .._tensor import _wrap_dim
 from ..autograd.graph import Node
-from ._common import needs_grad, wrap
+from ._common import needs_grad, record, wrap
 from .shape import cat, make_view
 
 __all__ = ["split", "chunk", "repeat", "diagonal", "tril", "triu"]
@@ -40,10 +42,9 @@ def _pieces(input, dim, sizes, node_class):
     pieces = tuple(make_view(input, input._data[lead + (slice(a, b),)])
                    for a, b in zip(starts, starts[1:]))
     if needs_grad(input) and pieces:
-        node = node_class((input,))
-        node.dim, node.num_outputs = dim, len(pieces)
-        node.piece_shapes = [p._data.shape for p in pieces]
-        node.dtype, node.device = input._dtype, input._device
+        node = node_class((input,), dim=dim, num_outputs=len(pieces),
+                          piece_shapes=[p._data.shape for p in pieces], dtype=input._dtype,
+                          device=input._device)
         for i, piece in enumerate(pieces):
             piece.grad_fn, piece._output_nr = node, i
     return pieces
@@ -110,11 +111,7 @@ def repeat(input, *repeats):
         raise RuntimeError(f"Trying to create tensor with negative dimension: repeats={list(repeats)}")
     xp = array_module(input._device)
     out = wrap(xp.tile(input._data, repeats), input)
-    if needs_grad(input):
-        node = RepeatBackward0((input,))
-        node.repeats, node.self_sizes = repeats, input._data.shape
-        out.grad_fn = node
-    return out
+    return record(out, RepeatBackward0, (input,), repeats=repeats, self_sizes=input._data.shape)
 
 
 class DiagonalBackward0(Node):
@@ -137,9 +134,8 @@ class _DiagonalScatter(Node):
 
     @staticmethod
     def make(grad, out, source):
-        node = _DiagonalScatter((None, grad))
-        node.offset, node.dim1, node.dim2 = source.offset, source.dim1, source.dim2
-        out.grad_fn = node
+        out.grad_fn = _DiagonalScatter((None, grad), offset=source.offset, dim1=source.dim1,
+                                       dim2=source.dim2)
         return out
 
     def backward(self, grad):
@@ -166,11 +162,8 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
         out = make_view(input, xp.lib.stride_tricks.as_strided(data[start], shape, strides))
     else:
         out = wrap(xp.zeros(shape, dtype=data.dtype), input)
-    if needs_grad(input):
-        node = DiagonalBackward0((input,))
-        node.offset, node.dim1, node.dim2, node.self_sizes = offset, dim1, dim2, data.shape
-        out.grad_fn = node
-    return out
+    return record(out, DiagonalBackward0, (input,), offset=offset, dim1=dim1, dim2=dim2,
+                  self_sizes=data.shape)
 
 
 class TrilBackward0(Node):
@@ -188,10 +181,7 @@ def _triangle(input, diagonal, lower, node_class):
         raise RuntimeError(f"{'tril' if lower else 'triu'}: input tensor must have at least 2 dimensions")
     xp = array_module(input._device)
     out = wrap((xp.tril if lower else xp.triu)(input._data, diagonal), input)
-    if needs_grad(input):
-        out.grad_fn = node_class((input,))
-        out.grad_fn.diagonal = diagonal
-    return out
+    return record(out, node_class, (input,), diagonal=diagonal)
 
 
 def tril(input, diagonal=0):

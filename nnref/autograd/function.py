@@ -50,6 +50,8 @@ class BackwardCFunction(FunctionCtx, Node):
 
     # Python's own repr, as PyTorch's: <nnref.autograd.function.MyFnBackward object at 0x...>
     __repr__ = object.__repr__
+    # One flag per argument of apply(), numbers included (set there), not per tensor edge.
+    needs_input_grad = ()
 
     def backward(self, *grad_outputs):
         grads = self._forward_cls.backward(self, *grad_outputs)
@@ -95,19 +97,27 @@ class Function(metaclass=_FunctionMeta):
 
     @staticmethod
     def forward(*args, **kwargs):
+        """Override: compute the outputs from the inputs (``forward(ctx, *args)``, or without
+        ``ctx`` next to ``setup_context``); runs without recording (``torch/autograd/function.py``)."""
         raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
 
     @staticmethod
     def setup_context(ctx, inputs, output):
+        """Override, with a ``forward`` that takes no ``ctx``: save on ``ctx`` what ``backward``
+        needs, from the inputs and the output (``torch/autograd/function.py``)."""
         raise NotImplementedError("setup_context is not implemented.")
 
     @staticmethod
     def backward(ctx, *grad_outputs):
+        """Override: one gradient per output in, one per ``forward`` input out (``None`` for an
+        input that needs none), as ``torch/autograd/function.py`` asks."""
         raise NotImplementedError("You must implement either the backward or vjp method for your "
                                   "custom autograd.Function to use it with backward mode AD.")
 
     @classmethod
     def apply(cls, *args, **kwargs):
+        """Run ``forward`` on ``args`` and, when an input requires grad, attach a backward node
+        (the ``ctx``) to the outputs: ``THPFunction_apply`` of ``torch/csrc/autograd/python_function.cpp``."""
         from .._tensor import Tensor
         ctx = cls._backward_cls.__new__(cls._backward_cls)
         tensor_positions = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))

@@ -83,7 +83,9 @@ class Node:
     # PyTorch's nodes for TensorList inputs (cat, stack) return a gradient for every tensor.
     _all_gradients = False
 
-    def __init__(self, inputs, saved=()):
+    def __init__(self, inputs, saved=(), **fields):
+        """Edges to ``inputs``, the tensors ``saved`` for backward (each with its version now),
+        and ``fields``: the plain values the derivative needs (``alpha``, ``dim``, sizes...)."""
         self._sequence_nr = next(_sequence_numbers)
         self.next_functions = tuple(gradient_edge(t) for t in inputs)
         # Shape/dtype/device of each input, so the engine can reduce broadcast gradients back to it.
@@ -99,6 +101,13 @@ class Node:
         self._tensor_pre_hooks = None
         self._retains_grad_hooks = None
         self._graph_output_requires_grad = False
+        if fields:
+            self.__dict__.update(fields)
+
+    @property
+    def needs_input_grad(self):
+        """Which inputs want a gradient (as ``ctx.needs_input_grad`` of a custom Function)."""
+        return tuple(node is not None for node, _ in self.next_functions)
 
     # -- what PyTorch's Python API offers on a grad_fn ------------------------------------------
     def name(self):
@@ -115,6 +124,8 @@ class Node:
         return grads[0] if len(grads) == 1 else grads
 
     def apply(self, *grad_outputs):
+        """The input gradients as a tuple, from ``backward`` (``Node::apply`` of
+        ``torch/csrc/autograd/function.h``); the engine calls it."""
         grads = self.backward(*grad_outputs)
         if not isinstance(grads, tuple):
             grads = (grads,)
@@ -127,6 +138,8 @@ class Node:
         return grads
 
     def backward(self, *grad_outputs):
+        """Each node class defines it: the gradients of its inputs from those of its outputs
+        (the formulas of ``tools/autograd/derivatives.yaml``)."""
         raise NotImplementedError(f"{self.name()} does not implement backward")
 
     def register_hook(self, hook):
@@ -149,6 +162,8 @@ class Node:
 
     @property
     def saved_tensors(self):
+        """The tensors the op saved for backward, checked against in-place changes; raises once
+        backward has freed them (``SavedVariable::unpack``, ``torch/csrc/autograd/saved_variable.cpp``)."""
         if self._saved is None:
             raise RuntimeError(FREED_MESSAGE)
         return tuple(None if s is None else s.unpack(self) for s in self._saved)

@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import _dtype
 from .._device import array_module_of
-from .._ops._common import needs_grad, wrap
+from .._ops._common import needs_grad, record, wrap
 from .._ops.pointwise import clamp
 from ..autograd.grad_mode import _GradState, no_grad
 from ..autograd.graph import Node
@@ -278,8 +278,7 @@ def convolution_backward(grad, input, weight, conv, output_mask):
     outputs = tuple(None if r is None else wrap(_as(r, grad._data), grad) for r in results)
     sources = (grad, input if wants_weight else None, weight if wants_input else None)
     if needs_grad(*sources):
-        node = ConvolutionBackwardBackward0(sources, saved=sources)
-        node.conv, node.num_outputs = conv, 3
+        node = ConvolutionBackwardBackward0(sources, sources, conv=conv, num_outputs=3)
         for index, out in enumerate(outputs):
             if out is not None:
                 out.grad_fn, out._output_nr = node, index
@@ -335,11 +334,7 @@ def pad_2d(input, pads, mode):
         maps.append((index, (index[:, None] == xp.arange(size)).astype(_opmath(x[:0]).dtype)))
     (row_index, row_map), (col_index, col_map) = maps
     out = wrap(x[..., row_index[:, None], col_index], input)
-    if needs_grad(input):
-        node = node_class((input,))
-        node.row_map, node.col_map = row_map, col_map
-        out.grad_fn = node
-    return out
+    return record(out, node_class, (input,), row_map=row_map, col_map=col_map)
 
 
 def _conv_padding(padding, kernel, dilation, stride):
@@ -413,11 +408,8 @@ def _convolve(input, weight, bias, conv):
     if bias is not None:
         out += _opmath(bias._data).reshape(1, -1, 1, 1)
     result = wrap(_as(out, input._data), input)
-    if needs_grad(input, weight, bias):
-        node = ConvolutionBackward0((input, weight, bias), saved=(input, weight))
-        node.conv = conv
-        result.grad_fn = node
-    return result
+    return record(result, ConvolutionBackward0, (input, weight, bias), saved=(input, weight),
+                  conv=conv)
 
 
 # --------------------------------------------------------------------------------------------
@@ -515,12 +507,11 @@ def max_pool2d_with_indices(input, kernel, stride, padding, dilation, ceil_mode)
     indices = (rows * w + cols).astype(np.int64, copy=False)
     out = wrap(values[0] if unbatched else values, input)
     if needs_grad(input):
-        node = MaxPool2DWithIndicesBackward0((input,))
-        node.indices, node.self_sizes = indices, (n, c, h, w)
         tiled = tuple(kernel) == tuple(stride) and not any(padding) and tuple(dilation) == (1, 1) \
             and not bottom and not right
-        node.tiles, node.offsets = (tuple(kernel), best) if tiled else (None, None)
-        out.grad_fn = node
+        out.grad_fn = MaxPool2DWithIndicesBackward0(
+            (input,), indices=indices, self_sizes=(n, c, h, w),
+            tiles=tuple(kernel) if tiled else None, offsets=best if tiled else None)
     return out, wrap(indices[0] if unbatched else indices, input)
 
 
@@ -620,12 +611,9 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     if bias is not None:
         y = y + _opmath(bias._data).reshape(shape)
     out = wrap(_as(y, input._data), input)
-    if needs_grad(input, weight, bias):
-        node = NativeBatchNormBackward0((input, weight, bias), saved=(input, weight))
-        node.axes, node.param_shape, node.training = axes, shape, training
-        node.mean, node.invstd, node.eps = mean, invstd, eps
-        out.grad_fn = node
-    return out
+    return record(out, NativeBatchNormBackward0, (input, weight, bias), saved=(input, weight),
+                  axes=axes, param_shape=shape, training=training, mean=mean, invstd=invstd,
+                  eps=eps)
 
 
 def _running_update(buffer, batch_value, momentum):
@@ -696,11 +684,8 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
     if bias is not None:
         y = y + _opmath(bias._data)
     out = wrap(_as(y, input._data), input)
-    if needs_grad(input, weight, bias):
-        node = NativeLayerNormBackward0((input, weight, bias), saved=(input, weight))
-        node.axes, node.mean, node.invstd, node.eps = axes, mean, invstd, eps
-        out.grad_fn = node
-    return out
+    return record(out, NativeLayerNormBackward0, (input, weight, bias), saved=(input, weight),
+                  axes=axes, mean=mean, invstd=invstd, eps=eps)
 
 
 # --------------------------------------------------------------------------------------------
@@ -741,10 +726,9 @@ def embedding(weight, indices, padding_idx, scale_grad_by_freq):
         raise IndexError("index out of range in self")
     out = wrap(array_module_of(idx).take(weight._data, idx, axis=0), weight)
     if needs_grad(weight):
-        node = EmbeddingBackward0((weight,))
-        node.indices, node.num_weights = idx.copy(), weight._data.shape[0]
-        node.padding_idx, node.scale_grad_by_freq = padding_idx, scale_grad_by_freq
-        out.grad_fn = node
+        out.grad_fn = EmbeddingBackward0((weight,), indices=idx.copy(),
+                                         num_weights=weight._data.shape[0], padding_idx=padding_idx,
+                                         scale_grad_by_freq=scale_grad_by_freq)
     return out
 
 
@@ -860,10 +844,9 @@ def nll_loss_nd(input, target, weight, reduction, ignore_index):
     out = wrap(_as(xp.asarray(data), input._data), input)
     if needs_grad(input):
         node_class = NllLoss2DBackward0 if input._data.ndim > 2 else NllLossBackward0
-        node = node_class((input,))
-        node.reduction, node.self_sizes = reduction, x.shape
-        node.safe_target, node.picked_weight, node.total_weight = safe, picked_weight, total_weight
-        out.grad_fn = node
+        out.grad_fn = node_class((input,), reduction=reduction, self_sizes=x.shape,
+                                 safe_target=safe, picked_weight=picked_weight,
+                                 total_weight=total_weight)
     return out
 
 
@@ -878,10 +861,7 @@ def div_scalar(input, other):
     """``input / other`` for a Python number, recorded as ATen's ``div(Tensor, Scalar)``."""
     out = wrap((input._data / input._dtype.numpy.type(other)).astype(input._data.dtype, copy=False),
                input)
-    if needs_grad(input):
-        out.grad_fn = DivBackward1((input,))
-        out.grad_fn.other = other
-    return out
+    return record(out, DivBackward1, (input,), other=other)
 
 
 class MseLossBackward0(Node):
@@ -901,11 +881,8 @@ def mse_loss(input, target, reduction):
     diff = _opmath(input._data) - _opmath(target._data)
     xp = array_module_of(diff)
     out = wrap(_as(xp.asarray(_reduce(diff * diff, reduction)), input._data), input)
-    if needs_grad(input, target):
-        node = MseLossBackward0((input, target), saved=(input, target))
-        node.reduction, node.count = reduction, diff.size
-        out.grad_fn = node
-    return out
+    return record(out, MseLossBackward0, (input, target), saved=(input, target),
+                  reduction=reduction, count=diff.size)
 
 
 class BinaryCrossEntropyWithLogitsBackward0(Node):
@@ -956,10 +933,6 @@ def binary_cross_entropy_with_logits(input, target, weight, pos_weight, reductio
         losses = losses * _opmath(weight._data)
     out = wrap(_as(array_module_of(x).asarray(_reduce(_as(losses, x), reduction)), input._data),
                input)
-    if needs_grad(input, target):
-        node = BinaryCrossEntropyWithLogitsBackward0((input, target),
-                                                     saved=(input, target, weight, pos_weight))
-        node.reduction, node.count = reduction, losses.size
-        out.grad_fn = node
-    return out
+    return record(out, BinaryCrossEntropyWithLogitsBackward0, (input, target),
+                  saved=(input, target, weight, pos_weight), reduction=reduction, count=losses.size)
 

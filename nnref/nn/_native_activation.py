@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from .._device import array_module_of
-from .._ops._common import needs_grad, wrap
+from .._ops._common import record, wrap
 from .._ops._first_order import FirstOrderBackward
 from ._native import _as, _opmath
 
@@ -46,12 +46,8 @@ def _unary(input, data, node_class, **attributes):
     ``attributes`` may hold arrays the forward pass computed anyway (a CDF, an
     exponential) so that the backward pass does not compute them again.
     """
-    out = wrap(_as(data, input._data), input)
-    if needs_grad(input):
-        node = node_class((input,), saved=(input,))
-        node.__dict__.update(attributes)
-        out.grad_fn = node
-    return out
+    return record(wrap(_as(data, input._data), input), node_class, (input,), saved=(input,),
+                  **attributes)
 
 
 # --------------------------------------------------------------------------------------------
@@ -72,7 +68,7 @@ class GeluBackward0(FirstOrderBackward):
         dtype = x.dtype.type
         square = x * x
         if self.approximate == "tanh":
-            t = self.saved
+            t = self.intermediate
             # 0.5 (1 + t) + 0.5 x (1 - t^2) sqrt(2/pi) (1 + 3 kappa x^2)
             d_inner = xp.multiply(square, dtype(3 * _KAPPA * _SQRT_2_OVER_PI), out=square)
             d_inner += dtype(_SQRT_2_OVER_PI)
@@ -89,7 +85,7 @@ class GeluBackward0(FirstOrderBackward):
             xp.exp(pdf, out=pdf)
             pdf *= x
             pdf *= dtype(1 / math.sqrt(2 * math.pi))
-            derivative = xp.add(pdf, self.saved, out=pdf)
+            derivative = xp.add(pdf, self.intermediate, out=pdf)
         derivative *= g
         return (wrap(_as(derivative, grad._data), grad),)
 
@@ -119,7 +115,7 @@ def gelu(input, approximate="none"):
     data *= x
     if approximate == "tanh":
         data *= dtype(0.5)
-    return _unary(input, data, GeluBackward0, approximate=approximate, saved=saved)
+    return _unary(input, data, GeluBackward0, approximate=approximate, intermediate=saved)
 
 
 # --------------------------------------------------------------------------------------------
@@ -218,12 +214,8 @@ def elu(input, alpha=1.0, scale=1.0, input_scale=1.0):
     positive *= dtype(scale)
     data += positive
     out = wrap(_as(data, input._data), input)
-    if needs_grad(input):
-        node = EluBackward0((input,), saved=(input,))
-        node.alpha, node.scale, node.input_scale = alpha, scale, input_scale
-        node.save_result(out)
-        out.grad_fn = node
-    return out
+    return record(out, EluBackward0, (input,), saved=(input,), save_result=True, alpha=alpha,
+                  scale=scale, input_scale=input_scale)
 
 
 class SoftplusBackward0(FirstOrderBackward):

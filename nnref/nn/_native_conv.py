@@ -9,7 +9,7 @@
   convolution (im2col of the output gradient, then one matrix product).
 """
 from .._device import array_module_of
-from .._ops._common import needs_grad, wrap
+from .._ops._common import needs_grad, record, wrap
 from .._ops._first_order import FirstOrderBackward
 from .._tensor import Tensor
 from ._native import _as, _opmath, _wants, convolution
@@ -65,10 +65,9 @@ def conv1d(input, weight, bias, stride, padding, dilation, groups):
                         groups)
     out = wrap(inner._data[:, :, 0, :], input)
     if record:
-        node = ConvolutionBackward0((input, weight, bias))
-        node.transposed, node.inner = False, inner.grad_fn
+        out.grad_fn = ConvolutionBackward0((input, weight, bias), transposed=False,
+                                           inner=inner.grad_fn)
         inner.grad_fn = None
-        out.grad_fn = node
     return out
 
 
@@ -190,9 +189,8 @@ def conv_transpose2d(input, weight, bias, stride, padding, output_padding, group
         out = out + _opmath(bias._data).reshape(1, cout, 1, 1)
     result = wrap(_as(xp.ascontiguousarray(out), x), input)
     if needs_grad(input, weight, bias):
-        node = ConvolutionBackward0((input, weight, bias), saved=(input, weight))
-        node.transposed = True
-        node.kernel, node.stride, node.dilation, node.groups = kernel, tuple(stride), tuple(dilation), groups
-        node.padding, node.canvas = tuple(padding), tuple(full)
-        result.grad_fn = node
+        result.grad_fn = ConvolutionBackward0((input, weight, bias), (input, weight),
+                                              transposed=True, kernel=kernel, stride=tuple(stride),
+                                              dilation=tuple(dilation), groups=groups,
+                                              padding=tuple(padding), canvas=tuple(full))
     return result

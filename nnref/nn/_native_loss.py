@@ -7,7 +7,7 @@ plain numpy, so these nodes are first-order only (a second derivative raises).
 import numpy as np
 
 from .._device import array_module_of
-from .._ops._common import needs_grad, wrap
+from .._ops._common import record, wrap
 from .._ops._first_order import FirstOrderBackward
 from ._native import _as, _opmath, _reduce, _wants
 
@@ -51,11 +51,8 @@ def smooth_l1_loss(input, target, reduction, beta):
     loss = xp.where(magnitude < beta_, d.dtype.type(0.5) * d * d / beta_ if beta else d,
                     magnitude - d.dtype.type(0.5) * beta_)
     out = wrap(_as(xp.asarray(_reduce(loss, reduction)), input._data), input)
-    if needs_grad(input, target):
-        node = SmoothL1LossBackward0((input, target), saved=(input, target))
-        node.reduction, node.beta = reduction, beta
-        out.grad_fn = node
-    return out
+    return record(out, SmoothL1LossBackward0, (input, target), saved=(input, target),
+                  reduction=reduction, beta=beta)
 
 
 class HuberLossBackward0(FirstOrderBackward):
@@ -80,11 +77,8 @@ def huber_loss(input, target, reduction, delta):
     loss = xp.where(magnitude < delta_, d.dtype.type(0.5) * d * d,
                     delta_ * (magnitude - d.dtype.type(0.5) * delta_))
     out = wrap(_as(xp.asarray(_reduce(loss, reduction)), input._data), input)
-    if needs_grad(input, target):
-        node = HuberLossBackward0((input, target), saved=(input, target))
-        node.reduction, node.delta = reduction, delta
-        out.grad_fn = node
-    return out
+    return record(out, HuberLossBackward0, (input, target), saved=(input, target),
+                  reduction=reduction, delta=delta)
 
 
 _EPSILON = 1e-12
@@ -126,8 +120,5 @@ def binary_cross_entropy(input, target, weight, reduction):
     if weight is not None:
         loss = loss * _opmath(weight._data)
     out = wrap(_as(xp.asarray(_reduce(loss, reduction)), input._data), input)
-    if needs_grad(input, target):
-        node = BinaryCrossEntropyBackward0((input, target), saved=(input, target))
-        node.reduction, node.weight = reduction, weight
-        out.grad_fn = node
-    return out
+    return record(out, BinaryCrossEntropyBackward0, (input, target), saved=(input, target),
+                  reduction=reduction, weight=weight)

@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from .._device import array_module_of
-from .._ops._common import needs_grad, wrap
+from .._ops._common import needs_grad, record, wrap
 from .._ops._first_order import FirstOrderBackward
 from ..autograd.grad_mode import no_grad
 from ._native import _as, _opmath, _pool_output_size, max_pool2d_with_indices
@@ -117,10 +117,10 @@ def avg_pool2d(input, kernel, stride, padding, ceil_mode, count_include_pad, div
     out_data = total / divisor
     out = wrap(_as(out_data[0] if unbatched else out_data, x), input)
     if needs_grad(input):
-        node = AvgPool2DBackward0((input,))
-        node.kernel, node.stride, node.padding = tuple(kernel), tuple(stride), tuple(padding)
-        node.input_hw, node.padded_hw, node.divisor, node.unbatched = (h, w), (padded_h, padded_w), divisor, unbatched
-        out.grad_fn = node
+        out.grad_fn = AvgPool2DBackward0((input,), kernel=tuple(kernel), stride=tuple(stride),
+                                         padding=tuple(padding), input_hw=(h, w),
+                                         padded_hw=(padded_h, padded_w), divisor=divisor,
+                                         unbatched=unbatched)
     return out
 
 
@@ -186,11 +186,7 @@ def adaptive_avg_pool2d(input, output_size):
     # (OH, H) @ (..., H, W) @ (W, OW): window sums, then one division by each window's size.
     out_data = xp.matmul(xp.matmul(rows, data), cols.T) / area
     out = wrap(_as(out_data, input._data), input)
-    if needs_grad(input):
-        node = AdaptiveAvgPool2DBackward0((input,))
-        node.rows, node.cols, node.area = rows, cols, area
-        out.grad_fn = node
-    return out
+    return record(out, AdaptiveAvgPool2DBackward0, (input,), rows=rows, cols=cols, area=area)
 
 
 class AdaptiveMaxPool2DBackward0(FirstOrderBackward):
@@ -256,8 +252,7 @@ def adaptive_max_pool2d(input, output_size):
 def _adaptive_max_result(input, values, indices, lead, h, w):
     out = wrap(values, input)
     if needs_grad(input):
-        node = AdaptiveMaxPool2DBackward0((input,))
-        node.indices, node.self_sizes = indices, input._data.shape
-        node.planes, node.hw = math.prod(lead), h * w
-        out.grad_fn = node
+        out.grad_fn = AdaptiveMaxPool2DBackward0((input,), indices=indices,
+                                                 self_sizes=input._data.shape,
+                                                 planes=math.prod(lead), hw=h * w)
     return out, wrap(indices, input)

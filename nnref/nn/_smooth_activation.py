@@ -35,7 +35,8 @@ def logsigmoid(input):
     x = _float("log_sigmoid_forward", input)
     xp = array_module(input._device)
     data = xp.minimum(x, 0) - xp.log1p(xp.exp(-xp.abs(x)))
-    return record(wrap(data.astype(x.dtype, copy=False), input), LogSigmoidBackward0, (input,))
+    out = wrap(data.astype(x.dtype, copy=False), input)
+    return record(out, LogSigmoidBackward0, (input,), saved=(input,))
 
 
 def _softplus(x):
@@ -57,7 +58,8 @@ def mish(input):
     with np.errstate(over="ignore"):
         softplus = xp.where(x > 20, x, xp.log1p(xp.exp(xp.minimum(x, 20))))
     data = x * xp.tanh(softplus)
-    return record(wrap(data.astype(x.dtype, copy=False), input), MishBackward0, (input,))
+    out = wrap(data.astype(x.dtype, copy=False), input)
+    return record(out, MishBackward0, (input,), saved=(input,))
 
 
 class HardswishBackward0(Node):
@@ -72,7 +74,8 @@ def hardswish(input):
     x = _float("hardswish_cpu", input)
     xp = array_module(input._device)
     data = x * xp.clip(x + 3, 0, 6) / 6
-    return record(wrap(data.astype(x.dtype, copy=False), input), HardswishBackward0, (input,))
+    out = wrap(data.astype(x.dtype, copy=False), input)
+    return record(out, HardswishBackward0, (input,), saved=(input,))
 
 
 class HardsigmoidBackward0(Node):
@@ -93,7 +96,8 @@ def hardsigmoid(input):
     x = _float("hardsigmoid_cpu", input)
     xp = array_module(input._device)
     data = xp.clip(x + 3, 0, 6) / 6
-    return record(wrap(data.astype(x.dtype, copy=False), input), HardsigmoidBackward0, (input,))
+    out = wrap(data.astype(x.dtype, copy=False), input)
+    return record(out, HardsigmoidBackward0, (input,), saved=(input,))
 
 
 class GluBackward0(Node):
@@ -115,7 +119,8 @@ def glu(input, dim=-1):
     xp = array_module(input._device)
     first, second = xp.split(x, 2, axis=dim)
     data = first / (1 + xp.exp(-second))
-    return record(wrap(data.astype(x.dtype, copy=False), input), GluBackward0, (input,), dim=dim)
+    out = wrap(data.astype(x.dtype, copy=False), input)
+    return record(out, GluBackward0, (input,), saved=(input,), dim=dim)
 
 
 class ConstantPadNdBackward0(Node):
@@ -147,11 +152,7 @@ def constant_pad_nd(input, pad, value=0):
         crops[axis] = slice(max(-before, 0), data.shape[axis] - max(-after, 0))
     cropped = data[tuple(crops)]
     out = wrap(xp.pad(cropped, widths, constant_values=input._dtype.numpy.type(value)), input)
-    if needs_grad(input):
-        node = ConstantPadNdBackward0((input,))
-        node.pad = pad
-        out.grad_fn = node
-    return out
+    return record(out, ConstantPadNdBackward0, (input,), pad=pad)
 
 
 def _nearest_source(input_size, output_size, scale, xp):
@@ -194,8 +195,7 @@ def upsample_nearest(input, output_size, scales):
         data = xp.take(data, index, axis=2 + k)
     out = wrap(data, input)
     if needs_grad(input):
-        node = (UpsampleNearest1DBackward0 if spatial == 1 else UpsampleNearest2DBackward0)((input,))
-        node.sources = [wrap(index.astype(np.int64), input) for index in sources]
-        node.input_sizes = input._data.shape[2:]
-        out.grad_fn = node
+        node_class = UpsampleNearest1DBackward0 if spatial == 1 else UpsampleNearest2DBackward0
+        out.grad_fn = node_class((input,), input_sizes=input._data.shape[2:],
+                                 sources=[wrap(index.astype(np.int64), input) for index in sources])
     return out
