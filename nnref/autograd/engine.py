@@ -188,24 +188,7 @@ def run_backward(roots, root_grads, keep_graph, create_graph, inputs=None, accum
     graph_root = _GraphRoot(gradient_edge(t) for t in roots)
     dependencies = _dependencies(graph_root)
     graph_root.num_outputs = len(graph_root.next_functions)
-
-    captures = {}  # (node, slot) -> positions in the result (autograd.grad may name a tensor twice)
-    accumulate_targets = set()
-    needed = None
-    if inputs is not None:
-        for position, tensor in enumerate(inputs):
-            node, slot = gradient_edge(tensor)
-            if node is None:
-                continue
-            if accumulate_grad:
-                # backward(inputs=[t]) runs t's node, hooks and all (a leaf's AccumulateGrad; a
-                # non-leaf's grad_fn, whose retain_grad hook fills .grad), as PyTorch's
-                # init_to_execute marks every input's node as needed.
-                accumulate_targets.add(node)
-            else:
-                captures.setdefault((node, slot), []).append(position)
-        needed = _needed_nodes(graph_root, accumulate_targets | {node for node, _ in captures})
-    captured = [None] * (len(inputs) if inputs is not None else 0)
+    targets = None if inputs is None else _Targets(graph_root, inputs, accumulate_grad)
 
     buffers = {graph_root: list(root_grads)}
     # Ties (every AccumulateGrad has the same infinite sequence number) go first-in first-out,
@@ -225,30 +208,59 @@ def run_backward(roots, root_grads, keep_graph, create_graph, inputs=None, accum
                     grad_inputs = grads
                 else:
                     grads = _call_tensor_pre_hooks(node, grads)
-                    for slot in range(node.num_outputs) if captures else ():
-                        for position in captures.get((node, slot), ()):
-                            captured[position] = grads[slot]
-                    if needed is not None and node not in accumulate_targets and not any(
-                            child in needed for child, _ in node.next_functions):
-                        continue  # reached only so its incoming gradient could be captured
+                    if targets is not None and targets.capture_and_skip(node, grads):
+                        continue
                     grad_inputs = _run_node(node, grads, keep_graph)
                 del grads
-                for child in _route(node, grad_inputs, buffers, dependencies, needed):
+                for child in _route(node, grad_inputs, buffers, dependencies, targets):
                     heapq.heappush(ready, (-child._sequence_nr, next(pushes), child))
                 del grad_inputs  # nothing here may keep a gradient an accumulator could adopt
     finally:
         _GradState.enabled = previous_mode
-    return captured
+    return [] if targets is None else targets.captured
 
 
-def _route(node, grad_inputs, buffers, dependencies, needed):
+class _Targets:
+    """What ``inputs=`` asks of a pass (``GraphTask::exec_info_`` and its captures in PyTorch).
+
+    Only nodes on a path to an input run.  ``autograd.grad`` captures the gradient
+    arriving at each input's node (a tensor named twice gets it twice);
+    ``backward(inputs=...)`` runs each input's node, hooks and all: a leaf's
+    AccumulateGrad, or a non-leaf's grad_fn, whose ``retain_grad`` hook fills ``.grad``.
+    """
+
+    def __init__(self, graph_root, inputs, accumulate_grad):
+        from .graph import gradient_edge
+        self.captures = {}  # (node, slot) -> positions in the result
+        self.run = set()  # input nodes run for backward(inputs=...)
+        for position, tensor in enumerate(inputs):
+            node, slot = gradient_edge(tensor)
+            if node is None:
+                continue
+            if accumulate_grad:
+                self.run.add(node)
+            else:
+                self.captures.setdefault((node, slot), []).append(position)
+        self.needed = _needed_nodes(graph_root, self.run | {node for node, _ in self.captures})
+        self.captured = [None] * len(inputs)
+
+    def capture_and_skip(self, node, grads):
+        """Capture ``node``'s incoming gradients if asked; True when that was its only purpose."""
+        for slot in range(node.num_outputs) if self.captures else ():
+            for position in self.captures.get((node, slot), ()):
+                self.captured[position] = grads[slot]
+        return node not in self.run and not any(child in self.needed
+                                                for child, _ in node.next_functions)
+
+
+def _route(node, grad_inputs, buffers, dependencies, targets):
     """Add each gradient into the buffer of the node it flows to; yield nodes that became ready.
 
     A node is ready once every edge into it has delivered, so a tensor used several times
     passes on the sum of its gradients.
     """
     for (child, slot), grad in zip(node.next_functions, grad_inputs):
-        if child is None or (needed is not None and child not in needed):
+        if child is None or (targets is not None and child not in targets.needed):
             continue
         buffer = buffers.get(child)
         if buffer is None:
