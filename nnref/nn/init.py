@@ -9,6 +9,9 @@ import math
 import numbers
 import warnings
 
+from .._creation import arange, empty, empty_like, eye, randperm
+from .._ops.pointwise import where
+from .._ops.shape import stack
 from ..autograd.grad_mode import no_grad
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_",
@@ -65,7 +68,6 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     come uniformly from ``[a, b]`` and are accepted with probability ``pdf / pdf(mode)``.  The
     same draws in the same order as PyTorch's, so a seeded call gives its values.
     """
-    from .. import empty_like, where
 
     def norm_cdf(x):
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
@@ -126,7 +128,6 @@ def eye_(tensor):
     """The identity matrix in a 2-d tensor (ones on the main diagonal of a rectangle too)."""
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
-    from .. import eye
     with no_grad():
         tensor.copy_(eye(*tensor.shape, dtype=tensor.dtype, device=tensor.device))
     return tensor
@@ -143,7 +144,6 @@ def dirac_(tensor, groups=1):
         raise ValueError("dim 0 must be divisible by groups")
     out_chans_per_grp = sizes[0] // groups
     min_dim = min(out_chans_per_grp, sizes[1])
-    from .. import arange
     with no_grad():
         tensor.zero_()
         channel = arange(min_dim, device=tensor.device)
@@ -224,7 +224,6 @@ def orthogonal_(tensor, gain=1, generator=None):
         raise ValueError("Only tensors with 2 or more dimensions are supported")
     if tensor.numel() == 0:
         return tensor
-    from .. import empty
     from .._device import array_module_of
     from .._ops._common import wrap
     rows = tensor.shape[0]
@@ -252,7 +251,6 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     """
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
-    from .. import arange, randperm, stack
     rows, cols = tensor.shape
     num_zeros = math.ceil(sparsity * rows)
     with no_grad():

@@ -1,0 +1,145 @@
+"""nnref's layers: each part imports only the parts below it, as PyTorch's do.
+
+The rank order, lowest first (a module may import its own rank and those below):
+
+0. ``_dtype``, ``_device`` (and ``_namespace``, ``_source``): what a tensor *is made of*;
+1. ``_tensor``, ``_ops``, ``autograd``, the factories, the generators, ``cuda`` and
+   ``accelerator``: the tensor, its operations and their derivatives;
+2. ``nn``, ``optim``, ``utils.data``: what is built from tensors;
+3. ``serialization``, ``viz``, ``utils.safetensors``: what reads or draws the above;
+4. the ``nnref`` namespace itself, which gathers everything.
+
+An import against the order is allowed only inside a function (it runs after every module
+has loaded, so no import cycle can form) and only where ``ALLOWED_UPWARD`` lists it with its
+reason.  These tests read the source; a new upward import fails with its file and line.
+"""
+import ast
+import pathlib
+
+import nnref
+
+PACKAGE = pathlib.Path(nnref.__file__).parent
+
+RANKS = {
+    0: ("nnref._dtype", "nnref._device", "nnref._namespace", "nnref._source"),
+    1: ("nnref._tensor", "nnref._tensor_str", "nnref._tensor_docs", "nnref._ops", "nnref.autograd",
+        "nnref._creation", "nnref._random", "nnref.random", "nnref.utils.hooks", "nnref.cuda",
+        "nnref.accelerator"),
+    2: ("nnref.nn", "nnref.optim", "nnref.utils.data"),
+    3: ("nnref.serialization", "nnref._torch_checkpoint", "nnref.utils.safetensors", "nnref.viz",
+        "nnref.utils"),
+    4: ("nnref",),
+}
+
+# (importing module, imported module) -> why this in-function import goes up the order.
+ALLOWED_UPWARD = {
+    ("nnref._tensor", "nnref.serialization"):
+        "pickling a tensor is refused with save()'s recipe, a message serialization owns",
+    ("nnref.nn.modules.module", "nnref.serialization"):
+        "the same refusal for a module; and load_state_dict converts a PyTorch state_dict with "
+        "the checkpoint code's converter",
+    ("nnref.optim.optimizer", "nnref.serialization"):
+        "the same refusal for an optimizer",
+    ("nnref.nn.functional", "nnref"):
+        "F.normalize(out=) writes through the namespace's out= form of div",
+}
+
+
+def rank(module):
+    """The rank of ``module``: that of the longest prefix listed in RANKS."""
+    best = None
+    for level, prefixes in RANKS.items():
+        for prefix in prefixes:
+            if (module == prefix or module.startswith(prefix + ".")) and (
+                    best is None or len(prefix) > best[1]):
+                best = (level, len(prefix))
+    return None if best is None else best[0]
+
+
+def module_name(path):
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def nnref_imports(path):
+    """``(imported module, inside a function?, line)`` for each import of nnref code in ``path``.
+
+    ``from .. import div`` names the package ``nnref`` (a name from its namespace);
+    ``from ..x import y`` names module ``nnref.x``.
+    """
+    name = module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = []
+
+    def visit(node, in_function):
+        for child in ast.iter_child_nodes(node):
+            inside = in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                       ast.Lambda))
+            if isinstance(child, ast.ImportFrom):
+                if child.level:
+                    base = package.split(".")[:len(package.split(".")) - child.level + 1]
+                    target = ".".join(base + ([child.module] if child.module else []))
+                else:
+                    target = child.module or ""
+                if target == "nnref" or target.startswith("nnref."):
+                    if child.module is None:  # from .. import name: maybe a submodule
+                        for alias in child.names:
+                            sub = f"{target}.{alias.name}"
+                            found.append((sub if rank(sub) is not None and sub != target and
+                                          _is_module(sub) else target, inside, child.lineno))
+                    else:
+                        found.append((target, inside, child.lineno))
+            elif isinstance(child, ast.Import):
+                found.extend((a.name, inside, child.lineno) for a in child.names
+                             if a.name == "nnref" or a.name.startswith("nnref."))
+            visit(child, inside)
+
+    visit(tree, False)
+    return found
+
+
+def _is_module(dotted):
+    relative = pathlib.Path(*dotted.split(".")[1:])
+    return (PACKAGE / relative).with_suffix(".py").exists() or (PACKAGE / relative).is_dir()
+
+
+def all_imports():
+    return [(module_name(path), path, target, inside, line)
+            for path in sorted(PACKAGE.rglob("*.py"))
+            for target, inside, line in nnref_imports(path)]
+
+
+def test_every_module_has_a_rank():
+    unranked = sorted({module_name(p) for p in PACKAGE.rglob("*.py") if rank(module_name(p)) is None})
+    assert not unranked, f"give these modules a rank in RANKS: {unranked}"
+
+
+def test_no_module_imports_a_higher_layer_at_load_time():
+    upward = [f"{path.relative_to(PACKAGE.parent)}:{line}: {module} (rank {rank(module)}) imports "
+              f"{target} (rank {rank(target)})"
+              for module, path, target, inside, line in all_imports()
+              if not inside and rank(target) > rank(module)]
+    assert not upward, "imports against the layer order:\n" + "\n".join(upward)
+
+
+def test_upward_imports_inside_functions_are_the_listed_ones():
+    found = {(module, target) for module, _, target, inside, _ in all_imports()
+             if inside and rank(target) > rank(module)}
+    unlisted = sorted(found - set(ALLOWED_UPWARD))
+    assert not unlisted, ("in-function imports against the layer order; remove them or list each "
+                          f"in ALLOWED_UPWARD with its reason: {unlisted}")
+    stale = sorted(set(ALLOWED_UPWARD) - found)
+    assert not stale, f"ALLOWED_UPWARD lists imports that no longer exist: {stale}"
+
+
+def test_the_checker_sees_relative_imports_and_function_scope():
+    """The parser resolves ``from ..x import y`` from a file's package and tells load-time
+    imports from in-function ones (otherwise the tests above would pass vacuously)."""
+    path = PACKAGE / "nn" / "modules" / "module.py"
+    imports = nnref_imports(path)
+    assert ("nnref.serialization", True, next(
+        line for target, inside, line in imports if target == "nnref.serialization")) in imports
+    assert any(target.startswith("nnref.autograd") and not inside for target, inside, _ in imports)
+    assert rank("nnref.nn.modules.module") == 2 and rank("nnref.utils.hooks") == 1
+    assert rank("nnref.utils.safetensors") == 3 and rank("nnref") == 4
