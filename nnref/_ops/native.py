@@ -21,10 +21,10 @@ import numpy as np
 
 from .. import _dtype
 from .._device import array_module_of
-from .._ops._common import needs_grad, record, wrap
-from .._ops.pointwise import clamp
 from ..autograd.grad_mode import _GradState, no_grad
 from ..autograd.graph import Node
+from ._common import needs_grad, record, wrap
+from .pointwise import clamp
 
 __all__ = ["convolution", "convolution_backward", "pad_2d", "max_pool2d_with_indices", "native_batch_norm", "native_layer_norm",
            "embedding", "embedding_renorm_", "nll_loss_nd", "div_scalar", "mse_loss",

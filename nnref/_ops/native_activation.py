@@ -15,9 +15,9 @@ import math
 import numpy as np
 
 from .._device import array_module_of
-from .._ops._common import record, wrap
-from .._ops._first_order import FirstOrderBackward
-from ._native import _as, _opmath
+from ._common import record, wrap
+from ._first_order import FirstOrderBackward
+from .native import _as, _opmath
 
 __all__ = ["gelu", "leaky_relu", "silu", "elu", "softplus", "hardtanh"]
 

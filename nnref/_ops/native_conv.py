@@ -9,10 +9,10 @@
   convolution (im2col of the output gradient, then one matrix product).
 """
 from .._device import array_module_of
-from .._ops._common import needs_grad, record, wrap
-from .._ops._first_order import FirstOrderBackward
 from .._tensor import Tensor
-from ._native import _as, _opmath, _wants, convolution
+from ._common import needs_grad, record, wrap
+from ._first_order import FirstOrderBackward
+from .native import _as, _opmath, _wants, convolution
 
 __all__ = ["conv1d", "conv_transpose2d"]
 

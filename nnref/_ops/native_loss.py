@@ -7,9 +7,9 @@ plain numpy, so these nodes are first-order only (a second derivative raises).
 import numpy as np
 
 from .._device import array_module_of
-from .._ops._common import record, wrap
-from .._ops._first_order import FirstOrderBackward
-from ._native import _as, _opmath, _reduce, _wants
+from ._common import record, wrap
+from ._first_order import FirstOrderBackward
+from .native import _as, _opmath, _reduce, _wants
 
 __all__ = ["smooth_l1_loss", "huber_loss", "binary_cross_entropy"]
 

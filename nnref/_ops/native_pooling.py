@@ -16,10 +16,10 @@ import math
 import numpy as np
 
 from .._device import array_module_of
-from .._ops._common import needs_grad, record, wrap
-from .._ops._first_order import FirstOrderBackward
 from ..autograd.grad_mode import no_grad
-from ._native import _as, _opmath, _pool_output_size, max_pool2d_with_indices
+from ._common import needs_grad, record, wrap
+from ._first_order import FirstOrderBackward
+from .native import _as, _opmath, _pool_output_size, max_pool2d_with_indices
 
 __all__ = ["avg_pool2d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "adaptive_windows"]
 

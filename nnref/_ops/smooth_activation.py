@@ -8,11 +8,12 @@ Mirrors ``aten/src/ATen/native/Activation.cpp`` (and its CPU kernels), ``GatedLi
 """
 import numpy as np
 
-from .. import _ops
 from .._device import array_module
-from .._ops._common import needs_grad, record, wrap
 from .._tensor import _wrap_dim
 from ..autograd.graph import Node, NotImplemented  # noqa: A004 - PyTorch's name
+from ._common import needs_grad, record, wrap
+from .pointwise import where
+from .shape import cat
 
 __all__ = ["logsigmoid", "mish", "hardswish", "hardsigmoid", "glu", "constant_pad_nd", "upsample_nearest"]
 
@@ -41,7 +42,7 @@ def logsigmoid(input):
 
 def _softplus(x):
     """``log(1 + exp(x))`` from differentiable ops (PyTorch's threshold 20: linear above it)."""
-    return _ops.pointwise.where(x > 20, x, x.clamp_max(20).exp().log1p())
+    return where(x > 20, x, x.clamp_max(20).exp().log1p())
 
 
 class MishBackward0(Node):
@@ -65,7 +66,7 @@ def mish(input):
 class HardswishBackward0(Node):
     def backward(self, grad):
         (self_,) = self.saved_tensors
-        slope = _ops.pointwise.where(self_ < -3, 0.0, _ops.pointwise.where(self_ <= 3, self_ / 3 + 0.5, 1.0))
+        slope = where(self_ < -3, 0.0, where(self_ <= 3, self_ / 3 + 0.5, 1.0))
         return (grad * slope,)
 
 
@@ -105,7 +106,7 @@ class GluBackward0(Node):
         (self_,) = self.saved_tensors
         first, second = self_.chunk(2, self.dim)
         gate = second.sigmoid()
-        return (_ops.shape.cat([grad * gate, grad * first * gate * (1 - gate)], self.dim),)
+        return (cat([grad * gate, grad * first * gate * (1 - gate)], self.dim),)
 
 
 def glu(input, dim=-1):

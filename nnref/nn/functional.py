@@ -2,7 +2,7 @@
 
 Each function checks its arguments the way PyTorch's does (same exception
 types, messages that name the function and the shapes involved) and then
-calls a core op or a kernel in :mod:`nnref.nn._native`.
+calls a core op or a kernel in :mod:`nnref._ops.native`.
 """
 import math
 import numbers
@@ -18,7 +18,9 @@ from .._ops.inplace import apply_inplace
 from .._ops.linalg import addmm, matmul
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
-from . import _native
+from .._ops import (native as _native, native_activation as _native_activation,
+                    native_conv as _native_conv, native_loss as _native_loss,
+                    native_pooling as _native_pooling, smooth_activation as _smooth_activation)
 
 __all__ = ["linear", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "dropout",
            "conv2d", "max_pool2d", "max_pool2d_with_indices", "batch_norm", "layer_norm",
@@ -59,6 +61,8 @@ def sigmoid(input):
 
 
 def tanh(input):
+    """The hyperbolic tangent, as :func:`nnref.tanh` (``torch.nn.functional.tanh``,
+    ``torch/nn/functional.py``)."""
     return _pointwise.tanh(input)
 
 
@@ -378,7 +382,6 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 # More activations, pooling, convolutions, dropout and losses (the PyTorch tutorials' layers)
 # --------------------------------------------------------------------------------------------
 
-from . import _native_activation, _native_conv, _native_loss, _native_pooling  # noqa: E402
 
 __all__ += ["gelu", "leaky_relu", "leaky_relu_", "silu", "elu", "elu_", "softplus", "hardtanh",
             "hardtanh_", "relu_", "avg_pool2d", "adaptive_avg_pool2d", "adaptive_max_pool2d",
@@ -409,6 +412,7 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
 
 
 def leaky_relu_(input, negative_slope=0.01):
+    """``leaky_relu`` in place (``torch.nn.functional.leaky_relu_``, ``torch/nn/functional.py``)."""
     return leaky_relu(input, negative_slope, inplace=True)
 
 
@@ -423,6 +427,7 @@ def elu(input, alpha=1.0, inplace=False):
 
 
 def elu_(input, alpha=1.0):
+    """``elu`` in place (``torch.nn.functional.elu_``, ``torch/nn/functional.py``)."""
     return elu(input, alpha, inplace=True)
 
 
@@ -438,6 +443,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
 
 
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    """``hardtanh`` in place (``torch.nn.functional.hardtanh_``, ``torch/nn/functional.py``)."""
     return hardtanh(input, min_val, max_val, inplace=True)
 
 
@@ -467,6 +473,8 @@ def adaptive_avg_pool2d(input, output_size):
 
 
 def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
+    """``adaptive_max_pool2d`` that returns ``(output, indices)`` whatever ``return_indices``
+    says (``torch/nn/functional.py``)."""
     return _native_pooling.adaptive_max_pool2d(input, output_size)
 
 
@@ -691,7 +699,6 @@ from .._namespace import public_dir as _public_dir  # noqa: E402
 # --------------------------------------------------------------------------------------------
 # Smooth and hard activations, the gated linear unit, padding and normalisation
 # --------------------------------------------------------------------------------------------
-from . import _smooth_activation  # noqa: E402
 
 __all__ += ["relu6", "logsigmoid", "softsign", "mish", "hardswish", "hardsigmoid", "glu", "pad", "normalize"]
 

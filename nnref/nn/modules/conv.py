@@ -2,7 +2,8 @@
 import math
 
 from ..._creation import empty
-from .. import _native, functional as F, init
+from ..._ops import native as _native
+from .. import functional as F, init
 from ...autograd.grad_mode import no_grad
 from ..parameter import Parameter, UninitializedParameter
 from .lazy import LazyModuleMixin
@@ -239,6 +240,8 @@ class LazyConv2d(LazyModuleMixin, Conv2d):
             super().reset_parameters()
 
     def initialize_parameters(self, input, *args, **kwargs):
+        """On the first ``forward``: take ``in_channels`` from the input, materialise the weight
+        and bias and initialise them (``torch/nn/modules/conv.py``)."""
         if self.has_uninitialized_params():
             if input.dim() not in (3, 4):
                 raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to "
