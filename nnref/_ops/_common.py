@@ -134,7 +134,8 @@ def broadcast_error(a, b):
 
 def record(out, node_class, inputs, saved=(), *, save_result=False, **fields):
     """Give ``out`` the backward node ``node_class(inputs, saved, **fields)`` when autograd
-    records this op (:func:`needs_grad`), and return ``out``.
+    records this op (:func:`needs_grad`), and return ``out``: what PyTorch's generated op code
+    does with ``collect_next_edges`` and ``set_history`` (``torch/csrc/autograd/functions/utils.h``).
 
     ``saved`` are the tensors the derivative reads (their versions are noted, so a later
     in-place change is caught); ``save_result`` saves ``out`` itself (``exp``, ``tanh`` and

@@ -221,7 +221,8 @@ def run_backward(roots, root_grads, keep_graph, create_graph, inputs=None, accum
 
 
 class _Targets:
-    """What ``inputs=`` asks of a pass (``GraphTask::exec_info_`` and its captures in PyTorch).
+    """What ``inputs=`` asks of a pass (``exec_info_`` and its captures in PyTorch's
+    ``torch/csrc/autograd/graph_task.h``).
 
     Only nodes on a path to an input run.  ``autograd.grad`` captures the gradient
     arriving at each input's node (a tensor named twice gets it twice);
