@@ -4,6 +4,7 @@
 module says which part of PyTorch it mirrors.
 """
 from . import _ops  # binds the operations to Tensor's methods and operators
+from . import _tensor_docs  # docstrings of the methods _ops binds without one
 from . import accelerator, autograd, cuda, utils, viz
 from ._creation import (BoolTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor,
                         arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
@@ -41,15 +42,20 @@ __version__ = "0.1.0"
 
 
 def is_tensor(obj):
+    """True if ``obj`` is an :class:`nnref.Tensor` (a Parameter included): ``torch.is_tensor``
+    of ``torch/__init__.py``."""
     return isinstance(obj, Tensor)
 
 
 def numel(input):
+    """The number of elements of ``input``, as ``input.numel()`` (``torch.numel``,
+    ``aten/src/ATen/native/native_functions.yaml``)."""
     return input.numel()
 
 
 def is_inference(input):
-    """True for a tensor made inside ``inference_mode()`` (``torch.is_inference``)."""
+    """True for a tensor made inside ``inference_mode()`` (``torch.is_inference``,
+    ``c10/core/TensorImpl.h``)."""
     return input.is_inference()
 
 from .serialization import load, save
@@ -78,7 +84,8 @@ from ._tensor_str import set_printoptions  # noqa: E402
 
 
 def is_floating_point(input):
-    """True for float16, bfloat16, float32 and float64 tensors."""
+    """True for float16, bfloat16, float32 and float64 tensors (``torch.is_floating_point``,
+    ``aten/src/ATen/native/TypeProperties.cpp``)."""
     return input.is_floating_point()
 
 from math import e, inf, nan, pi  # noqa: E402 - torch.inf and friends are Python floats too
@@ -103,7 +110,8 @@ concat = concatenate = cat
 
 
 def relu_(input):
-    """``relu`` in place."""
+    """``relu`` in place: ``input.relu_()`` (``torch.relu_``,
+    ``aten/src/ATen/native/Activation.cpp``)."""
     return input.relu_()
 
 # Last, because both build on everything above: `import nnref as torch; torch.nn.Linear` works.

@@ -135,6 +135,8 @@ def _size(size):
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False, **keywords):
+    """A tensor of ``size`` filled with 0 (``torch.zeros``,
+    ``aten/src/ATen/native/TensorFactories.cpp``); the size as separate ints or one sequence."""
     dtype = _dtype.as_dtype(dtype)
     size = _size_keyword("zeros", size, keywords)
     dtype, shape = dtype or _dtype.get_default_dtype(), _size(size)
@@ -142,6 +144,8 @@ def zeros(*size, dtype=None, device=None, requires_grad=False, **keywords):
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False, **keywords):
+    """A tensor of ``size`` filled with 1 (``torch.ones``,
+    ``aten/src/ATen/native/TensorFactories.cpp``); the size as separate ints or one sequence."""
     dtype = _dtype.as_dtype(dtype)
     size = _size_keyword("ones", size, keywords)
     dtype, shape = dtype or _dtype.get_default_dtype(), _size(size)
@@ -167,6 +171,8 @@ def _size_keyword(name, size, keywords):
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    """A tensor of ``size`` filled with ``fill_value``, of its dtype unless ``dtype`` is given
+    (``torch.full``, ``aten/src/ATen/native/TensorFactories.cpp``)."""
     dtype = _dtype.as_dtype(dtype)
     dtype = dtype or _inferred_dtype(fill_value)
     shape = _size((size,))
@@ -174,6 +180,8 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
+    """The ``n`` x ``m`` identity matrix (``m`` defaults to ``n``): ``torch.eye`` of
+    ``aten/src/ATen/native/TensorFactories.cpp``."""
     dtype = _dtype.as_dtype(dtype)
     return _finish(lambda xp, dev: xp.eye(n, n if m is None else m), dtype or _dtype.get_default_dtype(),
                    device, requires_grad)
@@ -195,6 +203,8 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
+    """``steps`` evenly spaced values from ``start`` to ``end``, both included
+    (``torch.linspace``, ``aten/src/ATen/native/RangeFactories.cpp``)."""
     dtype = _dtype.as_dtype(dtype)
     return _finish(lambda xp, dev: xp.linspace(start, end, steps), dtype or _dtype.get_default_dtype(),
                    device, requires_grad)
@@ -284,6 +294,8 @@ rand_like, randn_like = _like(rand), _like(randn)
 
 def randint_like(input, low=0, high=None, *, generator=None, dtype=None, device=None,
                  requires_grad=False):
+    """Random integers in ``[low, high)`` with ``input``'s shape (``high`` alone means
+    ``low=0``), ``torch.randint_like`` of ``aten/src/ATen/native/TensorFactories.cpp``."""
     dtype = _dtype.as_dtype(dtype)
     if high is None:
         low, high = 0, low
@@ -292,6 +304,8 @@ def randint_like(input, low=0, high=None, *, generator=None, dtype=None, device=
 
 
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False):
+    """A tensor of ``input``'s shape (and dtype and device, unless given) filled with
+    ``fill_value`` (``torch.full_like``, ``aten/src/ATen/native/TensorFactories.cpp``)."""
     dtype = _dtype.as_dtype(dtype)
     return full(input._data.shape, fill_value, dtype=dtype or input._dtype,
                 device=device or input._device, requires_grad=requires_grad)

@@ -68,6 +68,8 @@ class Generator:
 
     @property
     def device(self):
+        """The device whose numbers it draws: always ``cpu`` (``torch.Generator.device``,
+        ``aten/src/ATen/core/Generator.h``)."""
         return self._device
 
     def __repr__(self):

@@ -97,18 +97,26 @@ class Tensor:
 
     @property
     def dtype(self):
+        """The element type, an :class:`nnref.dtype` (``torch.Tensor.dtype``,
+        ``torch/csrc/autograd/python_variable.cpp``)."""
         return self._dtype
 
     @property
     def shape(self):
+        """The size of each dimension, an :class:`nnref.Size` (``torch.Tensor.shape``,
+        ``torch/csrc/autograd/python_variable.cpp``)."""
         return Size(self._data.shape)
 
     @property
     def device(self):
+        """The :class:`nnref.device` the values live on (``torch.Tensor.device``,
+        ``torch/csrc/autograd/python_variable.cpp``)."""
         return self._device
 
     @property
     def requires_grad(self):
+        """True if autograd records the ops on this tensor: a leaf that asked for it, or any
+        result of such a tensor (``torch/csrc/autograd/python_variable.cpp``)."""
         return self._requires_grad or self._grad_fn is not None or (
             self._base is not None and self.grad_fn is not None)
 
@@ -118,6 +126,8 @@ class Tensor:
 
     @property
     def grad(self):
+        """The gradient ``backward()`` accumulated into this leaf (``None`` until then; a
+        non-leaf warns unless ``retain_grad()``): ``torch/csrc/autograd/python_variable.cpp``."""
         if self._grad is None and self.grad_fn is not None and not self._retains_grad:
             warnings.warn(
                 "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its "
@@ -189,21 +199,30 @@ class Tensor:
 
     # -- size and element access ------------------------------------------------------------------
     def size(self, dim=None):
+        """The shape, or with ``dim`` the size of that dimension (``torch.Tensor.size``,
+        ``aten/src/ATen/native/native_functions.yaml``)."""
         return self.shape if dim is None else self._data.shape[_wrap_dim(dim, self._data.ndim)]
 
     def dim(self):
+        """The number of dimensions (``torch.Tensor.dim``, ``c10/core/TensorImpl.h``)."""
         return self._data.ndim
 
     @property
     def ndim(self):
+        """The number of dimensions, as a property (``torch.Tensor.ndim``,
+        ``torch/csrc/autograd/python_variable.cpp``)."""
         return self._data.ndim
 
     def numel(self):
+        """The number of elements (``torch.Tensor.numel``; ``nelement`` is its alias),
+        ``c10/core/TensorImpl.h``."""
         return builtins.int(self._data.size)
 
     nelement = numel
 
     def element_size(self):
+        """The size of one element in bytes (``torch.Tensor.element_size``,
+        ``c10/core/TensorImpl.h``)."""
         return self._dtype.itemsize
 
     def data_ptr(self):
@@ -240,6 +259,8 @@ class Tensor:
         return self._data.reshape(()).item()
 
     def tolist(self):
+        """The values as nested Python lists of Python numbers (``torch.Tensor.tolist``,
+        ``torch/csrc/utils/tensor_list.cpp``)."""
         return to_host(self._data).tolist()
 
     def numpy(self, *, force=False):
@@ -299,13 +320,19 @@ class Tensor:
         return self.to(dtype)
 
     def type_as(self, other):
+        """This tensor in ``other``'s dtype, as ``self.to(other.dtype)``
+        (``torch.Tensor.type_as``, ``aten/src/ATen/native/TensorConversions.cpp``)."""
         return self.to(other._dtype)
 
     def is_floating_point(self):
+        """True for float16, bfloat16, float32 and float64 tensors
+        (``torch.Tensor.is_floating_point``, ``aten/src/ATen/native/TypeProperties.cpp``)."""
         return self._dtype.is_floating_point
 
     @property
     def is_cuda(self):
+        """True if the tensor lives on a ``cuda`` device (``torch.Tensor.is_cuda``,
+        ``torch/csrc/autograd/python_variable.cpp``)."""
         return self._device.type == "cuda"
 
     def to(self, *args, **kwargs):
@@ -317,30 +344,49 @@ class Tensor:
         return to_copy(self, dtype, dev)
 
     def float(self):
+        """``self.to(nnref.float32)`` (``torch.Tensor.float``,
+        ``torch/csrc/autograd/python_variable_methods.cpp``)."""
         return self.to(_dtype.float32)
 
     def double(self):
+        """``self.to(nnref.float64)`` (``torch.Tensor.double``,
+        ``torch/csrc/autograd/python_variable_methods.cpp``)."""
         return self.to(_dtype.float64)
 
     def half(self):
+        """``self.to(nnref.float16)`` (``torch.Tensor.half``,
+        ``torch/csrc/autograd/python_variable_methods.cpp``)."""
         return self.to(_dtype.float16)
 
     def bfloat16(self):
+        """``self.to(nnref.bfloat16)`` (``torch.Tensor.bfloat16``,
+        ``torch/csrc/autograd/python_variable_methods.cpp``)."""
         return self.to(_dtype.bfloat16)
 
     def long(self):
+        """``self.to(nnref.int64)`` (``torch.Tensor.long``,
+        ``torch/csrc/autograd/python_variable_methods.cpp``)."""
         return self.to(_dtype.int64)
 
     def int(self):
+        """``self.to(nnref.int32)`` (``torch.Tensor.int``,
+        ``torch/csrc/autograd/python_variable_methods.cpp``)."""
         return self.to(_dtype.int32)
 
     def bool(self):
+        """``self.to(nnref.bool)`` (``torch.Tensor.bool``,
+        ``torch/csrc/autograd/python_variable_methods.cpp``)."""
         return self.to(_dtype.bool)
 
     def cpu(self):
+        """This tensor on the CPU (itself if already there): ``torch.Tensor.cpu`` of
+        ``torch/csrc/autograd/python_variable_methods.cpp``."""
         return self.to(CPU)
 
     def cuda(self, device=None, non_blocking=False):
+        """This tensor on a ``cuda`` device (``device``: an index or a device, default the
+        current one); ``torch.Tensor.cuda`` of
+        ``torch/csrc/autograd/python_variable_methods.cpp``."""
         return self.to(Device("cuda", device) if isinstance(device, numbers.Integral)
                        else device or "cuda")
 
@@ -368,6 +414,9 @@ class Tensor:
         return self._alias_without_history()
 
     def detach_(self):
+        """Cut this tensor from its graph in place: it becomes a leaf that does not require grad
+        (views refuse); ``torch.Tensor.detach_``,
+        ``torch/csrc/autograd/VariableTypeManual.cpp``."""
         if self._base is not None:
             raise RuntimeError("Can't detach views in-place. Use detach() instead.")
         self.grad_fn = None
@@ -385,6 +434,8 @@ class Tensor:
 
     @property
     def retains_grad(self):
+        """True if ``retain_grad()`` was called on this non-leaf tensor
+        (``torch.Tensor.retains_grad``, ``torch/csrc/autograd/python_variable.cpp``)."""
         return self._retains_grad
 
     def _retain_incoming_grad(self, grad):
@@ -462,6 +513,8 @@ class Size(tuple):
         return f"torch.Size({list(self)})"
 
     def numel(self):
+        """The number of elements a tensor of this size holds, the product of the sizes
+        (``torch.Size.numel``, ``torch/csrc/Size.cpp``)."""
         return math.prod(self)
 
 

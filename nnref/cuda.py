@@ -14,6 +14,8 @@ def is_available():
 
 
 def device_count():
+    """How many GPUs CuPy sees; 0 without CuPy or a GPU (``torch.cuda.device_count`` of
+    ``torch/cuda/__init__.py``)."""
     if not is_available():
         return 0
     return _import_cupy().cuda.runtime.getDeviceCount()
@@ -34,6 +36,8 @@ def synchronize(device=None):
 
 
 def get_device_name(device=None):
+    """The name of GPU ``device`` (an index or a device, default 0); raises without a GPU, as
+    ``torch.cuda.get_device_name`` of ``torch/cuda/__init__.py``."""
     if not is_available():
         raise RuntimeError(cuda_unavailable_reason())
     return _import_cupy().cuda.runtime.getDeviceProperties(_index(device))["name"].decode()

@@ -726,7 +726,7 @@ def load(f, map_location=None, weights_only=None, **kwargs):
     anything on its own).  ``weights_only`` is accepted for PyTorch
     compatibility; nnref loading never runs code, whatever it is.  A file that
     is not a valid checkpoint, or that exceeds a limit, raises
-    :class:`CheckpointError`.
+    :class:`~nnref.serialization.CheckpointError`.
     """
     if kwargs:
         raise TypeError(f"load() got unexpected keyword arguments {sorted(kwargs)}")

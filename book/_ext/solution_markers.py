@@ -114,8 +114,15 @@ def viewcode_source(app, modname):
     code = analyzer.code
     if not REFERENCE_MARKER_LINE.search(code):
         return None
-    shown = ModuleAnalyzer.for_string(strip_reference_markers(code), modname)
-    return shown.code, shown.find_tags()
+    # viewcode asks once per documented object (the API reference documents hundreds of one
+    # module's): parse each module's shown code once.
+    if _SHOWN.get(modname, (None,))[0] != code:
+        shown = ModuleAnalyzer.for_string(strip_reference_markers(code), modname)
+        _SHOWN[modname] = code, (shown.code, shown.find_tags())
+    return _SHOWN[modname][1]
+
+
+_SHOWN = {}  # module name: (its code, what viewcode_source returns for it)
 
 
 class hidden_solution(nodes.Element):

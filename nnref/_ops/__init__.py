@@ -1,8 +1,9 @@
 """The operations, and their binding to ``Tensor`` methods and operators.
 
 PyTorch generates both ``torch.add(a, b)`` and ``a.add(b)`` from one
-declaration (``native_functions.yaml``); here each op is a plain function whose
-first argument is the tensor, so the same function serves as the method.
+declaration (``aten/src/ATen/native/native_functions.yaml``); here each op
+is a plain function whose first argument is the tensor, so the same
+function serves as the method.
 """
 import functools
 

@@ -17,12 +17,18 @@ def _test(name, input):
 
 
 def isnan(input):
+    """A bool tensor, True where the value is NaN (``torch.isnan``,
+    ``aten/src/ATen/native/TensorCompare.cpp``)."""
     return _test("isnan", input)
 
 
 def isinf(input):
+    """A bool tensor, True where the value is +inf or -inf (``torch.isinf``,
+    ``aten/src/ATen/native/TensorCompare.cpp``)."""
     return _test("isinf", input)
 
 
 def isfinite(input):
+    """A bool tensor, True where the value is neither NaN nor infinite (``torch.isfinite``,
+    ``aten/src/ATen/native/TensorCompare.cpp``)."""
     return _test("isfinite", input)

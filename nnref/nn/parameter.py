@@ -78,6 +78,8 @@ class _UninitializedTensorMixin:
     """
 
     def materialize(self, shape, device=None, dtype=None):
+        """Give it storage of ``shape`` (on ``device``, of ``dtype``) and turn it into
+        ``cls_to_become`` in place (``torch/nn/parameter.py``)."""
         real = empty(shape, dtype=dtype or self._dtype, device=device or self._device)
         self._data, self._dtype, self._device = real._data, real._dtype, real._device
         self.__class__ = self.cls_to_become
@@ -91,9 +93,13 @@ class _UninitializedTensorMixin:
 
     @property
     def shape(self):
+        """Raises: an uninitialised parameter has no shape until ``materialize``
+        (``torch/nn/parameter.py``)."""
         raise RuntimeError(_SHAPE_MESSAGE)
 
     def size(self, dim=None):
+        """Raises: an uninitialised parameter has no shape until ``materialize``
+        (``torch/nn/parameter.py``)."""
         raise RuntimeError(_SHAPE_MESSAGE)
 
     def __repr__(self):

@@ -27,6 +27,9 @@ EPOCH_DEPRECATION_WARNING = (
 
 
 class LRScheduler:
+    """The base of the schedulers: ``step()`` sets each parameter group's ``lr`` to what
+    ``get_lr()`` says for the next epoch (``torch/optim/lr_scheduler.py``)."""
+
     _get_lr_called_within_step = False
     _is_initial = False
 
@@ -78,6 +81,7 @@ class LRScheduler:
         return {key: value for key, value in self.__dict__.items() if key != "optimizer"}
 
     def load_state_dict(self, state_dict):
+        """Restore the attributes ``state_dict()`` returned (``torch/optim/lr_scheduler.py``)."""
         self.__dict__.update(state_dict)
 
     def get_last_lr(self):
@@ -85,9 +89,13 @@ class LRScheduler:
         return self._last_lr
 
     def get_lr(self):
+        """The learning rates of the current ``last_epoch``, one per parameter group; each
+        scheduler defines it, ``step()`` calls it (``torch/optim/lr_scheduler.py``)."""
         raise NotImplementedError
 
     def step(self, epoch=None):
+        """Advance ``last_epoch`` by one and write the new rates into the optimizer's
+        ``param_groups``; call it after ``optimizer.step()`` (``torch/optim/lr_scheduler.py``)."""
         if self._step_count == 1:
             if not getattr(self.optimizer.step, "_wrapped_by_lr_sched", False):
                 warnings.warn("Seems like `optimizer.step()` has been overridden after learning "
@@ -177,6 +185,8 @@ class LambdaLR(LRScheduler):
         return state
 
     def load_state_dict(self, state_dict):
+        """Restore the state; the ``lr_lambda`` functions stay those given to the constructor (a
+        callable object gets its saved attributes back), as in ``torch/optim/lr_scheduler.py``."""
         lr_lambdas = state_dict.pop("lr_lambdas")
         self.__dict__.update(state_dict)
         state_dict["lr_lambdas"] = lr_lambdas  # leave the caller's dict as it was
@@ -331,6 +341,7 @@ class ReduceLROnPlateau(LRScheduler):
 
     @property
     def in_cooldown(self):
+        """True while the cooldown after a reduction lasts (``torch/optim/lr_scheduler.py``)."""
         return self.cooldown_counter > 0
 
     def _is_better(self, a, best):
@@ -353,6 +364,8 @@ class ReduceLROnPlateau(LRScheduler):
         self.threshold_mode = threshold_mode
 
     def load_state_dict(self, state_dict):
+        """Restore the state and the comparison ``mode`` and threshold it implies
+        (``torch/optim/lr_scheduler.py``)."""
         self.__dict__.update(state_dict)
         self._init_is_better(mode=self.mode, threshold=self.threshold,
                              threshold_mode=self.threshold_mode)

@@ -126,6 +126,9 @@ class Optimizer:
                     p.grad.zero_()
 
     def step(self, closure=None):
+        """Update the parameters once from their ``.grad``; ``closure`` (re-runs forward and
+        backward, returns the loss) is for optimisers that need it. Each subclass defines it
+        (``torch/optim/optimizer.py``)."""
         raise NotImplementedError
 
     def _evaluate(self, closure):

@@ -23,6 +23,8 @@ class RemovableHandle:
             hooks_dict[self.id] = hook
 
     def remove(self):
+        """Unregister the hook from every dict it was added to; removing twice is harmless
+        (``torch/utils/hooks.py``)."""
         for ref in (self.hooks_dict_ref,) + self.extra_dict_ref:
             hooks = ref()
             if hooks is not None and self.id in hooks:

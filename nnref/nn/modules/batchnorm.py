@@ -46,6 +46,8 @@ class _NormBase(Module):
         self.reset_parameters()
 
     def reset_running_stats(self):
+        """Reset the running statistics: mean 0, variance 1, ``num_batches_tracked`` 0
+        (``torch/nn/modules/batchnorm.py``)."""
         if self.track_running_stats:
             with no_grad():
                 self.running_mean.zero_()
@@ -53,6 +55,8 @@ class _NormBase(Module):
                 self.num_batches_tracked.zero_()
 
     def reset_parameters(self):
+        """Reset the running statistics and, with ``affine``, the weight to 1 and the bias to 0
+        (``torch/nn/modules/batchnorm.py``)."""
         self.reset_running_stats()
         if self.affine:
             init.ones_(self.weight)

@@ -321,12 +321,15 @@ class ModuleDict(Module):
         return v
 
     def keys(self):
+        """The keys, in insertion order (``torch/nn/modules/container.py``)."""
         return self._modules.keys()
 
     def items(self):
+        """The (key, module) pairs, in insertion order (``torch/nn/modules/container.py``)."""
         return self._modules.items()
 
     def values(self):
+        """The modules, in insertion order (``torch/nn/modules/container.py``)."""
         return self._modules.values()
 
     def update(self, modules):
@@ -484,20 +487,26 @@ class ParameterDict(Module):
         return key in self._keys
 
     def setdefault(self, key, default=None):
+        """The value of ``key``, first set to ``default`` if absent, as ``dict.setdefault``
+        (``torch/nn/modules/container.py``)."""
         if key not in self:
             self[key] = default
         return self[key]
 
     def clear(self):
+        """Remove every entry (``torch/nn/modules/container.py``)."""
         for k in self._keys.copy():
             del self[k]
 
     def pop(self, key):
+        """Remove ``key`` and return its value (``torch/nn/modules/container.py``)."""
         v = self[key]
         del self[key]
         return v
 
     def popitem(self):
+        """Remove and return the last (key, value) pair inserted
+        (``torch/nn/modules/container.py``)."""
         k, _ = self._keys.popitem()
         # __getitem__ and __delitem__ below need the key to be present.
         self._keys[k] = None
@@ -506,18 +515,24 @@ class ParameterDict(Module):
         return k, val
 
     def get(self, key, default=None):
+        """The value of ``key``, or ``default`` if absent (``torch/nn/modules/container.py``)."""
         return self[key] if key in self else default
 
     def fromkeys(self, keys, default=None):
+        """A new ParameterDict with ``keys``, each set to ``default``
+        (``torch/nn/modules/container.py``)."""
         return ParameterDict((k, default) for k in keys)
 
     def keys(self):
+        """The keys, in insertion order (``torch/nn/modules/container.py``)."""
         return self._keys.keys()
 
     def items(self):
+        """The (key, value) pairs, in insertion order (``torch/nn/modules/container.py``)."""
         return ((k, self[k]) for k in self._keys)
 
     def values(self):
+        """The values, in insertion order (``torch/nn/modules/container.py``)."""
         return (self[k] for k in self._keys)
 
     def update(self, parameters):

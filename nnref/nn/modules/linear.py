@@ -104,6 +104,8 @@ class LazyLinear(LazyModuleMixin, Linear):
             super().reset_parameters()
 
     def initialize_parameters(self, input):
+        """On the first ``forward``: take ``in_features`` from the input's last dimension,
+        materialise the weight and bias and initialise them (``torch/nn/modules/linear.py``)."""
         if self.has_uninitialized_params():
             with no_grad():
                 self.in_features = input.shape[-1]

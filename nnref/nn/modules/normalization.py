@@ -39,6 +39,8 @@ class LayerNorm(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
+        """Weight 1 and bias 0, as a fresh layer has them
+        (``torch/nn/modules/normalization.py``)."""
         if self.elementwise_affine:
             init.ones_(self.weight)
             if self.bias is not None:
@@ -80,6 +82,8 @@ class GroupNorm(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
+        """Weight 1 and bias 0, as a fresh layer has them
+        (``torch/nn/modules/normalization.py``)."""
         if self.affine:
             init.ones_(self.weight)
             if self.bias is not None:

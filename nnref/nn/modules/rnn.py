@@ -78,6 +78,8 @@ class RNNBase(Module):
 
     @property
     def all_weights(self):
+        """The weights grouped per layer and direction: ``[[w_ih, w_hh, b_ih, b_hh], ...]``
+        (``torch/nn/modules/rnn.py``)."""
         per_direction = 4 if self.bias else 2
         weights = [getattr(self, name) for name in self._flat_weights_names]
         return [weights[i:i + per_direction] for i in range(0, len(weights), per_direction)]

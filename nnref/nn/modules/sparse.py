@@ -49,6 +49,8 @@ class Embedding(Module):
         self.sparse = sparse
 
     def reset_parameters(self):
+        """Draw the weight from N(0, 1) again, the ``padding_idx`` row zeroed
+        (``torch/nn/modules/sparse.py``)."""
         init.normal_(self.weight)
         self._fill_padding_idx_with_zero()
 

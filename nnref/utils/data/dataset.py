@@ -82,6 +82,8 @@ class ConcatDataset(Dataset):
 
     @staticmethod
     def cumsum(sequence):
+        """The running totals of the datasets' lengths, which place an index in its dataset
+        (``torch/utils/data/dataset.py``)."""
         return list(itertools.accumulate(len(e) for e in sequence))
 
     def __init__(self, datasets):

@@ -61,6 +61,8 @@ class RandomSampler(Sampler):
 
     @property
     def num_samples(self):
+        """How many indices one pass draws: ``num_samples`` if given, else the dataset's length
+        (``torch/utils/data/sampler.py``)."""
         return len(self.data_source) if self._num_samples is None else self._num_samples
 
     def __iter__(self):
