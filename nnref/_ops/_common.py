@@ -142,7 +142,9 @@ def record(out, node_class, inputs, saved=(), *, save_result=False, **fields):
     ``relu`` reuse their result); ``fields`` are the plain values it needs.
     """
     if needs_grad(*inputs):
-        node = node_class(inputs, saved, **fields)
+        node = node_class(inputs, saved)
+        if fields:
+            node.__dict__ = fields  # this call's own dict, so no copy (as Node.__init__ does)
         if save_result:
             node.save_result(out)
         out.grad_fn = node

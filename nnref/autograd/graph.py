@@ -102,7 +102,7 @@ class Node:
         self._retains_grad_hooks = None
         self._graph_output_requires_grad = False
         if fields:
-            self.__dict__.update(fields)
+            self.__dict__ = fields  # a fresh dict each call: adopting it saves a copy per op
 
     @property
     def needs_input_grad(self):
