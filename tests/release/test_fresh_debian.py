@@ -11,8 +11,8 @@ What it does:
 
 1. ``debootstrap --variant=minbase --include=git,python3,ca-certificates bookworm ROOT MIRROR``:
    a Debian with git and Python and nothing of this project.
-2. Clones this repository (its committed HEAD) into ``/root/inside-nn-module`` with the git
-   *inside* that Debian.
+2. Clones this repository (its committed HEAD, or the commit ``$NNREF_RELEASE_REF`` names) into
+   ``/root/inside-nn-module`` with the git *inside* that Debian.
 3. Runs ``./dev.sh book`` there, then ``./dev.sh test`` (or ``$NNREF_RELEASE_TEST_COMMAND``
    instead of the second one, e.g. a reduced pytest selection after ``./dev.sh setup``), and
    checks that both exit 0 and that ``_build/html/index.html`` exists.
@@ -163,7 +163,9 @@ def test_readme_commands_in_a_fresh_debian(tmp_path):
         origin = debian / "mnt/origin.git"
         subprocess.run(["git", "clone", "--quiet", "--bare", "--no-local", str(ROOT), str(origin)],
                        check=True)
-        assert run_inside(debian, f"git clone --quiet /mnt/origin.git {CLONE}", log, 600) == 0, tail(log)
+        ref = os.environ.get("NNREF_RELEASE_REF", "HEAD")
+        clone = f"git clone --quiet /mnt/origin.git {CLONE} && git -C {CLONE} checkout --quiet {shlex.quote(ref)}"
+        assert run_inside(debian, clone, log, 600) == 0, tail(log)
         assert (debian / CLONE.lstrip("/") / "dev.sh").is_file()
 
         second = os.environ.get("NNREF_RELEASE_TEST_COMMAND", commands[1])
