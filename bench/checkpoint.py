@@ -9,7 +9,8 @@ operation needed beyond what was already there (for a load this includes the
 loaded tensors themselves, one checkpoint size).  Contenders: ``torch.save``
 / ``torch.load(weights_only=True)``; ``nnref.save``/``nnref.load`` in the
 nnref format (which also fsyncs the file: a save survives a crash) and in
-PyTorch's format.  The operations are interleaved (A B C A B C ...); the
+PyTorch's format.  Each run starts after ``os.sync()``, so that no save pays for
+the writeback of the one before.  The operations are interleaved (A B C A B C ...); the
 median and the best of ``repeats`` runs are reported (on a shared machine the
 best is the steadier figure).
 """
@@ -58,6 +59,10 @@ def child(library, op, path, params, fmt):
 
 
 def measure(library, op, path, params, fmt):
+    # Start every run with no dirty pages left by the previous one: otherwise a save that
+    # fsyncs (nnref's) also waits for the previous contender's unflushed 200 MB (one journal
+    # commit on ext4 writes back every file's data), and its time depends on who ran before.
+    os.sync()
     command = [sys.executable, "-m", "bench.checkpoint", "--child", library, op, path,
                str(params), fmt]
     run = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600,
