@@ -20,7 +20,8 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from .._ops import (native as _native, native_activation as _native_activation,
                     native_conv as _native_conv, native_loss as _native_loss,
-                    native_pooling as _native_pooling, smooth_activation as _smooth_activation)
+                    native_pooling as _native_pooling, piecewise_activation as _piecewise,
+                    smooth_activation as _smooth_activation)
 
 __all__ = ["linear", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "dropout",
            "conv2d", "max_pool2d", "max_pool2d_with_indices", "batch_norm", "layer_norm",
@@ -878,6 +879,87 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         sizes = [math.floor(input.shape[2 + k] * factors[k]) for k in range(spatial)]
         scales = [None] * spatial if recompute_scale_factor else factors
     return _smooth_activation.upsample_nearest(input, sizes, scales)
+
+
+# --------------------------------------------------------------------------------------------
+# PReLU, SELU, CELU, threshold, the shrink functions and softmin (torch/nn/functional.py)
+# --------------------------------------------------------------------------------------------
+
+__all__ += ["prelu", "selu", "selu_", "celu", "celu_", "threshold", "threshold_", "hardshrink", "softshrink",
+            "tanhshrink", "softmin"]
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _maybe_inplace_piecewise(input, function, inplace, **options):
+    """:func:`_maybe_inplace` for the kernels of :mod:`nnref._ops.piecewise_activation`."""
+    if not inplace:
+        return function(input, **options)
+    apply_inplace(input, function, **options)
+    node = input.grad_fn
+    if node is not None and type(node) in _piecewise.INPLACE_NODES:
+        node.__class__ = _piecewise.INPLACE_NODES[type(node)]
+    return input
+
+
+def prelu(input, weight):
+    """``x`` where positive, ``weight * x`` elsewhere; ``weight`` holds 1 value or one per channel
+    (``torch.nn.functional.prelu``, ``torch/nn/functional.py``)."""
+    check_one_device(input, weight)
+    return _piecewise.prelu(input, weight)
+
+
+def selu(input, inplace=False):
+    """``scale * elu(x, alpha)`` with the self-normalising constants (Klambauer et al., 2017)."""
+    return _maybe_inplace(input, _native_activation.elu, inplace, alpha=_SELU_ALPHA, scale=_SELU_SCALE)
+
+
+def selu_(input):
+    """``selu`` in place (``torch.nn.functional.selu_``, ``torch/nn/functional.py``)."""
+    return selu(input, inplace=True)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
+    return _maybe_inplace_piecewise(input, _piecewise.celu, inplace, alpha=alpha)
+
+
+def celu_(input, alpha=1.0):
+    """``celu`` in place (``torch.nn.functional.celu_``, ``torch/nn/functional.py``)."""
+    return celu(input, alpha, inplace=True)
+
+
+def threshold(input, threshold, value, inplace=False):
+    """``value`` where ``x <= threshold``, else ``x``."""
+    return _maybe_inplace_piecewise(input, _piecewise.threshold, inplace, threshold=threshold, value=value)
+
+
+def threshold_(input, threshold, value):
+    """``threshold`` in place (``torch.nn.functional.threshold_``, ``torch/nn/functional.py``)."""
+    return _maybe_inplace_piecewise(input, _piecewise.threshold, True, threshold=threshold, value=value)
+
+
+def hardshrink(input, lambd=0.5):
+    """``0`` where ``|x| <= lambd``, else ``x``."""
+    return _piecewise.hardshrink(input, lambd)
+
+
+def softshrink(input, lambd=0.5):
+    """``x`` moved ``lambd`` towards 0, and 0 where ``|x| <= lambd``."""
+    return _piecewise.softshrink(input, lambd)
+
+
+def tanhshrink(input):
+    """``x - tanh(x)``; a composite in PyTorch too (its node is ``SubBackward0``)."""
+    return input - input.tanh()
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """``softmax(-x)`` along ``dim``."""
+    if dim is None:
+        dim = _softmax_dim("softmin", input.dim(), _stacklevel)
+    return _softmax.softmax(-input, dim, dtype=dtype)
 
 
 __dir__ = _public_dir(globals(), __all__)

@@ -926,6 +926,16 @@ CASES.update({
     "nnref.Tensor.chunk": op(lambda x: x.chunk(2), (5, 3)),
     "nnref.Tensor.split": op(lambda x: x.split([3, 2]), (5, 3)),
     "nnref.Tensor.cumsum": op(lambda x: x.cumsum(-1), (3, 4)),
+    # running ops
+    "nnref.cumprod": op(lambda x: [nnref.cumprod(x, 1), nnref.cumprod(x.detach() * (x.detach() > 0), 0)], (3, 4)),
+    "nnref.Tensor.cumprod": op(lambda x: x.cumprod(0), (3, 4)),
+    "nnref.Tensor.cumprod_": op(lambda x: _in_place(x, lambda t: t.cumprod_(1)), (3, 4)),
+    "nnref.logcumsumexp": op(lambda x: [nnref.logcumsumexp(x, 1), nnref.logcumsumexp(x * 50, 0)], (3, 4)),
+    "nnref.Tensor.logcumsumexp": op(lambda x: x.logcumsumexp(-1), (3, 4)),
+    **{f"{where}{name}": op(lambda x, where=where, name=name: [
+        *(getattr(nnref, name) if where == "nnref." else getattr(nnref.Tensor, name))(x, 1),
+        *getattr(nnref, name)(x.round(), 0)], (3, 5)) for name in ("cummax", "cummin")
+       for where in ("nnref.", "nnref.Tensor.")},
     "nnref.Tensor.prod": op(lambda x: [x.prod(), x.prod(0)], (3, 4)),
     "nnref.Tensor.logsumexp": op(lambda x: x.logsumexp(0), (3, 4)),
     "nnref.Tensor.diagonal": op(lambda x: x.diagonal(offset=-1), (4, 3)),
@@ -1068,6 +1078,26 @@ CASES.update({
                                                                      reduction="batchmean"), (4, 5)),
     "nnref.nn.functional.l1_loss": loss(lambda: lambda x, y: F.l1_loss(x, y, reduction="none"), (4, 5)),
     "nnref.nn.functional.smooth_l1_loss": loss(lambda: lambda x, y: F.smooth_l1_loss(x, y, beta=0.5), (4, 5)),
+    # more activations (tests/nn/test_more_modules.py compares them with PyTorch)
+    "nnref.nn.PReLU": layer(lambda: nn.PReLU(3, init=0.1), (2, 3, 4)),
+    "nnref.nn.SELU": layer(lambda: nn.SELU(), (4, 5)),
+    "nnref.nn.CELU": layer(lambda: nn.CELU(0.5), (4, 5)),
+    "nnref.nn.Threshold": layer(lambda: nn.Threshold(0.1, 2.0), (4, 5)),
+    "nnref.nn.Hardshrink": layer(lambda: nn.Hardshrink(0.3), (4, 5)),
+    "nnref.nn.Softshrink": layer(lambda: nn.Softshrink(0.3), (4, 5)),
+    "nnref.nn.Tanhshrink": layer(lambda: nn.Tanhshrink(), (4, 5)),
+    "nnref.nn.Softmin": layer(lambda: nn.Softmin(dim=1), (4, 5)),
+    "nnref.nn.functional.prelu": op(lambda x, w: [F.prelu(x, w), F.prelu(x, w[:1])], (2, 3, 4), (3,)),
+    "nnref.nn.functional.selu": op(F.selu, (4, 5)),
+    "nnref.nn.functional.selu_": op(lambda x: _in_place(x, F.selu_), (4, 5)),
+    "nnref.nn.functional.celu": op(lambda x: [F.celu(x), F.celu(x, alpha=0.5)], (4, 5)),
+    "nnref.nn.functional.celu_": op(lambda x: _in_place(x, lambda t: F.celu_(t, 0.5)), (4, 5)),
+    "nnref.nn.functional.threshold": op(lambda x: F.threshold(x, 0.1, 2.0), (4, 5)),
+    "nnref.nn.functional.threshold_": op(lambda x: _in_place(x, lambda t: F.threshold_(t, 0.1, 2.0)), (4, 5)),
+    "nnref.nn.functional.hardshrink": op(lambda x: F.hardshrink(x, 0.3), (4, 5)),
+    "nnref.nn.functional.softshrink": op(lambda x: F.softshrink(x, 0.3), (4, 5)),
+    "nnref.nn.functional.tanhshrink": op(F.tanhshrink, (4, 5)),
+    "nnref.nn.functional.softmin": op(lambda x: [F.softmin(x, 1), F.softmin(x, 0, dtype=nnref.float64)], (4, 5)),
 
     # nnref.optim and its schedulers
     "nnref.optim.Adagrad": optimizer(lambda ps: optim.Adagrad(ps, lr=0.1, lr_decay=0.01, weight_decay=1e-2)),

