@@ -109,6 +109,11 @@ divide, multiply, subtract = div, mul, sub
 concat = concatenate = cat
 
 
+from ._ops.cumulative import cummax, cummin  # noqa: E402
+from ._ops.cumulative import cumprod, logcumsumexp  # noqa: E402
+cumprod, logcumsumexp = map(_with_out, (cumprod, logcumsumexp))
+
+
 def relu_(input):
     """``relu`` in place: ``input.relu_()`` (``torch.relu_``,
     ``aten/src/ATen/native/Activation.cpp``)."""

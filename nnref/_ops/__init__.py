@@ -241,3 +241,12 @@ for _name in ("atan2", "lerp", "addcmul", "addcdiv", "nan_to_num"):
 Tensor.arctan2, Tensor.arctan2_ = blend.atan2, _inplace(blend.atan2)
 
 __all__ += ["blend", "composite"]
+
+# Running ops beside cumsum, and more of PyTorch's ops (each module names the ATen file it mirrors).
+from . import cumulative  # noqa: E402
+
+for _name in cumulative.__all__:
+    setattr(Tensor, _name, getattr(cumulative, _name))
+Tensor.cumprod_ = _inplace(cumulative.cumprod)
+
+__all__ += ["cumulative"]

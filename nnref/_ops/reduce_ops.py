@@ -92,7 +92,7 @@ def _cumsum(input, dim, reverse, dtype):
         source = xp.flip(data, axis=dim) if reverse else data
         result = xp.cumsum(source, axis=dim, dtype=dtype._accumulate)
         result = from_accumulator(xp.flip(result, axis=dim) if reverse else result, dtype)
-    out = wrap(xp.ascontiguousarray(result), input)
+    out = wrap(xp.ascontiguousarray(result) if result.ndim else result, input)  # (ascontiguousarray makes 0-d 1-d)
     return record(out, CumsumBackward0, (input,), dim=dim, reverse=reverse)
 
 

@@ -609,3 +609,39 @@ unary("diag_of_a_vector", lambda m, a: m.diag(a.reshape(-1), 1) ** 2)
 @case("diag_of_a_matrix")
 def _(draw, rng):
     return [rng.standard_normal((3, 4))], lambda m, a: m.diag(a, -1) ** 2 + a.diag(1).sum()
+
+
+# running ops: cumprod (also through zeros), logcumsumexp, cummax, cummin
+@case("cumprod")
+def _(draw, rng):
+    shape = draw(shapes(min_dims=1))
+    dim = draw(st.integers(-len(shape), len(shape) - 1))
+    return [normal(rng, shape)], lambda m, a: m.cumprod(a, dim)
+
+
+@case("cumprod_with_zeros")
+def _(draw, rng):
+    values = rng.standard_normal((3, 4))
+    values[0, 1] = values[1, 2] = values[1, 3] = 0.0
+    return [values], lambda m, a: a.cumprod(1) * a
+
+
+@case("logcumsumexp")
+def _(draw, rng):
+    shape = draw(shapes(min_dims=1))
+    dim = draw(st.integers(-len(shape), len(shape) - 1))
+    return [normal(rng, shape)], lambda m, a: m.logcumsumexp(a, dim)
+
+
+@case("cummax")
+def _(draw, rng):
+    shape = draw(shapes(min_dims=1))
+    dim = draw(st.integers(-len(shape), len(shape) - 1))
+    return distinct(rng, shape), lambda m, a: m.cummax(a, dim).values ** 2
+
+
+@case("cummin")
+def _(draw, rng):
+    shape = draw(shapes(min_dims=1))
+    dim = draw(st.integers(-len(shape), len(shape) - 1))
+    return distinct(rng, shape), lambda m, a: a.cummin(dim)[0] * a

@@ -27,6 +27,11 @@ def shown(result):
     return result
 
 
+def _no_nan(result):
+    """NaN replaced by -7 (NaN is not equal to itself, so the tables could not compare it)."""
+    return [r.nan_to_num(-7.0) if r.is_floating_point() else r for r in result]
+
+
 def grid(m, requires_grad=False):
     return m.arange(6.0).reshape(2, 3).requires_grad_(requires_grad)
 
@@ -123,6 +128,22 @@ CASES = {
                          m.unique(m.tensor([3, 1, 3, 2]), return_inverse=True, return_counts=True),
                          m.unique(m.tensor([[1, 2], [1, 2], [0, 1]]), dim=0, return_inverse=True, return_counts=True),
                          m.tensor([[5, 1], [9, 5]]).unique(sorted=False, return_inverse=True)),
+    # running ops
+    "cumprod": lambda m: (m.cumprod(grid(m, True), 1), m.cumprod(m.tensor([1, 2, 3]), 0),
+                          m.tensor([True, False]).cumprod(0), m.cumprod(m.tensor([1, 2]), 0, dtype=m.float32),
+                          m.cumprod(m.tensor(2.0), 0), m.tensor([1.0, 2.0]).cumprod_(0), m.cumsum(m.tensor(2.0), 0)),
+    "cumprod_bad_dim": lambda m: m.cumprod(grid(m), 2),
+    "logcumsumexp": lambda m: (m.logcumsumexp(grid(m, True), 0), m.tensor([-1000.0, 0.0, -float("inf")]).logcumsumexp(0),
+                               m.logcumsumexp(m.tensor([-float("inf"), -float("inf")]), 0),
+                               m.logcumsumexp(m.tensor(2.0, dtype=m.float64), -1)),
+    "logcumsumexp_integers": lambda m: m.logcumsumexp(m.tensor([1, 2]), 0),
+    "cummax": lambda m: (*_no_nan(m.cummax(m.tensor([1.0, 3.0, 3.0, 2.0, 5.0, float("nan"), 7.0, float("nan")]), 0)),
+                         m.cummax(m.tensor([[1.0, 3.0, 3.0], [2.0, 0.0, 2.0]], requires_grad=True), 1),
+                         m.tensor([[1, 3], [3, 2], [0, 5]]).cummax(0), m.cummax(m.tensor([True, False, True]), 0),
+                         m.cummax(m.tensor(3.0), 0), m.cummax(m.zeros(0, 2), 1)),
+    "cummin": lambda m: (*_no_nan(m.cummin(m.tensor([2.0, 1.0, 1.0, 3.0, float("nan"), 0.0]), 0)),
+                         m.cummin(m.tensor([2.0, 1.0, 1.0, 3.0], requires_grad=True), 0),
+                         m.tensor([[1, 3], [3, 2], [0, 5]]).cummin(1)),
 }
 
 

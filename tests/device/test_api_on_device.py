@@ -926,6 +926,16 @@ CASES.update({
     "nnref.Tensor.chunk": op(lambda x: x.chunk(2), (5, 3)),
     "nnref.Tensor.split": op(lambda x: x.split([3, 2]), (5, 3)),
     "nnref.Tensor.cumsum": op(lambda x: x.cumsum(-1), (3, 4)),
+    # running ops
+    "nnref.cumprod": op(lambda x: [nnref.cumprod(x, 1), nnref.cumprod(x.detach() * (x.detach() > 0), 0)], (3, 4)),
+    "nnref.Tensor.cumprod": op(lambda x: x.cumprod(0), (3, 4)),
+    "nnref.Tensor.cumprod_": op(lambda x: _in_place(x, lambda t: t.cumprod_(1)), (3, 4)),
+    "nnref.logcumsumexp": op(lambda x: [nnref.logcumsumexp(x, 1), nnref.logcumsumexp(x * 50, 0)], (3, 4)),
+    "nnref.Tensor.logcumsumexp": op(lambda x: x.logcumsumexp(-1), (3, 4)),
+    **{f"{where}{name}": op(lambda x, where=where, name=name: [
+        *(getattr(nnref, name) if where == "nnref." else getattr(nnref.Tensor, name))(x, 1),
+        *getattr(nnref, name)(x.round(), 0)], (3, 5)) for name in ("cummax", "cummin")
+       for where in ("nnref.", "nnref.Tensor.")},
     "nnref.Tensor.prod": op(lambda x: [x.prod(), x.prod(0)], (3, 4)),
     "nnref.Tensor.logsumexp": op(lambda x: x.logsumexp(0), (3, 4)),
     "nnref.Tensor.diagonal": op(lambda x: x.diagonal(offset=-1), (4, 3)),
