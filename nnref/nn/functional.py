@@ -962,4 +962,113 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
     return _softmax.softmax(-input, dim, dtype=dtype)
 
 
+# --------------------------------------------------------------------------------------------
+# 1-d pooling: the 2-d kernels on an input with a height of 1, as ATen computes them
+# --------------------------------------------------------------------------------------------
+
+__all__ += ["max_pool1d", "max_pool1d_with_indices", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d",
+            "adaptive_max_pool1d_with_indices"]
+
+
+def _one_int(value, function, name):
+    """``3`` or ``(3,)`` -> ``3``, with ATen's message for a longer sequence."""
+    if isinstance(value, (tuple, list)):
+        if len(value) != 1:
+            raise RuntimeError(f"{function}() argument '{name}' should contain one int (got {len(value)})")
+        return int(value[0])
+    return int(value)
+
+
+def _check_2_to_3_dims(input, function):
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional tensor for argument #1 "
+                           f"'self' (while checking arguments for {function})")
+
+
+def _max_pool1d_size(value, name):
+    if isinstance(value, (tuple, list)):
+        if len(value) != 1:
+            raise RuntimeError(f"max_pool1d() {name} must be an int, list of ints or tuple of ints of size 1 but "
+                               f"got size {len(value)}")
+        return int(value[0])
+    return int(value)
+
+
+def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=True):
+    """Max pooling of ``(N, C, L)`` or ``(C, L)`` that also returns where each maximum came from
+    (``torch.nn.functional.max_pool1d_with_indices``, ``torch/nn/functional.py``)."""
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for "
+                           f"input, but got:{list(input.shape)}")
+    if not input._dtype.is_floating_point:
+        raise NotImplementedError(f'"max_pool1d_impl" not implemented for \'{input._dtype._legacy_name[:-6]}\'; '
+                                  "convert the input with .float()")
+    kernel = _max_pool1d_size(kernel_size, "kernel_size")
+    step = kernel if stride is None or (isinstance(stride, (tuple, list)) and not stride) else \
+        _max_pool1d_size(stride, "stride")
+    pad, dil = _max_pool1d_size(padding, "padding"), _max_pool1d_size(dilation, "dilation")
+    if kernel <= 0:
+        raise RuntimeError(f"max_pool1d() kernel_size must be greater than zero, but got {kernel}")
+    if step <= 0:
+        raise RuntimeError(f"max_pool1d() stride must be greater than zero, but got {step}")
+    if pad < 0:
+        raise RuntimeError(f"max_pool1d() padding must be non-negative, but got {pad}")
+    if pad > kernel // 2:
+        raise RuntimeError(f"max_pool1d() padding should be at most half of kernel size, but got padding={pad} "
+                           f"and kernel_size={kernel}")
+    if dil <= 0:
+        raise RuntimeError(f"max_pool1d() dilation must be greater than zero, but got {dil}")
+    length = input.shape[-1]
+    span = length + 2 * pad - dil * (kernel - 1) - 1
+    out = (-(-span // step) if ceil_mode else span // step) + 1
+    if ceil_mode and (out - 1) * step >= length + pad:
+        out -= 1
+    if out < 1:
+        raise RuntimeError(f"max_pool1d() Invalid computed output size: {out}")
+    output, indices = _native.max_pool2d_with_indices(input.unsqueeze(-2), (1, kernel), (1, step), (0, pad),
+                                                      (1, dil), ceil_mode)
+    return output.squeeze(-2), indices.squeeze(-2)
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """The largest value of each ``kernel_size`` window along the last dim; ``stride`` defaults to ``kernel_size``."""
+    output, indices = max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return (output, indices) if return_indices else output
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    """The mean of each ``kernel_size`` window along the last dim; ``stride`` defaults to ``kernel_size``."""
+    _check_2_to_3_dims(input, "avg_pool1d")
+    kernel = _one_int(kernel_size, "avg_pool1d", "kernel_size")
+    step = kernel if stride is None or (isinstance(stride, (tuple, list)) and not stride) else \
+        _one_int(stride, "avg_pool1d", "stride")
+    pad = _one_int(padding, "avg_pool1d", "padding")
+    out = _native_pooling.avg_pool2d(input.unsqueeze(-2), (1, kernel), (1, step), (0, pad), ceil_mode,
+                                     count_include_pad, None)
+    return out.squeeze(-2)
+
+
+def adaptive_avg_pool1d(input, output_size):
+    """Average pooling whose windows are chosen so the last dim becomes ``output_size``."""
+    _check_2_to_3_dims(input, "adaptive_avg_pool1d")
+    size = _one_int(output_size, "adaptive_avg_pool1d", "output_size")
+    return _native_pooling.adaptive_avg_pool2d(input.unsqueeze(-2), (1, size)).squeeze(-2)
+
+
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
+    """``adaptive_max_pool1d`` that returns ``(output, indices)`` whatever ``return_indices``
+    says (``torch/nn/functional.py``)."""
+    _check_2_to_3_dims(input, "adaptive_max_pool1d")
+    size = _one_int(output_size, "adaptive_max_pool1d", "output_size")
+    output, indices = _native_pooling.adaptive_max_pool2d(input.unsqueeze(-2), (1, size))
+    return output.squeeze(-2), indices.squeeze(-2)
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    """Max pooling whose windows are chosen so the last dim becomes ``output_size``."""
+    output, indices = adaptive_max_pool1d_with_indices(input, output_size)
+    return (output, indices) if return_indices else output
+
+
 __dir__ = _public_dir(globals(), __all__)

@@ -1098,6 +1098,20 @@ CASES.update({
     "nnref.nn.functional.softshrink": op(lambda x: F.softshrink(x, 0.3), (4, 5)),
     "nnref.nn.functional.tanhshrink": op(F.tanhshrink, (4, 5)),
     "nnref.nn.functional.softmin": op(lambda x: [F.softmin(x, 1), F.softmin(x, 0, dtype=nnref.float64)], (4, 5)),
+    "nnref.nn.MaxPool1d": layer(lambda: nn.MaxPool1d(3, 2, 1, ceil_mode=True), (2, 3, 8)),
+    "nnref.nn.AvgPool1d": layer(lambda: nn.AvgPool1d(3, 2, 1, count_include_pad=False), (2, 3, 8)),
+    "nnref.nn.AdaptiveAvgPool1d": layer(lambda: nn.AdaptiveAvgPool1d(3), (2, 3, 8)),
+    "nnref.nn.AdaptiveMaxPool1d": layer(lambda: nn.AdaptiveMaxPool1d(3), (2, 3, 8)),
+    "nnref.nn.functional.max_pool1d": op(lambda x: [F.max_pool1d(x, 2), F.max_pool1d(x[0], 3, 1, 1, dilation=2)], (2, 3, 8)),
+    "nnref.nn.functional.max_pool1d_with_indices": op(lambda x: list(F.max_pool1d_with_indices(x, 3, 2)), (2, 3, 8)),
+    "nnref.nn.functional.avg_pool1d": op(lambda x: [F.avg_pool1d(x, 2), F.avg_pool1d(x[0], 3, 2, 1, ceil_mode=True)],
+                                         (2, 3, 8)),
+    "nnref.nn.functional.adaptive_avg_pool1d": op(lambda x: [F.adaptive_avg_pool1d(x, 3), F.adaptive_avg_pool1d(x, 1)],
+                                                  (2, 3, 8)),
+    "nnref.nn.functional.adaptive_max_pool1d": op(lambda x: F.adaptive_max_pool1d(x, 3), (2, 3, 8)),
+    "nnref.nn.functional.adaptive_max_pool1d_with_indices": op(
+        lambda x: list(F.adaptive_max_pool1d_with_indices(x, 5)), (2, 3, 8)),
+    # (end of the cases of tests/nn/test_more_modules.py)
 
     # nnref.optim and its schedulers
     "nnref.optim.Adagrad": optimizer(lambda ps: optim.Adagrad(ps, lr=0.1, lr_decay=0.01, weight_decay=1e-2)),

@@ -13,7 +13,8 @@ from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDi
                    NLLLoss, SmoothL1Loss)
 from .module import Module
 from .normalization import GroupNorm, LayerNorm
-from .pooling import AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool2d, MaxPool2d
+from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool1d, AvgPool2d,
+                      MaxPool1d, MaxPool2d)
 from .rnn import GRU, LSTM, RNN, RNNBase
 from .sparse import Embedding
 from .transformer import (MultiheadAttention, Transformer, TransformerDecoder, TransformerDecoderLayer,
@@ -35,6 +36,7 @@ __all__ += ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder
 __all__ += ["CosineSimilarity", "PairwiseDistance", "Upsample"]
 __all__ += ["TransformerDecoderLayer", "TransformerDecoder", "Transformer"]
 __all__ += ["PReLU", "SELU", "CELU", "Threshold", "Hardshrink", "Softshrink", "Tanhshrink", "Softmin"]
+__all__ += ["MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d"]
 
 
 from ..._namespace import public_dir as _public_dir  # noqa: E402

@@ -1,4 +1,4 @@
-"""``nn.MaxPool2d`` (``torch/nn/modules/pooling.py``)."""
+"""The pooling layers, ``nn.MaxPool2d``, ``nn.AvgPool1d``, ... (``torch/nn/modules/pooling.py``)."""
 from .. import functional as F
 from ._shape_errors import naming_layer
 from .module import Module
@@ -104,3 +104,69 @@ class AdaptiveMaxPool2d(_AdaptivePoolNd):
     def forward(self, input):
         with naming_layer(self, input):
             return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+
+__all__ += ["MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d"]
+
+
+class MaxPool1d(_MaxPoolNd):
+    """The largest value in each ``kernel_size`` window of ``(N, C, L)`` or ``(C, L)``.
+
+    ``stride`` defaults to ``kernel_size``; ``return_indices=True`` also returns each maximum's index in ``L``.
+    """
+
+    def forward(self, input):
+        with naming_layer(self, input):
+            return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                                ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+
+def _single(value):
+    """``3 -> (3,)``; a sequence becomes a tuple (``torch.nn.modules.utils._single``)."""
+    return tuple(value) if isinstance(value, (tuple, list)) else (value,)
+
+
+class AvgPool1d(Module):
+    """The mean of each ``kernel_size`` window of ``(N, C, L)`` or ``(C, L)``; ``count_include_pad``
+    counts zero padding in the divisor."""
+
+    __constants__ = ["kernel_size", "stride", "padding", "ceil_mode", "count_include_pad"]
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+        super().__init__()
+        self.kernel_size = _single(kernel_size)
+        self.stride = _single(stride if stride is not None else kernel_size)
+        self.padding = _single(padding)
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+    def forward(self, input):
+        with naming_layer(self, input):
+            return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                                self.count_include_pad)
+
+
+class AdaptiveAvgPool1d(_AdaptivePoolNd):
+    """Average pooling of ``(N, C, L)`` or ``(C, L)`` to a fixed length ``output_size``."""
+
+    def forward(self, input):
+        with naming_layer(self, input):
+            return F.adaptive_avg_pool1d(input, self.output_size)
+
+
+class AdaptiveMaxPool1d(_AdaptivePoolNd):
+    """Max pooling of ``(N, C, L)`` or ``(C, L)`` to a fixed length; ``return_indices=True`` also
+    returns the positions."""
+
+    __constants__ = ["output_size", "return_indices"]
+
+    def __init__(self, output_size, return_indices=False):
+        super().__init__(output_size)
+        self.return_indices = return_indices
+
+    def forward(self, input):
+        with naming_layer(self, input):
+            return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
