@@ -544,7 +544,7 @@ Commands:
   bench [--quick] [--threads N] [--out DIR] [--profile]
           Run the benchmark: nnref vs hand-written numpy vs PyTorch (MLP step,
           per-op overhead, long chains, peak memory, a scalar engine). Writes
-          results.json, results.md and chart.png to bench/results/ (or DIR);
+          results.json, results.md, findings.md, chart.png to bench/results/ (or DIR);
           --quick is the short run CI does, --profile shows where nnref spends
           an MLP step.
   student OUTDIR [--force]

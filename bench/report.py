@@ -3,7 +3,7 @@ import json
 import math
 import os
 
-OUTPUT_FILES = ("results.json", "results.md", "chart.png")
+OUTPUT_FILES = ("results.json", "results.md", "findings.md", "chart.png")
 CONTENDER_LABELS = {"nnref": "nnref", "numpy": "numpy (hand-written)", "torch": "PyTorch",
                     "scalar": "scalar engine"}
 COLORS = {"nnref": "#d62728", "numpy": "#1f77b4", "torch": "#ff7f0e", "scalar": "#7f7f7f"}
@@ -189,9 +189,19 @@ def text_table(results):
 
 
 def _markdown_table(rows):
-    lines = ["| " + " | ".join(HEADER) + " |",
-             "|" + "|".join(["---", "---"] + ["---:"] * 6 + ["---", ":---:"]) + "|"]
-    lines += ["| " + " | ".join(c.replace("|", "\\|") for c in _cells(r)) + " |" for r in rows]
+    """The rows as a Markdown table narrow enough for the site's text column: the unit goes
+    with the measure's name, a column that is "-" in every row is left out, and the long
+    names can wrap ("nnref ÷ numpy" for "nnref/numpy", a zero-width space after other slashes)."""
+    def wrappable(text):
+        return text.replace("nnref/", "nnref ÷ ").replace("/", "/\u200b").replace("<=", "≤")
+
+    header = ["Measure"] + HEADER[2:]
+    align = ["---"] + ["---:"] * 6 + ["---", ":---:"]
+    cells = [[f"{c[0]} ({c[1]})"] + c[2:] for c in (_cells(r) for r in rows)]
+    keep = [i for i in range(len(header)) if i == 0 or any(row[i] != "-" for row in cells)]
+    lines = ["| " + " | ".join(wrappable(header[i]) for i in keep) + " |",
+             "|" + "|".join(align[i] for i in keep) + "|"]
+    lines += ["| " + " | ".join(wrappable(row[i]).replace("|", "\\|") for i in keep) + " |" for row in cells]
     return lines + [""]
 
 
@@ -308,108 +318,182 @@ def markdown(results):
     return "\n".join(out) + "\n"
 
 
+def findings(results):
+    """The sentences of the performance page that quote ratios (``findings.md``, included by
+    book/performance.md), written from the results so that no figure on the page is typed by
+    hand.  Rows a run did not measure (``--quick`` or ``--no-torch``) are left out."""
+    ratios = results["ratios"]
+
+    def ratio(key, which="nnref/torch"):
+        value = ratios.get(key, {}).get(which)
+        return None if value is None else f"{value:.2f}"
+
+    lines = []
+    cnn8, cnn64 = ratio("wall_cnn_step_b8"), ratio("wall_cnn_step_b64")
+    if cnn8 and cnn64:
+        trend = ("more at batch 64 than at batch 8" if float(cnn64) > float(cnn8)
+                 else "less at batch 64 than at batch 8" if float(cnn64) < float(cnn8)
+                 else "as much at batch 64 as at batch 8")
+        lines.append(f"- **Convolutions** (wall clock): the CNN step takes {cnn8} times PyTorch's "
+                     f"time at batch 8 and {cnn64} times at batch 64, {trend}.")
+        forward, both = ratio("wall_conv_forward"), ratio("wall_conv_forward_backward")
+        if forward and both:
+            lines[-1] += (f" The 3-channel layer alone: {forward} times PyTorch's time forward, "
+                          f"{both} times forward and backward.")
+    per_op, b1, b64 = ratio("per_op_overhead"), ratio("mlp_step_b1"), ratio("mlp_step_b64")
+    if per_op and b1 and b64:
+        lines.append(f"- **Per-operation overhead** (CPU time): one operation, forward and backward, "
+                     f"costs {per_op} times PyTorch's; the MLP step takes {b1} times PyTorch's time "
+                     f"at batch 1 and {b64} times at batch 64.")
+    numpy = [(b, ratio(f"mlp_step_b{b}", "nnref/numpy")) for b in (1, 64, 512)]
+    if all(v for _, v in numpy):
+        lines.append("- **Against the hand-written numpy step** (CPU time): "
+                     + ", ".join(f"{v} times its time at batch {b}" for b, v in numpy) + ".")
+    memory = ratio("peak_memory_cnn_b64")
+    if memory:
+        lines.append(f"- **Memory**: the CNN step's peak at batch 64 is {memory} times PyTorch's.")
+    head = (f"From the run of {results['meta']['date'][:10]} (commit "
+            f"{(results['meta'].get('git_commit') or '-')[:7]}), as ratios nnref / other:")
+    return "\n".join([head, ""] + lines) + "\n"
+
+
 # ----------------------------------------------------------------- chart ---
+# The chart is drawn at the width the site gives it (a page's content is 672 px wide at a
+# 1280 px window), so that its smallest text, CHART_MIN_FONT_PT at CHART_DPI, shows at
+# 12.5 px or more (points x dpi / 72); the site's tests read that size from the PNG.
+CHART_WIDTH_IN, CHART_DPI, CHART_MIN_FONT_PT = 6.7, 100, 9
+
+
 def chart(results, path):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.text
     import numpy as np
 
     m = results["measures"]
-    fig, axes = plt.subplots(2, 3, figsize=(16, 9))
-    width = 0.26
+    small = CHART_MIN_FONT_PT
+    style = {"font.size": 10, "axes.titlesize": 10.5, "axes.labelsize": 10, "xtick.labelsize": 10,
+             "ytick.labelsize": 10, "legend.fontsize": 10, "figure.titlesize": 11}
+    with plt.rc_context(style):
+        rows = [n for n in results["table"] if TARGETS.get(n["key"])]
+        n_ratios = sum(len(TARGETS[r["key"]]) for r in rows)
+        ratio_height = 0.3 * n_ratios + 1.2
+        fig = plt.figure(figsize=(CHART_WIDTH_IN, 10.0 + ratio_height), layout="constrained")
+        # Two subfigures, so that the long labels of the ratios do not push the other panels.
+        top, bottom = fig.subfigures(2, 1, height_ratios=[10.0, ratio_height])
+        grid = top.add_gridspec(3, 2, height_ratios=[3.0, 2.6, 2.6])
+        axes = {"mlp": top.add_subplot(grid[0, :]), "per_op": top.add_subplot(grid[1, 0]),
+                "peak": top.add_subplot(grid[1, 1]), "chain": top.add_subplot(grid[2, 0]),
+                "scalar": top.add_subplot(grid[2, 1]), "ratios": bottom.add_subplot()}
+        shown = {}
 
-    def grouped(ax, groups, series, values, errors=None, log=True, ylabel=""):
-        x = np.arange(len(groups))
-        k = len(series)
-        for i, name in enumerate(series):
-            vals = [values[g].get(name, np.nan) for g in groups]
-            err = None
-            if errors is not None:
-                err = np.array([errors[g].get(name, (0, 0)) for g in groups]).T
-            bars = ax.bar(x + (i - (k - 1) / 2) * width, vals, width, yerr=err, capsize=2,
-                          label=CONTENDER_LABELS[name], color=COLORS[name])
-            ax.bar_label(bars, labels=[_num(v) if not np.isnan(v) else "" for v in vals],
-                         fontsize=7, padding=1)
-        ax.set_xticks(x, groups)
-        if log:
-            ax.set_yscale("log")
-        ax.set_ylabel(ylabel)
-        ax.legend(fontsize=8)
-        ax.margins(y=0.15)
+        def grouped(ax, groups, series, values, errors=None, log=True, ylabel=""):
+            x = np.arange(len(groups))
+            k = len(series)
+            width = 0.8 / k
+            for i, name in enumerate(series):
+                vals = [values[g].get(name, np.nan) for g in groups]
+                err = None
+                if errors is not None:
+                    err = np.array([errors[g].get(name, (0, 0)) for g in groups]).T
+                bars = ax.bar(x + (i - (k - 1) / 2) * width, vals, width, yerr=err, capsize=2,
+                              label=CONTENDER_LABELS[name], color=COLORS[name])
+                shown.setdefault(name, bars)
+                ax.bar_label(bars, labels=[_num(v) if not np.isnan(v) else "" for v in vals],
+                             fontsize=small, padding=1, rotation=90 if k * len(groups) > 4 else 0)
+            ax.set_xticks(x, groups)
+            if log:
+                ax.set_yscale("log")
+            ax.set_ylabel(ylabel)
+            ax.margins(y=0.35 if log else 0.25)
+            if log:  # room above the tallest bar for its label, on a log axis
+                low, high = ax.get_ylim()
+                ax.set_ylim(low, high * 3)
 
-    # 1. MLP step time
-    mlp = m["mlp_step"]
-    names = list(next(iter(mlp.values())))
-    groups = [f"batch {b}" for b in mlp]
-    vals = {f"batch {b}": {n: r["median"] * 1e3 for n, r in res.items()} for b, res in mlp.items()}
-    errs = {f"batch {b}": {n: ((r["median"] - r["q1"]) * 1e3, (r["q3"] - r["median"]) * 1e3)
-                           for n, r in res.items()} for b, res in mlp.items()}
-    grouped(axes[0, 0], groups, names, vals, errs, ylabel="ms per step (log)")
-    axes[0, 0].set_title("MLP SGD step (784-512-512-10)")
+        # 1. MLP step time
+        mlp = m["mlp_step"]
+        names = list(next(iter(mlp.values())))
+        groups = [f"batch {b}" for b in mlp]
+        vals = {f"batch {b}": {n: r["median"] * 1e3 for n, r in res.items()} for b, res in mlp.items()}
+        errs = {f"batch {b}": {n: ((r["median"] - r["q1"]) * 1e3, (r["q3"] - r["median"]) * 1e3)
+                               for n, r in res.items()} for b, res in mlp.items()}
+        grouped(axes["mlp"], groups, names, vals, errs, ylabel="ms per step (log)")
+        axes["mlp"].set_title("MLP SGD step (784-512-512-10), CPU time")
 
-    # 2. per-op overhead
-    per_op = m["per_op_overhead"]["us_per_op"]
-    grouped(axes[0, 1], ["fwd+bwd per op"], list(per_op), {"fwd+bwd per op": per_op}, log=False,
-            ylabel="microseconds per op")
-    axes[0, 1].set_title("Per-op overhead (20 ops on 4 elements)")
+        # 2. per-op overhead
+        per_op = m["per_op_overhead"]["us_per_op"]
+        grouped(axes["per_op"], ["fwd+bwd"], list(per_op), {"fwd+bwd": per_op}, log=False,
+                ylabel="µs per op")
+        axes["per_op"].set_title("Per-op overhead\n(20 ops on 4 elements)")
 
-    # 3. chain memory
-    chain = m["chain"]
-    mem = chain.get("memory", {})
-    if mem:
-        groups = [f"{k:,} ops" for k in chain["lengths"]]
-        vals = {f"{k:,} ops": {n: v["points"][str(k)]["peak_delta_bytes"] / 2**20 for n, v in mem.items()}
-                for k in chain["lengths"]}
-        grouped(axes[0, 2], groups, list(mem), vals, log=False, ylabel="peak memory, MiB")
-        axes[0, 2].set_title("Chain of ops: peak memory vs length\n("
-                             + ", ".join(f"{CONTENDER_LABELS[n]} {v['bytes_per_op']:,.0f} bytes/op"
-                                         for n, v in mem.items()) + ")", fontsize=10)
+        # 3. peak memory, MLP step
+        peak = m["peak_memory"]
+        key = f"batch {peak['batch']}"
+        grouped(axes["peak"], [key], list(peak["mlp"]),
+                {key: {n: v["peak_delta_bytes"] / 2**20 for n, v in peak["mlp"].items()}}, log=False,
+                ylabel="MiB above baseline")
+        axes["peak"].set_title("Peak memory of\nthe MLP step")
 
-    # 4. peak memory, MLP step
-    peak = m["peak_memory"]
-    key = f"batch {peak['batch']}"
-    grouped(axes[1, 0], [key], list(peak["mlp"]),
-            {key: {n: v["peak_delta_bytes"] / 2**20 for n, v in peak["mlp"].items()}}, log=False,
-            ylabel="peak RSS above baseline, MiB")
-    axes[1, 0].set_title("Peak memory of the MLP step")
+        # 4. chain memory
+        chain = m["chain"]
+        mem = chain.get("memory", {})
+        if mem:
+            groups = [f"{k // 1000:g}k" if k % 1000 == 0 else f"{k:,}" for k in chain["lengths"]]
+            vals = {g: {n: v["points"][str(k)]["peak_delta_bytes"] / 2**20 for n, v in mem.items()}
+                    for g, k in zip(groups, chain["lengths"])}
+            grouped(axes["chain"], groups, list(mem), vals, log=False, ylabel="peak memory, MiB")
+            axes["chain"].set_xlabel("ops in the chain")
+            axes["chain"].set_title("Chain of ops: peak memory\n("
+                                    + ", ".join(f"{CONTENDER_LABELS[n]} {v['bytes_per_op']:,.0f}"
+                                                for n, v in mem.items()) + " B/op)")
+        else:
+            axes["chain"].set_axis_off()
 
-    # 5. scalar engine
-    scalar = m["scalar_engine"]
-    step = {n: r["median"] * 1e3 for n, r in scalar["step"].items()}
-    grouped(axes[1, 1], ["one SGD step"], list(step), {"one SGD step": step},
-            ylabel="ms per step (log)")
-    axes[1, 1].set_title(f"Scalar engine vs tensor autograd\n(MLP {'-'.join(map(str, scalar['sizes']))}, "
-                         f"batch {scalar['batch']}: nnref {scalar['speedup']['nnref']:,.0f}x faster)",
-                         fontsize=10)
+        # 5. scalar engine
+        scalar = m["scalar_engine"]
+        step = {n: r["median"] * 1e3 for n, r in scalar["step"].items()}
+        grouped(axes["scalar"], ["one SGD step"], list(step), {"one SGD step": step},
+                ylabel="ms per step (log)")
+        axes["scalar"].set_title(f"Scalar engine: nnref's\ntensors {scalar['speedup']['nnref']:,.0f}x faster")
 
-    # 6. ratio / target
-    ax = axes[1, 2]
-    labels, fractions, colors = [], [], []
-    for r in results["table"]:
-        for ratio_key, limit in TARGETS.get(r["key"], []):
-            value = r["ratios"][ratio_key]
-            if value is None:
-                continue
-            labels.append(f"{r['key'].replace('_', ' ')}\n{ratio_key.replace('torch', 'PyTorch')} "
-                          f"{value:.2f} (target {limit:g})")
-            fractions.append(value / limit)
-            colors.append("#2ca02c" if value <= limit else "#d62728")
-    y = np.arange(len(labels))
-    ax.barh(y, fractions, color=colors)
-    ax.axvline(1.0, color="black", linewidth=1)
-    ax.set_yticks(y, labels, fontsize=7)
-    ax.invert_yaxis()
-    ax.set_xlabel("measured ratio / target (<= 1 meets the target)")
-    ax.set_title("Ratios against targets")
+        # 6. ratio / target
+        ax = axes["ratios"]
+        labels, values, fractions, colors = [], [], [], []
+        for r in rows:
+            for ratio_key, limit in TARGETS[r["key"]]:
+                value = r["ratios"][ratio_key]
+                if value is None:
+                    continue
+                name = r["key"].replace("_", " ").replace("wall ", "").replace("step b", "b")
+                clock = ("" if "memory" in r["key"] else
+                         " (wall)" if r["key"].startswith("wall_") else " (CPU)")
+                labels.append(f"{name}{clock}, {ratio_key.replace('torch', 'PyTorch')}")
+                values.append(f"{value:.2f} / {limit:g}")
+                fractions.append(value / limit)
+                colors.append("#2ca02c" if value <= limit else "#d62728")
+        y = np.arange(len(labels))
+        bars = ax.barh(y, fractions, color=colors)
+        ax.bar_label(bars, labels=values, fontsize=small, padding=2)
+        ax.set_xlim(0, max(fractions + [1.0]) * 1.3)
+        ax.axvline(1.0, color="black", linewidth=1)
+        ax.set_yticks(y, labels, fontsize=small)
+        ax.tick_params(axis="x", labelsize=small)
+        ax.invert_yaxis()
+        ax.set_xlabel("measured ratio / target ratio")
+        ax.set_title("Ratios against targets (green, left of 1: met)")
 
-    meta = results["meta"]
-    fig.suptitle(f"nnref benchmark ({meta['mode']} run, {meta['threads']} thread(s), "
-                 f"{results['config'].get('clock', 'wall')} time, {meta['cpu']}, "
-                 f"numpy {meta['numpy']}, PyTorch {meta['torch'] or '-'}, {meta['date'][:10]})", fontsize=11)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+        meta = results["meta"]
+        top.legend([shown[n] for n in CONTENDER_LABELS if n in shown],
+                   [CONTENDER_LABELS[n] for n in CONTENDER_LABELS if n in shown],
+                   loc="outside upper center", ncols=4, frameon=False)
+        fig.suptitle(f"nnref benchmark: {meta['mode']} run, {meta['threads']} thread(s), "
+                     f"{results['config'].get('clock', 'wall')} time, {meta['date'][:10]}\n"
+                     f"{meta['cpu']}, numpy {meta['numpy']}, PyTorch {meta['torch'] or '-'}")
+        sizes = [t.get_fontsize() for t in fig.findobj(matplotlib.text.Text)
+                 if t.get_visible() and t.get_text().strip()]
+        fig.savefig(path, dpi=CHART_DPI, metadata={"nnref:min-font-pt": f"{min(sizes):g}"})
+        plt.close(fig)
 
 
 def _jsonable(obj):
@@ -432,4 +516,6 @@ def finish(results, out_dir):
         f.write("\n")
     with open(os.path.join(out_dir, "results.md"), "w") as f:
         f.write(markdown(results))
+    with open(os.path.join(out_dir, "findings.md"), "w") as f:
+        f.write(findings(results))
     chart(results, os.path.join(out_dir, "chart.png"))

@@ -20,8 +20,8 @@ every contender:
 
 Before timing, the three MLP implementations (and the scalar engine) must
 agree on the loss of two consecutive steps within 1e-4 relative; if they do
-not, nothing is reported.  Results go to ``results.json``, ``results.md`` and
-``chart.png`` in ``--out`` (default ``bench/results/``).
+not, nothing is reported.  Results go to ``results.json``, ``results.md``,
+``findings.md`` and ``chart.png`` in ``--out`` (default ``bench/results/``).
 
 ``--profile`` instead prints where ``nnref`` spends an MLP step (cProfile, by
 own time) at batch 64 and batch 1, and writes ``profile.txt``.

@@ -52,6 +52,7 @@ def test_quick_run_writes_json_markdown_and_chart(quick_run):
     results = json.loads((out / "results.json").read_text())
     assert (out / "results.md").read_text().startswith("# nnref benchmark results")
     assert (out / "chart.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (out / "findings.md").read_text().startswith("From the run of ")
     assert "nnref/numpy" in stdout and "Met?" in stdout  # the table was printed
 
     assert results["correctness"]["passed"] is True
@@ -185,3 +186,24 @@ def test_gpu_benchmark_without_a_gpu_says_what_is_missing(tmp_path):
         pytest.skip("this machine has a GPU")
     assert proc.returncode != 0 and "cupy" in proc.stderr.lower() and "--device cpu" in proc.stderr
     assert not (tmp_path / "gpu.json").exists()
+
+
+def test_performance_page_figures_come_from_the_committed_results():
+    """book/performance.md quotes no measurement by hand: the tables, the ratios in its prose
+    and the chart are bench/report.py's output for the committed results.json (results.md,
+    findings.md and chart.png, included by the page), so they cannot drift from the run."""
+    import re
+    from bench import report
+    results_dir = ROOT / "bench" / "results"
+    results = json.loads((results_dir / "results.json").read_text())
+    assert (results_dir / "results.md").read_text() == report.markdown(results)
+    assert (results_dir / "findings.md").read_text() == report.findings(results)
+    page = (ROOT / "book" / "performance.md").read_text()
+    for name in ("results.md", "findings.md", "chart.png"):
+        assert f"../bench/results/{name}" in page
+    typed = re.findall(r"(?:about |roughly )?\b\d+(?:\.\d+)?\s*(?:times|x|×)\s+(?:faster|slower|as (?:fast|slow|long))",
+                       page)
+    assert not typed, f"ratios typed into the page instead of generated: {typed}"
+    from PIL import Image
+    with Image.open(results_dir / "chart.png") as chart:
+        assert float(chart.info["nnref:min-font-pt"]) >= report.CHART_MIN_FONT_PT

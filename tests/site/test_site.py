@@ -4,11 +4,14 @@ Checks what a reader would notice: every page of the table of contents is in
 the sidebar, computation graphs arrive as SVG, no page shows a Python
 traceback, the screenshots are real pictures, and, with the network cut off,
 every page's formulas render (no raw TeX) and nothing is wider than the
-screen at 1280 and 390 px.  Uses the site built by ``./dev.sh test``
-(``_build/html``) or builds one itself.  Screenshots of every page at both
-widths are kept in ``_build/screenshots/site/``.
+screen at 1280 and 390 px, every chart and diagram shows its text at 11 px or
+more and no table is cut off, and no error message is shown twice in a row.
+Uses the site built by ``./dev.sh test`` (``_build/html``) or builds one
+itself.  Screenshots of every page at both widths are kept in
+``_build/screenshots/site/``.
 """
 import functools
+import json
 import os
 import re
 import shutil
@@ -211,3 +214,241 @@ def test_glossary_marks_its_chinese_terms(site):
         assert term in marked
     assert "CJK SC" in font
     assert not unmarked, f"Chinese text without lang: {unmarked[:3]}"
+
+
+# -- readable figures and tables ------------------------------------------------------------
+MIN_TEXT_PX = 11
+# Font sizes in points that matplotlib's names stand for, at its default font.size of 10.
+MPL_NAMED_SIZES = {"xx-small": 5.79, "x-small": 6.94, "small": 8.33, "medium": 10.0,
+                   "large": 12.0, "x-large": 14.4, "xx-large": 17.28, "larger": 12.0, "smaller": 8.33}
+MPL_SIZE_ARGUMENT = re.compile(r"\b(?:fontsize|labelsize|size)\s*=\s*([^,)\s]+)")
+# Every <text> of every SVG in the article: its font size times the scale at which the SVG is
+# drawn (getScreenCTM: the viewBox, the <g transform="scale(...)"> of Graphviz, and the size
+# of the <svg> or <img> on the page).  An SVG shown with <img> is measured in a copy drawn
+# inline, off-screen, at the size of the <img>.
+FIGURES_JS = r"""(async (svgFiles) => {
+  const article = document.querySelector('.bd-article') || document.body;
+  const sizes = (svg) => [...svg.querySelectorAll('text')].filter(t => t.textContent.trim()).map(t => {
+    const m = t.getScreenCTM();
+    return [t.textContent.trim().slice(0, 30), parseFloat(getComputedStyle(t).fontSize) * Math.sqrt(Math.abs(m.a * m.d - m.b * m.c))];
+  });
+  const smallest = (list) => list.reduce((a, b) => (b[1] < a[1] ? b : a), ['', Infinity]);
+  const out = [];
+  for (const svg of article.querySelectorAll('svg')) {
+    const r = svg.getBoundingClientRect();
+    if (r.width < 1 || !svg.querySelector('text')) continue;
+    const [text, px] = smallest(sizes(svg));
+    svg.dataset.figure = out.length;
+    out.push({kind: 'inline svg', src: (svg.querySelector('title') || {}).textContent || '', width: r.width, text, px,
+              selector: `[data-figure="${out.length}"]`});
+  }
+  for (const img of article.querySelectorAll('img')) {
+    const r = img.getBoundingClientRect();
+    if (!img.complete) await new Promise(ok => { img.onload = img.onerror = ok; });
+    img.dataset.figure = out.length;
+    const item = {kind: 'img', src: img.getAttribute('src'), width: r.width, natural: img.naturalWidth,
+                  selector: `[data-figure="${out.length}"]`};
+    const file = svgFiles[img.getAttribute('src')];
+    if (r.width >= 1 && file) {
+      const doc = new DOMParser().parseFromString(file, 'image/svg+xml');
+      const svg = document.importNode(doc.documentElement, true);
+      const box = document.createElement('div');
+      box.style.cssText = 'position:absolute;left:-100000px;top:0';
+      svg.setAttribute('width', r.width); svg.setAttribute('height', r.height);
+      box.appendChild(svg); document.body.appendChild(box);
+      [item.text, item.px] = smallest(sizes(svg));
+      box.remove();
+    }
+    out.push(item);
+  }
+  return out;
+})"""
+# A table is clipped when it is wider than the room it has and neither it nor a box around
+# it (up to the article) scrolls: its last columns are then cut off or drawn over the margin.
+TABLES_JS = r"""(() => {
+  const article = document.querySelector('.bd-article') || document.body;
+  const bounds = article.getBoundingClientRect();
+  const problems = [];
+  for (const table of article.querySelectorAll('table')) {
+    const head = (table.innerText || '').trim().split('\n')[0].slice(0, 60);
+    let box = table, scrolls = false, clipped = false;
+    for (; box && box !== article.parentElement; box = box.parentElement) {
+      if (box.scrollWidth <= box.clientWidth + 1) continue;
+      const overflow = getComputedStyle(box).overflowX;
+      if (overflow === 'auto' || overflow === 'scroll') { scrolls = true; break; }
+      if (overflow === 'hidden' || overflow === 'clip') { clipped = true; break; }
+    }
+    const r = (scrolls ? box : table).getBoundingClientRect();
+    if (clipped || (!scrolls && r.right > bounds.right + 1) || r.right > window.innerWidth + 1)
+      problems.push({table: head, width: table.scrollWidth, room: bounds.width,
+                     right: r.right, page: window.innerWidth, clipped_by: box ? box.className || box.tagName : null});
+  }
+  return problems;
+})()"""
+
+
+def _notebook_png_sources():
+    """sha256 of every PNG a chapter stores -> (chapter, the code of the cell that drew it)."""
+    import base64
+    import hashlib
+    import nbformat
+    sources = {}
+    for notebook in sorted((ROOT / "book").glob("*.ipynb")):
+        cells = nbformat.read(notebook, as_version=4).cells
+        settings = "\n".join(c.source for c in cells if c.cell_type == "code")
+        for cell in cells:
+            for output in cell.get("outputs", []):
+                png = output.get("data", {}).get("image/png")
+                if png:
+                    digest = hashlib.sha256(base64.b64decode(png)).hexdigest()
+                    sources[digest] = (notebook.name, cell.source, settings)
+    return sources
+
+
+def _smallest_font_pt(source, settings):
+    """The smallest font a matplotlib cell asks for, read from its code: matplotlib's default
+    size (10 pt, the size of tick labels, axis labels and legends) and every ``fontsize=``,
+    ``labelsize=`` or ``size=`` the cell passes.  None when the code hides a size from this
+    reading (a variable, or rcParams changed anywhere in the chapter)."""
+    import matplotlib
+    if re.search(r"rcParams|\bplt\.rc\(|matplotlib\.rc\(|style\.use", settings):
+        return None
+    sizes = [float(matplotlib.rcParamsDefault["font.size"])]
+    for value in MPL_SIZE_ARGUMENT.findall(source):
+        value = value.strip("\"'")
+        if re.fullmatch(r"\d+(\.\d+)?", value):
+            sizes.append(float(value))
+        elif value in MPL_NAMED_SIZES:
+            sizes.append(MPL_NAMED_SIZES[value])
+        else:
+            return None
+    return min(sizes)
+
+
+def _png_font_px(site_page, item, notebook_pngs):
+    """Rendered size in px of the smallest text of a matplotlib PNG: points x dpi / 72 x the
+    scale the page draws it at.  The benchmark chart records its smallest size itself
+    (bench/report.py writes it into the PNG as the text field ``nnref:min-font-pt``)."""
+    from PIL import Image
+    path = (site_page.parent / item["src"]).resolve()
+    with Image.open(path) as image:
+        info = dict(image.info)
+    dpi = info.get("dpi", (72, 72))[0]
+    if "nnref:min-font-pt" in info:
+        points, origin = float(info["nnref:min-font-pt"]), "recorded in the PNG"
+    elif path.stem in notebook_pngs:
+        chapter, source, settings = notebook_pngs[path.stem]
+        points, origin = _smallest_font_pt(source, settings), chapter
+    else:
+        return None, "no font size known"
+    if points is None:
+        return None, f"{origin}: font size not readable from the code"
+    return points * dpi / 72 * item["width"] / item["natural"], f"{points:g} pt at {dpi:.0f} dpi ({origin})"
+
+
+def _figure_text_sizes(browser, page, notebook_pngs=None):
+    """Every figure of a page with the rendered size (px) of its smallest text."""
+    notebook_pngs = _notebook_png_sources() if notebook_pngs is None else notebook_pngs
+    browser.open(page.as_uri())
+    sources = set(re.findall(r'<img[^>]+src="([^"]+\.svg)"', page.read_text()))
+    svg_files = {src: (page.parent / src).read_text() for src in sources
+                 if (page.parent / src).exists() and "_static/" not in src}
+    items = browser.evaluate(f"{FIGURES_JS}({json.dumps(svg_files)})")
+    figures = []
+    for item in items:
+        if item["kind"] == "img" and "_static/" in item["src"]:
+            continue  # the theme's icons
+        if item["kind"] == "img" and item["width"] < 1:
+            continue  # not displayed (a folded output)
+        if item["kind"] == "img" and item["src"].endswith(".png"):
+            item["px"], item["text"] = _png_font_px(page, item, notebook_pngs)
+        figures.append(item)
+    return figures
+
+
+def _clipped_tables(browser):
+    return browser.evaluate(TABLES_JS)
+
+
+def _element_screenshot(browser, selector, png, margin=24):
+    """A PNG of one element of the page (with a margin), wherever it is on the page."""
+    import base64
+    box = browser.evaluate(f"(() => {{ const r = document.querySelector({json.dumps(selector)})"
+                           ".getBoundingClientRect(); return [r.left + scrollX, r.top + scrollY, r.width, r.height]; })()")
+    x, y, w, h = box
+    clip = {"x": max(0, x - margin), "y": max(0, y - margin), "width": min(w + 2 * margin, browser.width),
+            "height": h + 2 * margin, "scale": 1}
+    data = browser.call("Page.captureScreenshot", session=True, format="png", clip=clip,
+                        captureBeyondViewport=True)["data"]
+    png.parent.mkdir(parents=True, exist_ok=True)
+    png.write_bytes(base64.b64decode(data))
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_figures_and_tables_are_readable(site, width):
+    """Every chart and diagram shows its smallest text at 11 px or more, and no table is cut.
+
+    The text size is measured as the reader gets it, not as the file says: for an SVG (Graphviz,
+    inline or through <img>), each <text>'s font size times the scale the page draws it at;
+    for a matplotlib PNG, the smallest font in points x dpi / 72 x displayed width / natural
+    width (the points are recorded in the PNG by bench/report.py for the benchmark chart, and
+    read from the chapter cell's code otherwise: see _smallest_font_pt).
+
+    At 1280 px a figure wider than the text column shrinks to fit it, so each figure is drawn
+    at a size where it still shows 11 px text there.  At 390 px (a phone) shrinking to the
+    screen would put most diagrams at 5 to 8 px, which nobody can read without zooming, so
+    _static/custom.css keeps every figure at its drawn size and lets it scroll sideways in its
+    own box; the same 11 px is asserted at both widths (and test_every_page_offline checks that
+    the page itself never becomes wider than the screen).
+
+    A table wider than its column must scroll (it, or a box around it), so that no column is
+    cut off or drawn over the margin; at 1280 px the benchmark's tables on the performance page
+    must fit whole (its ratio, target and met columns in view).  Screenshots of every page and
+    of each figure: _build/screenshots/site/readable-<width>/.
+    """
+    notebook_pngs = _notebook_png_sources()
+    problems, measured = [], 0
+    with Chromium(width=width, height=900, offline=True) as browser:
+        for file in _toc_files():
+            page = site / (file + ".html")
+            figures = _figure_text_sizes(browser, page, notebook_pngs)
+            tables = _clipped_tables(browser)
+            for figure in figures:
+                measured += 1
+                if figure.get("px") is None or figure["px"] < MIN_TEXT_PX:
+                    px = "unknown" if figure.get("px") is None else f"{figure['px']:.1f} px"
+                    problems.append(f"{file}: {figure['src'][-24:]} shown {figure['width']:.0f} px wide: "
+                                    f"smallest text {px} ({figure.get('text')})")
+            for table in tables:
+                problems.append(f"{file}: table cut off: {table}")
+            if width == 1280 and Path(file).name == "performance":  # the benchmark's tables fit whole
+                wide = browser.evaluate("[...document.querySelectorAll('.bd-article table')]"
+                                        ".filter(t => t.scrollWidth > t.clientWidth + 1).map(t => t.scrollWidth)")
+                if wide:
+                    problems.append(f"{file}: tables wider than the text column, scrolled: {wide}")
+            if figures or tables:
+                browser.wait_for(MATHJAX_DONE, timeout=60)
+                folder = SHOTS / f"readable-{width}"
+                browser.screenshot(folder / (Path(file).name + ".png"), max_height=8000)
+                for i, figure in enumerate(figures):  # each figure as the reader sees it
+                    _element_screenshot(browser, figure["selector"], folder / f"{Path(file).name}-figure{i + 1}.png")
+    assert measured, "no figure found on any page"
+    assert not problems, "\n".join(problems)
+
+
+ERROR_LINE = re.compile(r"^\s*(?:[\w.]+\.)?\w*(?:Error|Exception|Warning|Interrupt|Exit)\b(?: \([^)]*\))?: \S.*$")
+
+
+def test_each_error_message_is_shown_once(site):
+    """An exception or warning appears once where it happens: no page shows the same error
+    line twice in a row (a cell that prints an exception and also stores it as an error
+    output, a warning printed once per call of a loop, a traceback rendered twice)."""
+    problems = []
+    with Chromium(width=1280, offline=True) as browser:
+        for file in _toc_files():
+            browser.open((site / (file + ".html")).as_uri())
+            lines = [line.strip() for line in browser.text().splitlines() if line.strip()]
+            for before, after in zip(lines, lines[1:]):
+                if before == after and ERROR_LINE.match(before):
+                    problems.append(f"{file}: {before[:100]}")
+    assert not problems, "the same error shown twice in a row:\n" + "\n".join(problems)
