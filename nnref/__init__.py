@@ -112,6 +112,18 @@ concat = concatenate = cat
 from ._ops.cumulative import cummax, cummin  # noqa: E402
 from ._ops.cumulative import cumprod, logcumsumexp  # noqa: E402
 cumprod, logcumsumexp = map(_with_out, (cumprod, logcumsumexp))
+from ._ops.special import (digamma, erfc, erfinv, exp2, lgamma, logaddexp, logaddexp2,  # noqa: E402
+                           logit, polygamma, sinc, xlogy)
+from ._ops.signs import copysign, heaviside, sgn, signbit  # noqa: E402
+from ._ops.binary import float_power, fmax, fmin, fmod  # noqa: E402
+from ._ops.elementwise import acosh, asinh, atanh, deg2rad, rad2deg  # noqa: E402
+(digamma, erfc, erfinv, exp2, lgamma, logaddexp, logaddexp2, logit, polygamma, sinc, xlogy, copysign,
+ heaviside, sgn, signbit, float_power, fmax, fmin, fmod, acosh, asinh, atanh, deg2rad, rad2deg) = map(
+    _with_out, (digamma, erfc, erfinv, exp2, lgamma, logaddexp, logaddexp2, logit, polygamma, sinc, xlogy,
+                copysign, heaviside, sgn, signbit, float_power, fmax, fmin, fmod, acosh, asinh, atanh,
+                deg2rad, rad2deg))
+arccosh, arcsinh, arctanh, absolute, true_divide = acosh, asinh, atanh, abs, div
+greater, greater_equal, less, less_equal, not_equal = map(_with_out, (gt, ge, lt, le, ne))
 
 
 def relu_(input):

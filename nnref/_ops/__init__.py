@@ -250,3 +250,21 @@ for _name in cumulative.__all__:
 Tensor.cumprod_ = _inplace(cumulative.cumprod)
 
 __all__ += ["cumulative"]
+
+from . import binary, signs, special  # noqa: E402
+
+_NO_IN_PLACE = {"signbit", "fmax", "fmin", "logaddexp", "logaddexp2", "float_power"}
+_MORE_OPS = {name: getattr(module, name) for module in (binary, signs, special) for name in module.__all__}
+_MORE_OPS.update(polygamma=special._polygamma_method,  # Tensor.polygamma(n): n comes second
+                 arccosh=elementwise.acosh, arcsinh=elementwise.asinh, arctanh=elementwise.atanh,
+                 absolute=pointwise.abs, divide=arithmetic.div, multiply=arithmetic.mul,
+                 subtract=arithmetic.sub, true_divide=arithmetic.div)
+for _name, _function in _MORE_OPS.items():
+    setattr(Tensor, _name, _function)
+    if _name not in _NO_IN_PLACE:
+        setattr(Tensor, _name + "_", _inplace(_function))
+Tensor.float_power_ = binary.float_power_
+Tensor.greater, Tensor.greater_equal, Tensor.less, Tensor.less_equal, Tensor.not_equal = (
+    arithmetic.gt, arithmetic.ge, arithmetic.lt, arithmetic.le, arithmetic.ne)
+
+__all__ += ["binary", "signs", "special"]

@@ -180,6 +180,70 @@ def erf(input):
     return _unary(_erf, ErfBackward0, input, save_input=True)
 
 
+class AcoshBackward0(Node):
+    def backward(self, grad):
+        (self_,) = self.saved_tensors
+        return (grad * rsqrt(self_ * self_ - 1),)
+
+
+def acosh(input):
+    """The inverse hyperbolic cosine (``arccosh``); NaN below 1 (``torch.acosh``,
+    ``aten/src/ATen/native/UnaryOps.cpp``)."""
+    with np.errstate(invalid="ignore"):
+        return _unary(array_module(input._device).arccosh, AcoshBackward0, input, save_input=True)
+
+
+class AsinhBackward0(Node):
+    def backward(self, grad):
+        (self_,) = self.saved_tensors
+        return (grad * rsqrt(self_ * self_ + 1),)
+
+
+def asinh(input):
+    """The inverse hyperbolic sine (``arcsinh``) (``torch.asinh``, ``aten/src/ATen/native/UnaryOps.cpp``)."""
+    return _unary(array_module(input._device).arcsinh, AsinhBackward0, input, save_input=True)
+
+
+class AtanhBackward0(Node):
+    def backward(self, grad):
+        (self_,) = self.saved_tensors
+        return (grad / (1 - self_ * self_),)
+
+
+def atanh(input):
+    """The inverse hyperbolic tangent (``arctanh``); ``±inf`` at ``±1``, NaN beyond (``torch.atanh``,
+    ``aten/src/ATen/native/UnaryOps.cpp``)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _unary(array_module(input._device).arctanh, AtanhBackward0, input, save_input=True)
+
+
+def _scale(x, factor):
+    """``x * factor``; 16-bit floats multiply in float32 and round once, as PyTorch's opmath does."""
+    if x.dtype.itemsize == 2:
+        return (x.astype(np.float32) * np.float32(factor)).astype(x.dtype)
+    return x * x.dtype.type(factor)
+
+
+class Deg2RadBackward0(Node):
+    def backward(self, grad):
+        return (grad * (math.pi / 180),)
+
+
+def deg2rad(input):
+    """Degrees to radians, ``x * pi / 180`` (``torch.deg2rad``, ``aten/src/ATen/native/UnaryOps.cpp``)."""
+    return _unary(lambda x: _scale(x, math.pi / 180), Deg2RadBackward0, input)
+
+
+class Rad2DegBackward0(Node):
+    def backward(self, grad):
+        return (grad * (180 / math.pi),)
+
+
+def rad2deg(input):
+    """Radians to degrees, ``x * 180 / pi`` (``torch.rad2deg``, ``aten/src/ATen/native/UnaryOps.cpp``)."""
+    return _unary(lambda x: _scale(x, 180 / math.pi), Rad2DegBackward0, input)
+
+
 # -- rounding towards an integer: flat almost everywhere --------------------------------------------
 class FloorBackward0(ZeroGradient):
     pass
@@ -281,4 +345,4 @@ def clamp_max(input, max):
 
 
 __all__ = ["clamp_min", "clamp_max", "log1p", "expm1", "log2", "log10", "rsqrt", "square", "tan", "sinh", "cosh", "asin", "acos",
-           "atan", "erf", "floor", "ceil", "trunc", "frac"]
+           "atan", "erf", "floor", "ceil", "trunc", "frac", "acosh", "asinh", "atanh", "deg2rad", "rad2deg"]

@@ -645,3 +645,65 @@ def _(draw, rng):
     shape = draw(shapes(min_dims=1))
     dim = draw(st.integers(-len(shape), len(shape) - 1))
     return distinct(rng, shape), lambda m, a: a.cummin(dim)[0] * a
+
+
+# special functions, signs, inverse hyperbolic functions, more binary ops
+def above_one(rng, shape):
+    return rng.uniform(1.2, 3.0, shape)
+
+
+def inside_unit(rng, shape):
+    """(0.1, 0.9): logit is smooth there."""
+    return rng.uniform(0.1, 0.9, shape)
+
+
+unary("acosh", lambda m, a: m.acosh(a), values=above_one)
+unary("asinh", lambda m, a: a.arcsinh())
+unary("atanh", lambda m, a: m.atanh(a), values=inside_one)
+unary("deg2rad", lambda m, a: m.deg2rad(a) * a)
+unary("rad2deg", lambda m, a: a.rad2deg() * a)
+unary("exp2", lambda m, a: m.exp2(a))
+unary("sinc", lambda m, a: m.sinc(a))
+unary("logit", lambda m, a: m.logit(a), values=inside_unit)
+unary("logit_eps", lambda m, a: a.logit(eps=0.05), values=inside_unit)
+unary("sgn", lambda m, a: m.sgn(a) * a, values=away_from_zero)
+unary("copysign_number", lambda m, a: m.copysign(a, -1.5), values=away_from_zero)
+binary("copysign", lambda m, a, b: m.copysign(a, b), left=away_from_zero, right=away_from_zero)
+binary("logaddexp", lambda m, a, b: m.logaddexp(a, b))
+binary("logaddexp2", lambda m, a, b: a.logaddexp2(b))
+binary("xlogy", lambda m, a, b: m.xlogy(a, b), right=positive)
+unary("xlogy_number_other", lambda m, a: m.xlogy(a, 3.0))
+unary("xlogy_number_self", lambda m, a: m.xlogy(2.0, a), values=positive)
+unary("float_power", lambda m, a: m.float_power(a, 3))
+binary("float_power_tensors", lambda m, a, b: a.float_power(b), left=positive)
+unary("fmod_number", lambda m, a: m.fmod(a, 0.5), values=off_the_steps)
+
+
+@case("fmod")
+def _(draw, rng):
+    a, b = draw(broadcast_pair())
+    return [off_the_steps(rng, a), rng.choice([-2.0, -1.0, -0.5, 0.5, 1.0, 2.0], b)], lambda m, x, y: m.fmod(x, y)
+
+
+@case("fmax")
+def _(draw, rng):
+    a, b = draw(broadcast_pair())
+    return distinct(rng, a, b), lambda m, x, y: m.fmax(x, y)
+
+
+@case("fmin")
+def _(draw, rng):
+    a, b = draw(broadcast_pair())
+    return distinct(rng, a, b), lambda m, x, y: x.fmin(y)
+
+
+try:  # SciPy's special functions (see erf above)
+    import scipy.special  # noqa: F401
+except ImportError:
+    pass
+else:
+    unary("erfc", lambda m, a: m.erfc(a))
+    unary("erfinv", lambda m, a: m.erfinv(a), values=inside_one)
+    unary("lgamma", lambda m, a: m.lgamma(a), values=positive)
+    unary("digamma", lambda m, a: a.digamma(), values=positive)
+    unary("polygamma", lambda m, a: m.polygamma(1, a) + a.polygamma(0), values=positive)

@@ -22,6 +22,9 @@ def shown(result):
         values = result.detach().numpy()
         if values.dtype.kind == "f":  # libm and numpy may differ in the last bit of atan2, hypot, ...
             values = np.round(values.astype(np.float64), 5)
+            # NaN is not equal to itself: compare a name for it (the shape is compared on its own)
+            return (["nan" if v != v else v for v in values.ravel().tolist()], repr(result.dtype),
+                    tuple(result.shape), type(result.grad_fn).__name__ if result.grad_fn is not None else None)
         return (values.tolist(), repr(result.dtype), tuple(result.shape),
                 type(result.grad_fn).__name__ if result.grad_fn is not None else None)
     return result
@@ -144,7 +147,89 @@ CASES = {
     "cummin": lambda m: (*_no_nan(m.cummin(m.tensor([2.0, 1.0, 1.0, 3.0, float("nan"), 0.0]), 0)),
                          m.cummin(m.tensor([2.0, 1.0, 1.0, 3.0], requires_grad=True), 0),
                          m.tensor([[1, 3], [3, 2], [0, 5]]).cummin(1)),
+    # special functions, signs, inverse hyperbolic functions, more binary ops
+    "unary_integers_become_float": lambda m: [getattr(m, n)(t) for n in (
+        "acosh", "asinh", "atanh", "deg2rad", "rad2deg", "exp2", "sinc", "logit", "erfc", "erfinv", "lgamma",
+        "digamma") for t in (m.tensor([1, 2]), m.tensor([True, False]))],
+    "unary_float64_and_grad": lambda m: [getattr(m, n)(m.tensor([0.25, 0.75], dtype=m.float64, requires_grad=True))
+                                         for n in ("asinh", "atanh", "deg2rad", "rad2deg", "exp2", "sinc", "logit",
+                                                   "erfc", "erfinv", "lgamma", "digamma", "sgn")],
+    "unary_half": lambda m: [getattr(m, n)(m.tensor([0.25, 0.75, 180.0], dtype=m.float16)) for n in (
+        "asinh", "deg2rad", "rad2deg", "exp2", "sinc")],
+    "edges": lambda m: _no_nan([m.acosh(m.tensor([0.5, 1.0])), m.atanh(m.tensor([-1.0, 1.0, 2.0])),
+                                m.logit(m.tensor([0.0, 1.0, -0.5])), m.logit(m.tensor([0.0, 1.0, -0.5]), eps=0.25),
+                                m.sinc(m.tensor([0.0, 1.0, -0.5])), m.erfinv(m.tensor([-1.0, 1.0, 1.5])),
+                                m.lgamma(m.tensor([0.0, -1.0, -2.5])), m.digamma(m.tensor([0.0, -1.0, -2.5])),
+                                m.polygamma(1, m.tensor([0.0, -1.5, -2.5, 0.3])), m.polygamma(2, m.tensor([0.0, 0.3, 4.0])),
+                                m.polygamma(3, m.tensor([0.7], dtype=m.float64))]),
+    "polygamma": lambda m: (m.polygamma(1, m.tensor([0.5, 2.0], requires_grad=True)), m.tensor([1, 2]).polygamma(2),
+                            m.tensor([0.5, 2.0]).polygamma_(0)),
+    "polygamma_negative_n": lambda m: m.polygamma(-1, m.tensor([1.0])),
+    "sinc_second_derivative_at_zero": lambda m: m.autograd.grad(m.autograd.grad(
+        m.sinc(_leaf(m, [0.0, 0.5])).sum(), _LEAF[0], create_graph=True)[0].sum(), _LEAF[0])[0].nan_to_num(-7.0),
+    "logaddexp": lambda m: (m.logaddexp(grid(m, True), m.tensor([1.0, 1000.0, -1000.0])),
+                            m.logaddexp2(m.tensor([-float("inf"), 1.0]), m.tensor([-float("inf"), 1.0]))),
+    "logaddexp_integers": lambda m: m.logaddexp(m.tensor([1]), m.tensor([2])),
+    "logaddexp_number": lambda m: m.logaddexp(m.tensor([1.0]), 2.0),
+    "logaddexp_broadcast_error": lambda m: m.logaddexp(m.zeros(2), m.zeros(3)),
+    "xlogy": lambda m: (m.xlogy(m.tensor([0.0, 0.0, 1.0, 2.0], requires_grad=True), m.tensor([0.0, float("nan"), 0.0, 3.0])),
+                        m.xlogy(2, m.tensor([1, 2])), m.xlogy(m.tensor([1, 2]), 3),
+                        m.xlogy(m.tensor([1.0], dtype=m.float64), m.tensor([2.0])),
+                        m.tensor([1.0, 0.0]).xlogy_(m.tensor([2.0, 0.0]))),
+    "signs": lambda m: (m.sgn(m.tensor([-2.0, 0.0, 3.0], requires_grad=True)), m.sgn(m.tensor([-2, 0, 3])),
+                        m.sgn(m.tensor([True, False])), m.signbit(m.tensor([-0.0, 0.0, -1.0, float("nan")])),
+                        m.signbit(m.tensor([-1, 2])), m.signbit(m.tensor([True])), m.tensor([-1.0]).sgn_()),
+    "copysign": lambda m: (m.copysign(m.tensor([1.0, -2.0, 0.0], requires_grad=True), m.tensor([-1.0, 1.0, -0.0])),
+                           m.copysign(m.tensor([1.0, -2.0], requires_grad=True), -1.0),
+                           m.copysign(m.tensor([1, 2]), m.tensor([-1, 2])), m.copysign(m.tensor([1, 2]), -1),
+                           m.tensor([1.0, 2.0]).copysign_(-1.0)),
+    "copysign_gradients": lambda m: _grads(m, lambda a, b: m.copysign(a, b), [1.0, -2.0, 0.0], [-1.0, 1.0, -0.0]),
+    "heaviside": lambda m: (m.heaviside(m.tensor([-1.0, 0.0, 2.0], requires_grad=True), m.tensor([0.5])),
+                            m.heaviside(m.tensor([1, 0]), m.tensor([5])), m.tensor([0.0, 3.0]).heaviside_(m.tensor([0.25]))),
+    "heaviside_mixed_dtypes": lambda m: m.heaviside(m.tensor([1.0]), m.tensor([1.0], dtype=m.float64)),
+    "heaviside_number": lambda m: m.heaviside(m.tensor([1.0]), 0.5),
+    "heaviside_backward": lambda m: m.heaviside(m.tensor([1.0], requires_grad=True), m.tensor([0.5])).sum().backward(),
+    "fmod": lambda m: (m.fmod(m.tensor([5.0, -5.0, 4.5], requires_grad=True), -3), m.fmod(m.tensor([5, -5]), 3),
+                       m.fmod(m.tensor([5.0, -5.0]), m.tensor([3.0, 2.0], requires_grad=True)),
+                       m.fmod(m.tensor([True, False]), 2), m.tensor([7, -7]).fmod_(4), m.fmod(m.tensor([1.0]), 0.0)),
+    "fmod_integer_by_zero": lambda m: m.fmod(m.tensor([5, -5]), 0),
+    "fmod_gradients": lambda m: _grads(m, lambda a, b: m.fmod(a, b), [5.0, -5.0, 4.5], [3.0, 2.0, -2.0]),
+    "fmax_fmin": lambda m: (m.fmax(m.tensor([1.0, float("nan"), 2.0], requires_grad=True), m.tensor([float("nan"), 0.0, 2.0])),
+                            m.fmin(m.tensor([1, 5]), m.tensor([2.0, 3.0])), m.tensor([1, 5]).fmax(m.tensor([3]))),
+    "fmax_number": lambda m: m.fmax(m.tensor([1.0]), 2.0),
+    "fmax_gradients": lambda m: _grads(m, lambda a, b: m.fmax(a, b), [1.0, float("nan"), 2.0, 3.0], [float("nan"), 0.0, 2.0, 1.0]),
+    "fmin_gradients": lambda m: _grads(m, lambda a, b: m.fmin(a, b), [1.0, float("nan"), 2.0, 3.0], [float("nan"), 0.0, 2.0, 1.0]),
+    "float_power": lambda m: (m.float_power(m.tensor([2.0, 3.0], requires_grad=True), 2),
+                              m.float_power(2, m.tensor([2, 3])), m.float_power(m.tensor([2]), m.tensor([0.5])),
+                              m.tensor([2.0], dtype=m.float64).float_power_(3)),
+    "float_power_graph": lambda m: [type(f).__name__ for f, _ in m.float_power(
+        m.tensor([2.0], requires_grad=True), m.tensor([3.0], requires_grad=True)).grad_fn.next_functions],
+    "float_power_in_place_float32": lambda m: m.tensor([2.0]).float_power_(2),
+    "aliases": lambda m: (m.true_divide(m.tensor([1, 2]), 2), m.tensor([1.0]).true_divide_(2), m.tensor([3.0]).divide(2),
+                          m.tensor([3.0]).multiply_(2), m.tensor([3.0]).subtract_(1, alpha=2), m.absolute(m.tensor([-1])),
+                          m.tensor([-1.5]).absolute_(), m.greater(m.tensor([1, 2]), 1), m.tensor([1, 2]).greater_equal(2),
+                          m.less(m.tensor([1.0]), m.tensor([2])), m.tensor([1]).less_equal(1), m.not_equal(m.tensor([1, 2]), 2),
+                          m.arccosh(m.tensor([2.0])), m.tensor([0.5]).arcsinh_(), m.arctanh(m.tensor([0.5], requires_grad=True))),
+    "out": lambda m: [f(out=o) for f, o in (
+        (lambda out: m.erfc(m.tensor([0.5]), out=out), m.empty(1)),
+        (lambda out: m.fmod(m.tensor([5.0]), 3, out=out), m.empty(1, dtype=m.float64)),
+        (lambda out: m.signbit(m.tensor([-1.0]), out=out), m.empty(1, dtype=m.bool)),
+        (lambda out: m.greater(m.tensor([1]), 0, out=out), m.empty(1, dtype=m.bool)))],
 }
+
+_LEAF = []
+
+
+def _leaf(m, values):
+    _LEAF[:] = [m.tensor(values, dtype=m.float64, requires_grad=True)]
+    return _LEAF[0]
+
+
+def _grads(m, f, a, b):
+    """The gradients of ``f(a, b).sum()`` for both inputs."""
+    x, y = m.tensor(a, requires_grad=True), m.tensor(b, requires_grad=True)
+    f(x, y).sum().backward()
+    return [x.grad, y.grad]
 
 
 def test_meshgrid_without_indexing_warns_as_pytorch_does():

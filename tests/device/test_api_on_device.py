@@ -295,6 +295,24 @@ def _elementwise(name, where, suffix):
     return lambda x: getattr(x, name)()
 
 
+def _inside_unit(rng, shape):
+    return rng.uniform(0.1, 0.9, shape)
+
+
+_MORE_VALUES = {"acosh": lambda rng, shape: rng.uniform(1.2, 3.0, shape), "arccosh": lambda rng, shape: rng.uniform(1.2, 3.0, shape),
+                "atanh": _inside_one, "arctanh": _inside_one, "erfinv": _inside_one, "logit": _inside_unit,
+                "lgamma": positive, "digamma": positive, "xlogy": positive, "float_power": positive}
+
+
+def _two(name, where, suffix):
+    """``nnref.NAME(x, y)``, ``x.NAME(y)`` or ``x.NAME_(y)`` (on a non-leaf copy of ``x``)."""
+    if where == "nnref.":
+        return lambda x, y: getattr(nnref, name)(x, y)
+    if suffix:
+        return lambda x, y: _in_place(x, lambda t: getattr(t, name + "_")(y))
+    return lambda x, y: getattr(x, name)(y)
+
+
 def _seeded(build):
     """``build()`` after ``manual_seed(0)``: the same weights on each device's run."""
     nnref.manual_seed(0)
@@ -467,6 +485,29 @@ CASES = {
        for name in ("log1p", "expm1", "log2", "log10", "rsqrt", "square", "tan", "sinh", "cosh", "asin", "acos", "atan",
                     "arcsin", "arccos", "arctan", "erf", "floor", "ceil", "trunc", "fix", "frac")
        for where, suffix in (("nnref.", ""), ("nnref.Tensor.", ""), ("nnref.Tensor.", "_"))},
+    **{f"{where}{name}{suffix}": op(_elementwise(name, where, suffix), (3, 4), values=_MORE_VALUES.get(name, normal))
+       for name in ("acosh", "asinh", "atanh", "arccosh", "arcsinh", "arctanh", "deg2rad", "rad2deg", "exp2", "sinc",
+                    "logit", "erfc", "erfinv", "lgamma", "digamma", "sgn", "absolute")
+       for where, suffix in (("nnref.", ""), ("nnref.Tensor.", ""), ("nnref.Tensor.", "_"))},
+    **{f"{where}{name}{suffix}": op(_two(name, where, suffix), (3, 4), (4,), values=_MORE_VALUES.get(name, normal))
+       for name in ("copysign", "xlogy", "logaddexp", "logaddexp2", "fmax", "fmin", "fmod", "float_power",
+                    "true_divide", "divide", "multiply", "subtract")
+       for where, suffix in (("nnref.", ""), ("nnref.Tensor.", ""), ("nnref.Tensor.", "_"))
+       if not (where == "nnref." and name in ("divide", "multiply", "subtract"))  # (nnref.divide: see div)
+       and not (suffix and name in ("logaddexp", "logaddexp2", "fmax", "fmin", "float_power"))},
+    "nnref.Tensor.float_power_": op(lambda x: _in_place(x.double(), lambda t: t.float_power_(2)), (3, 4)),
+    "nnref.polygamma": op(lambda x: [nnref.polygamma(1, x), nnref.polygamma(2, x)], (3, 4), values=positive),
+    "nnref.Tensor.polygamma": op(lambda x: x.polygamma(1), (3, 4), values=positive),
+    "nnref.Tensor.polygamma_": op(lambda x: _in_place(x, lambda t: t.polygamma_(0)), (3, 4), values=positive),
+    **{f"{where}heaviside{suffix}": case(lambda d, where=where, suffix=suffix: (
+        nnref.heaviside if where == "nnref." else getattr(nnref.Tensor, "heaviside" + suffix))(
+            nnref.tensor([-1.0, 0.0, 2.0, 0.0], device=d), nnref.tensor([0.5], device=d)))
+       for where, suffix in (("nnref.", ""), ("nnref.Tensor.", ""), ("nnref.Tensor.", "_"))},
+    **{f"{where}{name}": case(lambda d, where=where, name=name: (
+        getattr(nnref, name) if where == "nnref." else getattr(nnref.Tensor, name))(
+            nnref.tensor([-1.0, -0.0, 2.0, 0.5], device=d), *(() if name == "signbit" else (0.5,))))
+       for name in ("signbit", "greater", "greater_equal", "less", "less_equal", "not_equal")
+       for where in ("nnref.", "nnref.Tensor.")},
     "nnref.log": op(nnref.log, (3, 4), values=positive),
     "nnref.sqrt": op(nnref.sqrt, (3, 4), values=positive),
     "nnref.sin": op(nnref.sin, (3, 4)),
@@ -1111,6 +1152,17 @@ CASES.update({
     "nnref.nn.functional.adaptive_max_pool1d": op(lambda x: F.adaptive_max_pool1d(x, 3), (2, 3, 8)),
     "nnref.nn.functional.adaptive_max_pool1d_with_indices": op(
         lambda x: list(F.adaptive_max_pool1d_with_indices(x, 5)), (2, 3, 8)),
+    "nnref.nn.ZeroPad1d": layer(lambda: nn.ZeroPad1d((1, 2)), (2, 3, 4)),
+    "nnref.nn.ZeroPad2d": layer(lambda: nn.ZeroPad2d((1, 2, 0, -1)), (2, 3, 4)),
+    "nnref.nn.ZeroPad3d": layer(lambda: nn.ZeroPad3d(1), (1, 2, 2, 3)),
+    "nnref.nn.ConstantPad1d": layer(lambda: nn.ConstantPad1d(2, 0.5), (2, 3, 4)),
+    "nnref.nn.ConstantPad2d": layer(lambda: nn.ConstantPad2d((1, 0, 2, 1), -1.0), (2, 3, 4)),
+    "nnref.nn.ConstantPad3d": layer(lambda: nn.ConstantPad3d((1, 0, 0, 1, 2, 0), 3.0), (1, 2, 2, 3)),
+    "nnref.nn.PixelShuffle": layer(lambda: nn.PixelShuffle(2), (2, 8, 2, 3)),
+    "nnref.nn.PixelUnshuffle": layer(lambda: nn.PixelUnshuffle(2), (2, 2, 4, 6)),
+    "nnref.nn.functional.pixel_shuffle": op(lambda x: [F.pixel_shuffle(x, 2), F.pixel_shuffle(x[0], 3)], (2, 36, 2, 3)),
+    "nnref.nn.functional.pixel_unshuffle": op(lambda x: [F.pixel_unshuffle(x, 2), F.pixel_unshuffle(x[0], 3)],
+                                              (2, 2, 6, 6)),
     # (end of the cases of tests/nn/test_more_modules.py)
 
     # nnref.optim and its schedulers
