@@ -21,6 +21,7 @@ from ..autograd.grad_mode import no_grad
 from .._ops import (native as _native, native_activation as _native_activation,
                     native_conv as _native_conv, native_loss as _native_loss,
                     native_pooling as _native_pooling, piecewise_activation as _piecewise,
+                    pixel_shuffle as _pixel_shuffle,
                     smooth_activation as _smooth_activation)
 
 __all__ = ["linear", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "dropout",
@@ -748,6 +749,12 @@ def pad(input, pad, mode="constant", value=None):
     if mode != "constant":
         raise NotImplementedError(f"nnref's F.pad supports mode='constant' only, not {mode!r}; pad with a "
                                   "constant, or build the border from slices and torch.cat")
+    # aten/src/ATen/native/PadNd.cpp (_pad_enum) checks before constant_pad_nd, in its own words
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) > 2 * input.dim():
+        raise RuntimeError(f"Padding length should be less than or equal to two times the input dimension but got "
+                           f"padding length {len(pad)} and input of dimension {input.dim()}")
     return _smooth_activation.constant_pad_nd(input, pad, 0 if value is None else value)
 
 
@@ -1069,6 +1076,21 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
     """Max pooling whose windows are chosen so the last dim becomes ``output_size``."""
     output, indices = adaptive_max_pool1d_with_indices(input, output_size)
     return (output, indices) if return_indices else output
+
+
+__all__ += ["pixel_shuffle", "pixel_unshuffle"]
+
+
+def pixel_shuffle(input, upscale_factor):
+    """``(*, C r^2, H, W) -> (*, C, H r, W r)``: each group of ``r^2`` channels becomes an ``r x r`` block
+    (``torch.nn.functional.pixel_shuffle``, ``torch/nn/functional.py``)."""
+    return _pixel_shuffle.pixel_shuffle(input, upscale_factor)
+
+
+def pixel_unshuffle(input, downscale_factor):
+    """``(*, C, H r, W r) -> (*, C r^2, H, W)``, the inverse of :func:`pixel_shuffle`
+    (``torch.nn.functional.pixel_unshuffle``, ``torch/nn/functional.py``)."""
+    return _pixel_shuffle.pixel_unshuffle(input, downscale_factor)
 
 
 __dir__ = _public_dir(globals(), __all__)

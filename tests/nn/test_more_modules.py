@@ -119,6 +119,37 @@ CASES = {
         m.nn.MaxPool1d(3, 2, 1, return_indices=True, ceil_mode=True), m.nn.MaxPool1d((3,)),
         m.nn.AvgPool1d(3, 2, 1, True, False), m.nn.AvgPool1d((3,)), m.nn.AdaptiveMaxPool1d(3, True),
         m.nn.AdaptiveAvgPool1d(2))], []),
+    # padding
+    "zero_pad1d": lambda m: (m.nn.ZeroPad1d(2), [x(m, 2, 3, 4)]),
+    "zero_pad1d_1d_input": lambda m: (m.nn.ZeroPad1d((1, 0)), [x(m, 4)]),
+    "zero_pad2d": lambda m: (m.nn.ZeroPad2d((1, 2, 0, -1)), [x(m, 2, 3, 4)]),
+    "zero_pad2d_1d_input": lambda m: (m.nn.functional.pad, [x(m, 5), (1, 1, 1, 1)]),
+    "zero_pad3d": lambda m: (m.nn.ZeroPad3d(1), [x(m, 1, 2, 2, 3)]),
+    "constant_pad1d": lambda m: (m.nn.ConstantPad1d((1, 2), 3), [x(m, 2, 3, 4)]),
+    "constant_pad1d_long": lambda m: (m.nn.ConstantPad1d(1, 3), [m.arange(5)]),
+    "constant_pad1d_odd": lambda m: (m.nn.ConstantPad1d((1, 2, 3), 3.0), [x(m, 2, 3, 4)]),
+    "constant_pad2d": lambda m: (m.nn.ConstantPad2d(1, 3.5), [x(m, 2, 3, 4)]),
+    "constant_pad3d": lambda m: (m.nn.ConstantPad3d((1, 0, 0, 1, 2, 0), -1.0), [x(m, 1, 2, 2, 3)]),
+    "padding_reprs": lambda m: (lambda: [repr(p) for p in (
+        m.nn.ZeroPad1d(2), m.nn.ZeroPad2d((1, 2, 3, 4)), m.nn.ConstantPad1d((1, 2), 3), m.nn.ConstantPad2d(1, 3.5),
+        m.nn.ZeroPad3d(1), m.nn.ConstantPad3d(1, 2))] + [m.nn.ZeroPad1d(2).padding, m.nn.ZeroPad2d(2).value], []),
+    # pixel shuffle
+    "pixel_shuffle": lambda m: (m.nn.PixelShuffle(2), [x(m, 2, 8, 2, 3)]),
+    "pixel_shuffle_unbatched": lambda m: (m.nn.PixelShuffle(3), [x(m, 9, 2, 1)]),
+    "pixel_shuffle_5d": lambda m: (m.nn.functional.pixel_shuffle, [x(m, 2, 1, 8, 2, 2), 2]),
+    "pixel_shuffle_long": lambda m: (m.nn.functional.pixel_shuffle, [m.arange(16).reshape(4, 2, 2), 2]),
+    "pixel_shuffle_2d": lambda m: (m.nn.functional.pixel_shuffle, [x(m, 3, 4), 2]),
+    "pixel_shuffle_channels": lambda m: (m.nn.functional.pixel_shuffle, [x(m, 1, 3, 4, 4), 2]),
+    "pixel_shuffle_zero": lambda m: (m.nn.functional.pixel_shuffle, [x(m, 1, 4, 4, 4), 0]),
+    "pixel_unshuffle": lambda m: (m.nn.PixelUnshuffle(2), [x(m, 2, 2, 4, 6)]),
+    "pixel_unshuffle_unbatched": lambda m: (m.nn.PixelUnshuffle(3), [x(m, 1, 3, 6)]),
+    "pixel_unshuffle_2d": lambda m: (m.nn.functional.pixel_unshuffle, [x(m, 3, 4), 2]),
+    "pixel_unshuffle_height": lambda m: (m.nn.functional.pixel_unshuffle, [x(m, 1, 3, 5, 4), 2]),
+    "pixel_unshuffle_width": lambda m: (m.nn.functional.pixel_unshuffle, [x(m, 1, 3, 4, 5), 2]),
+    "pixel_unshuffle_zero": lambda m: (m.nn.functional.pixel_unshuffle, [x(m, 1, 3, 4, 4), 0]),
+    "pixel_shuffle_reprs": lambda m: (lambda: [repr(m.nn.PixelShuffle(2)), repr(m.nn.PixelUnshuffle(3))], []),
+    "pixel_shuffle_twice": lambda m: (lambda t: m.nn.functional.pixel_unshuffle(m.nn.functional.pixel_shuffle(t, 2), 2),
+                                      [x(m, 1, 8, 2, 3)]),
 }
 
 

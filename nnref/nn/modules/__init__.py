@@ -13,6 +13,8 @@ from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDi
                    NLLLoss, SmoothL1Loss)
 from .module import Module
 from .normalization import GroupNorm, LayerNorm
+from .padding import ConstantPad1d, ConstantPad2d, ConstantPad3d, ZeroPad1d, ZeroPad2d, ZeroPad3d
+from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool1d, AvgPool2d,
                       MaxPool1d, MaxPool2d)
 from .rnn import GRU, LSTM, RNN, RNNBase
@@ -37,6 +39,8 @@ __all__ += ["CosineSimilarity", "PairwiseDistance", "Upsample"]
 __all__ += ["TransformerDecoderLayer", "TransformerDecoder", "Transformer"]
 __all__ += ["PReLU", "SELU", "CELU", "Threshold", "Hardshrink", "Softshrink", "Tanhshrink", "Softmin"]
 __all__ += ["MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d"]
+__all__ += ["ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d",
+            "PixelShuffle", "PixelUnshuffle"]
 
 
 from ..._namespace import public_dir as _public_dir  # noqa: E402
