@@ -124,6 +124,7 @@ from ._ops.elementwise import acosh, asinh, atanh, deg2rad, rad2deg  # noqa: E40
                 deg2rad, rad2deg))
 arccosh, arcsinh, arctanh, absolute, true_divide = acosh, asinh, atanh, abs, div
 greater, greater_equal, less, less_equal, not_equal = map(_with_out, (gt, ge, lt, le, ne))
+from ._ops.order_statistics import kthvalue, median, mode, nanmedian  # noqa: E402
 
 
 def relu_(input):

@@ -268,3 +268,10 @@ Tensor.greater, Tensor.greater_equal, Tensor.less, Tensor.less_equal, Tensor.not
     arithmetic.gt, arithmetic.ge, arithmetic.lt, arithmetic.le, arithmetic.ne)
 
 __all__ += ["binary", "signs", "special"]
+
+from . import order_statistics  # noqa: E402
+
+for _name in order_statistics.__all__:
+    setattr(Tensor, _name, getattr(order_statistics, _name))
+
+__all__ += ["order_statistics"]

@@ -707,3 +707,28 @@ else:
     unary("lgamma", lambda m, a: m.lgamma(a), values=positive)
     unary("digamma", lambda m, a: a.digamma(), values=positive)
     unary("polygamma", lambda m, a: m.polygamma(1, a) + a.polygamma(0), values=positive)
+
+
+# order statistics (distinct values: with ties PyTorch leaves the index unspecified)
+@case("median_full")
+def _(draw, rng):
+    return distinct(rng, draw(shapes())), lambda m, a: m.median(a) * a
+
+
+@case("nanmedian_full")
+def _(draw, rng):
+    return distinct(rng, draw(shapes())), lambda m, a: a.nanmedian() ** 2
+
+
+def _order_statistic_case(name, pick):
+    @case(name)
+    def build(draw, rng):
+        shape = draw(shapes(min_dims=1))
+        dim, keepdim = _dim_and_keepdim(draw, len(shape), allow_tuple=False)
+        return distinct(rng, shape), lambda m, a: pick(m, a, dim, keepdim, shape[dim]) ** 2
+
+
+_order_statistic_case("median_dim", lambda m, a, dim, keepdim, n: m.median(a, dim, keepdim).values)
+_order_statistic_case("nanmedian_dim", lambda m, a, dim, keepdim, n: a.nanmedian(dim, keepdim)[0])
+_order_statistic_case("kthvalue", lambda m, a, dim, keepdim, n: m.kthvalue(a, n, dim, keepdim).values)
+_order_statistic_case("mode", lambda m, a, dim, keepdim, n: a.mode(dim, keepdim).values)

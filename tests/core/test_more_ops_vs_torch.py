@@ -215,9 +215,48 @@ CASES = {
         (lambda out: m.fmod(m.tensor([5.0]), 3, out=out), m.empty(1, dtype=m.float64)),
         (lambda out: m.signbit(m.tensor([-1.0]), out=out), m.empty(1, dtype=m.bool)),
         (lambda out: m.greater(m.tensor([1]), 0, out=out), m.empty(1, dtype=m.bool)))],
+    # order statistics (rows with a repeated value compare values only: PyTorch leaves that index unspecified)
+    "median": lambda m: (m.median(_rows(m, True)), m.median(_rows(m, True), 1), m.median(_rows(m), 0, keepdim=True),
+                         m.median(m.tensor([1, 2, 3, 4])), m.tensor([4, 1, 3]).median(0), m.median(m.tensor(3.0)),
+                         m.median(m.tensor(3.0), 0), m.median(m.zeros(0, 3), 1), m.median(m.tensor([]))),
+    "median_with_nan": lambda m: (m.median(m.tensor([1.0, float("nan"), 2.0], requires_grad=True)),
+                                  m.median(m.tensor([[1.0, float("nan"), 2.0], [3.0, 1.0, 2.0]]), 1)),
+    "median_ties_values": lambda m: (m.median(m.tensor([[3.0, 1.0, 2.0, 1.0], [2.0, 5.0, 4.0, 4.0]]), 1).values,
+                                     m.kthvalue(m.tensor([[3.0, 1.0, 2.0, 1.0], [2.0, 5.0, 4.0, 4.0]]), 2).values),
+    "median_ties_gradient": lambda m: _grad_of(m, lambda x: m.median(x), [1.0, 2.0, 2.0, 3.0, 2.0]),
+    "median_bool": lambda m: m.median(m.tensor([True, False])),
+    "median_empty_dim": lambda m: m.median(m.zeros(0, 3), 0),
+    "median_bad_dim": lambda m: m.median(_rows(m), 2),
+    "nanmedian": lambda m: (m.nanmedian(m.tensor([[1.0, float("nan"), 2.0, 5.0], [6.0, 5.0, float("nan"), float("nan")]],
+                                                  requires_grad=True), 1),
+                            m.nanmedian(m.tensor([[1.0, 2.0], [float("nan")] * 2]), 1).values,  # (all NaN: any index)
+                            m.nanmedian(m.tensor([float("nan"), 1.0, 3.0], requires_grad=True)),
+                            m.nanmedian(m.tensor([float("nan")] * 2)), m.nanmedian(m.tensor([3, 1, 2]))),
+    "nanmedian_all_nan_gradient": lambda m: _grad_of(m, lambda x: m.nanmedian(x), [float("nan"), 1.0, float("nan")]),
+    "kthvalue": lambda m: (m.kthvalue(_rows(m, True), 2), m.kthvalue(_rows(m, True), 1, 0, keepdim=True),
+                           _rows(m).kthvalue(3, dim=-1), m.kthvalue(m.tensor([3, 1, 2]), 3), m.kthvalue(m.tensor(3.0), 1),
+                           m.kthvalue(m.tensor([float("nan"), 1.0, 2.0]), 3)),
+    "kthvalue_k_too_large": lambda m: m.kthvalue(_rows(m), 5),
+    "kthvalue_k_zero": lambda m: m.kthvalue(_rows(m), 0, 0),
+    "mode": lambda m: (m.mode(m.tensor([[1, 2, 2, 1], [3, 3, 1, 1], [5, 4, 4, 7]]), 1), m.mode(m.tensor([1, 2, 2, 3, 3])),
+                       m.mode(m.tensor([2.0, float("nan"), float("nan"), 1.0])), m.mode(m.tensor([True, False, False])),
+                       m.mode(m.tensor([[1.0, 2.0], [1.0, 3.0], [4.0, 3.0]], requires_grad=True), 0, keepdim=True),
+                       m.mode(m.tensor(3.0)), m.tensor([3.0, 1.0]).mode()),
+    "mode_empty": lambda m: m.mode(m.zeros(0, 3), 0),
 }
 
 _LEAF = []
+
+
+def _rows(m, requires_grad=False):
+    """Distinct values: the indices of medians and k-th values are then PyTorch's."""
+    return m.tensor([[3.0, 1.0, 2.0, 0.5], [6.0, 5.0, 4.0, 7.0], [-1.0, 8.0, 0.0, 9.0]], requires_grad=requires_grad)
+
+
+def _grad_of(m, f, values):
+    x = m.tensor(values, requires_grad=True)
+    f(x).backward()
+    return x.grad
 
 
 def _leaf(m, values):

@@ -295,6 +295,15 @@ def _elementwise(name, where, suffix):
     return lambda x: getattr(x, name)()
 
 
+def _order_statistic(x, where, name):
+    f = getattr(nnref, name) if where == "nnref." else getattr(nnref.Tensor, name)
+    if name == "kthvalue":
+        return [*f(x, 2), *f(x, 3, 0, True)]
+    if name == "mode":
+        return [*f(x.round()), *f(x, 0)]
+    return [f(x), *f(x, 1), *f(x * nnref.tensor([[1.0, float("nan"), 1.0, 1.0]], device=x.device), 0, True)]
+
+
 def _inside_unit(rng, shape):
     return rng.uniform(0.1, 0.9, shape)
 
@@ -967,6 +976,9 @@ CASES.update({
     "nnref.Tensor.chunk": op(lambda x: x.chunk(2), (5, 3)),
     "nnref.Tensor.split": op(lambda x: x.split([3, 2]), (5, 3)),
     "nnref.Tensor.cumsum": op(lambda x: x.cumsum(-1), (3, 4)),
+    # order statistics (distinct values, so that every index is determined)
+    **{f"{where}{name}": op(lambda x, where=where, name=name: _order_statistic(x, where, name), (3, 4))
+       for name in ("median", "nanmedian", "kthvalue", "mode") for where in ("nnref.", "nnref.Tensor.")},
     # running ops
     "nnref.cumprod": op(lambda x: [nnref.cumprod(x, 1), nnref.cumprod(x.detach() * (x.detach() > 0), 0)], (3, 4)),
     "nnref.Tensor.cumprod": op(lambda x: x.cumprod(0), (3, 4)),
