@@ -1093,4 +1093,80 @@ def pixel_unshuffle(input, downscale_factor):
     return _pixel_shuffle.pixel_unshuffle(input, downscale_factor)
 
 
+__all__ += ["instance_norm", "rms_norm"]
+
+
+def _verify_spatial_size(size):
+    values = 1
+    for s in size[2:]:
+        values *= s
+    if values == 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size {size}")
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
+                  momentum=0.1, eps=1e-5):
+    """Normalise each channel of each sample over its positions, then scale and shift per channel.
+
+    As ATen's ``instance_norm``: batch norm of the input viewed as ``(1, N * C, ...)``, with the weight,
+    bias and running statistics repeated ``N`` times; the running statistics, when given, become the
+    mean over the batch of the updated copies.
+    """
+    if use_input_stats:
+        _verify_spatial_size(input.size())
+    if not use_input_stats and (running_mean is None or running_var is None):
+        raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
+    check_one_device(input, running_mean, running_var, weight, bias)
+    batch, channels = input.shape[0], input.shape[1]
+    shape = (1, batch * channels) + tuple(input.shape[2:])
+
+    def repeated(t):
+        return None if t is None else t.repeat(batch)
+
+    for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean), ("running_var", running_var)):
+        if t is not None and t.numel() != channels:
+            raise RuntimeError(f"{name} should contain {batch * channels} elements not {batch * t.numel()}")
+    mean_, var_ = repeated(running_mean), repeated(running_var)
+    out = _native.native_batch_norm(input.contiguous().view(shape), repeated(weight), repeated(bias), mean_, var_,
+                                    use_input_stats, momentum, eps)
+    with no_grad():
+        if running_mean is not None:
+            running_mean.copy_(mean_.view(batch, channels).mean(0))
+        if running_var is not None:
+            running_var.copy_(var_.view(batch, channels).mean(0))
+    return out.view(input.shape)
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """Divide by the root mean square over the last ``len(normalized_shape)`` dims, then scale by ``weight``.
+
+    A composite, as PyTorch's CPU path: ``x * rsqrt(mean(x^2) + eps) * weight`` (``MulBackward0``);
+    ``eps=None`` is the dtype's machine epsilon, and 16-bit inputs are computed in float32.
+    """
+    if isinstance(normalized_shape, numbers.Integral):
+        normalized_shape = (normalized_shape,)
+    normalized_shape = [int(s) for s in normalized_shape]
+    if not normalized_shape:
+        raise RuntimeError(f"Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
+                           f"element, but got normalized_shape = {normalized_shape}")
+    if weight is not None and list(weight.shape) != normalized_shape:
+        raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
+                           f"{list(weight.shape)} and normalized_shape = {normalized_shape}")
+    k = len(normalized_shape)
+    if input.dim() < k or list(input.shape[input.dim() - k:]) != normalized_shape:
+        expected = "*" + ", ".join(str(s) for s in normalized_shape)
+        raise RuntimeError(f"Given normalized_shape={normalized_shape}, expected input with shape [{expected}], but "
+                           f"got input of size{list(input.shape)}")
+    if not input._dtype.is_floating_point:
+        raise NotImplementedError(f'"rms_norm" not implemented for \'{input._dtype._legacy_name[:-6]}\'; '
+                                  "convert the input with .float()")
+    check_one_device(input, weight)
+    upcast = input._dtype in (_dtype.float16, _dtype.bfloat16)
+    x = input.float() if upcast else input
+    epsilon = float(np.finfo(x._dtype.numpy).eps) if eps is None else eps
+    dims = tuple(range(-k, 0))
+    result = x.mul(x.pow(2).mean(dims, keepdim=True).add_(epsilon).rsqrt()).type_as(input)
+    return result if weight is None else result.mul(weight)
+
+
 __dir__ = _public_dir(globals(), __all__)

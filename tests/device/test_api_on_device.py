@@ -1175,6 +1175,14 @@ CASES.update({
     "nnref.nn.functional.pixel_shuffle": op(lambda x: [F.pixel_shuffle(x, 2), F.pixel_shuffle(x[0], 3)], (2, 36, 2, 3)),
     "nnref.nn.functional.pixel_unshuffle": op(lambda x: [F.pixel_unshuffle(x, 2), F.pixel_unshuffle(x[0], 3)],
                                               (2, 2, 6, 6)),
+    "nnref.nn.InstanceNorm1d": layer(lambda: nn.InstanceNorm1d(3, affine=True, track_running_stats=True), (2, 3, 5)),
+    "nnref.nn.InstanceNorm2d": layer(lambda: nn.InstanceNorm2d(3), (2, 3, 4, 4)),
+    "nnref.nn.InstanceNorm3d": layer(lambda: nn.InstanceNorm3d(2, affine=True), (2, 2, 2, 3, 2)),
+    "nnref.nn.RMSNorm": layer(lambda: nn.RMSNorm(5), (2, 3, 5)),
+    "nnref.nn.functional.instance_norm": op(lambda x, w: [F.instance_norm(x, weight=w, bias=w * 2), F.instance_norm(
+        x, w.detach() * 0, w.detach().abs() + 1, use_input_stats=False)], (2, 3, 4), (3,)),
+    "nnref.nn.functional.rms_norm": op(lambda x, w: [F.rms_norm(x, (4,), w), F.rms_norm(x, (3, 4), eps=1e-3)],
+                                       (2, 3, 4), (4,)),
     # (end of the cases of tests/nn/test_more_modules.py)
 
     # nnref.optim and its schedulers

@@ -36,7 +36,8 @@ def run(case, m):
         out = fn(*inputs)
         outs = [o for o in _tensors(out) if o.requires_grad]
         if outs:
-            total = sum((o * m.linspace(-1.0, 1.0, o.numel(), dtype=o.dtype).reshape(o.shape)).sum() for o in outs)
+            total = sum((o * m.tensor(np.linspace(-1.0, 1.0, o.numel()).reshape(tuple(o.shape)), dtype=o.dtype)).sum()
+                        for o in outs)
             total.backward()
         grads = [x.grad for x in inputs if hasattr(x, "grad")]
         extra = []
@@ -47,9 +48,9 @@ def run(case, m):
         return ("raises", type(exc).__name__, str(exc).split("\n")[0])
 
 
-def x(m, *shape, seed=0, grad=True, scale=1.0):
+def x(m, *shape, seed=0, grad=True, scale=1.0, dtype="float32"):
     values = np.random.default_rng(seed).standard_normal(shape) * scale
-    return m.tensor(values, dtype=m.float32, requires_grad=grad)
+    return m.tensor(values, dtype=getattr(m, dtype), requires_grad=grad)
 
 
 CASES = {
@@ -150,7 +151,64 @@ CASES = {
     "pixel_shuffle_reprs": lambda m: (lambda: [repr(m.nn.PixelShuffle(2)), repr(m.nn.PixelUnshuffle(3))], []),
     "pixel_shuffle_twice": lambda m: (lambda t: m.nn.functional.pixel_unshuffle(m.nn.functional.pixel_shuffle(t, 2), 2),
                                       [x(m, 1, 8, 2, 3)]),
+    # instance and RMS normalisation
+    "instance_norm1d": lambda m: (m.nn.InstanceNorm1d(3), [x(m, 2, 3, 5)]),
+    "instance_norm1d_affine": lambda m: (_perturbed(m, m.nn.InstanceNorm1d(3, affine=True)), [x(m, 2, 3, 5)]),
+    "instance_norm1d_no_bias": lambda m: (m.nn.InstanceNorm1d(3, affine=True, bias=False), [x(m, 2, 3, 5)]),
+    "instance_norm1d_tracked": lambda m: (_perturbed(m, m.nn.InstanceNorm1d(3, affine=True, track_running_stats=True)),
+                                          [x(m, 2, 3, 5)]),
+    "instance_norm1d_tracked_momentum_none": lambda m: (m.nn.InstanceNorm1d(3, momentum=None, track_running_stats=True),
+                                                        [x(m, 2, 3, 5)]),
+    "instance_norm1d_tracked_eval": lambda m: (_evaluated(m, m.nn.InstanceNorm1d(3, track_running_stats=True)),
+                                               [x(m, 2, 3, 5)]),
+    "instance_norm1d_unbatched": lambda m: (m.nn.InstanceNorm1d(3, affine=True), [x(m, 3, 5)]),
+    "instance_norm1d_4d": lambda m: (m.nn.InstanceNorm1d(3), [x(m, 2, 3, 4, 5)]),
+    "instance_norm1d_1d": lambda m: (m.nn.InstanceNorm1d(3), [x(m, 3)]),
+    "instance_norm1d_wrong_channels_affine": lambda m: (m.nn.InstanceNorm1d(3, affine=True), [x(m, 2, 4, 5)]),
+    "instance_norm1d_one_position": lambda m: (m.nn.InstanceNorm1d(3), [x(m, 2, 3, 1)]),
+    "instance_norm2d": lambda m: (m.nn.InstanceNorm2d(3, eps=1e-3), [x(m, 2, 3, 4, 5)]),
+    "instance_norm2d_unbatched": lambda m: (m.nn.InstanceNorm2d(3), [x(m, 3, 2, 2)]),
+    "instance_norm2d_2d": lambda m: (m.nn.InstanceNorm2d(3), [x(m, 3, 2)]),
+    "instance_norm3d": lambda m: (m.nn.InstanceNorm3d(2, affine=True), [x(m, 2, 2, 2, 3, 2)]),
+    "instance_norm_functional": lambda m: (lambda t, w: m.nn.functional.instance_norm(t, weight=w, bias=w * 2),
+                                           [x(m, 2, 3, 4), x(m, 3, seed=1)]),
+    "instance_norm_functional_stats": lambda m: (lambda t: m.nn.functional.instance_norm(
+        t, m.zeros(3) + 0.5, m.ones(3) * 2, use_input_stats=False), [x(m, 2, 3, 4)]),
+    "instance_norm_functional_no_stats": lambda m: (lambda t: m.nn.functional.instance_norm(t, use_input_stats=False),
+                                                    [x(m, 2, 3, 4)]),
+    "instance_norm_functional_bad_weight": lambda m: (lambda t: m.nn.functional.instance_norm(t, weight=m.ones(2)),
+                                                      [x(m, 2, 3, 4)]),
+    "instance_norm_reprs": lambda m: (lambda: [repr(n) for n in (
+        m.nn.InstanceNorm1d(3), m.nn.InstanceNorm2d(4, affine=True, track_running_stats=True),
+        m.nn.InstanceNorm3d(2, 1e-3, None, bias=False))] + [
+        list(m.nn.InstanceNorm2d(4, affine=True, track_running_stats=True).state_dict())], []),
+    "rms_norm": lambda m: (_perturbed(m, m.nn.RMSNorm(5)), [x(m, 2, 3, 5)]),
+    "rms_norm_eps": lambda m: (m.nn.RMSNorm([3, 5], eps=1e-3), [x(m, 2, 3, 5)]),
+    "rms_norm_no_affine": lambda m: (m.nn.RMSNorm(5, elementwise_affine=False), [x(m, 2, 3, 5)]),
+    "rms_norm_double": lambda m: (lambda t: m.nn.functional.rms_norm(t, (5,)), [x(m, 2, 5, dtype="float64")]),
+    "rms_norm_half": lambda m: (lambda t: m.nn.functional.rms_norm(t, (5,), eps=1e-2), [x(m, 2, 5, dtype="float16")]),
+    "rms_norm_wrong_shape": lambda m: (m.nn.RMSNorm(5), [x(m, 2, 4)]),
+    "rms_norm_wrong_shape_2d": lambda m: (m.nn.RMSNorm((2, 5)), [x(m, 2, 4)]),
+    "rms_norm_empty_shape": lambda m: (lambda t: m.nn.functional.rms_norm(t, ()), [x(m, 2, 4)]),
+    "rms_norm_bad_weight": lambda m: (lambda t: m.nn.functional.rms_norm(t, (5,), m.ones(4)), [x(m, 2, 5)]),
+    "rms_norm_long": lambda m: (lambda t: m.nn.functional.rms_norm(t, (5,)), [m.arange(10).reshape(2, 5)]),
+    "rms_norm_reprs": lambda m: (lambda: [repr(m.nn.RMSNorm([2, 3], eps=1e-3)), repr(m.nn.RMSNorm(3, elementwise_affine=False)),
+                                          list(m.nn.RMSNorm(3).state_dict())], []),
 }
+
+
+def _perturbed(m, module):
+    """``module`` with parameters other than PyTorch's ones and zeros, so that their gradients show."""
+    with m.no_grad():
+        for i, p in enumerate(module.parameters()):
+            p.copy_(m.linspace(0.5, 1.5 + i, p.numel()).reshape(p.shape))
+    return module
+
+
+def _evaluated(m, module):
+    """``module`` after a training step (so its running statistics moved), in evaluation mode."""
+    module(m.tensor(np.random.default_rng(7).standard_normal((4, 3, 5)), dtype=m.float32))
+    return module.eval()
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -166,6 +224,14 @@ def test_softmin_without_dim_warns_as_pytorch():
     for m in (nnref, torch):
         with pytest.warns(UserWarning, match="Implicit dimension choice for softmin"):
             m.nn.Softmin()(m.zeros(2, 3))
+
+
+def test_instance_norm_warns_as_pytorch_when_the_channels_do_not_match():
+    for m in (nnref, torch):
+        with pytest.warns(UserWarning, match="input's size at dim=1 does not match num_features"):
+            m.nn.InstanceNorm1d(3)(m.zeros(2, 4, 5))
+        with pytest.warns(UserWarning, match="input's size at dim=0 does not match num_features"):
+            m.nn.InstanceNorm2d(3)(m.zeros(2, 4, 5))
 
 
 @pytest.mark.parametrize("name", ["prelu", "threshold", "hardshrink", "softshrink"])

@@ -12,7 +12,8 @@ from .linear import Identity, LazyLinear, Linear
 from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss, MSELoss,
                    NLLLoss, SmoothL1Loss)
 from .module import Module
-from .normalization import GroupNorm, LayerNorm
+from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
+from .normalization import GroupNorm, LayerNorm, RMSNorm
 from .padding import ConstantPad1d, ConstantPad2d, ConstantPad3d, ZeroPad1d, ZeroPad2d, ZeroPad3d
 from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool1d, AvgPool2d,
@@ -41,6 +42,7 @@ __all__ += ["PReLU", "SELU", "CELU", "Threshold", "Hardshrink", "Softshrink", "T
 __all__ += ["MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d"]
 __all__ += ["ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d",
             "PixelShuffle", "PixelUnshuffle"]
+__all__ += ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "RMSNorm"]
 
 
 from ..._namespace import public_dir as _public_dir  # noqa: E402

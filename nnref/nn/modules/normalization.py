@@ -1,4 +1,4 @@
-"""``nn.LayerNorm`` (``torch/nn/modules/normalization.py``)."""
+"""``nn.LayerNorm``, ``nn.GroupNorm`` and ``nn.RMSNorm`` (``torch/nn/modules/normalization.py``)."""
 import numbers
 
 from ..._creation import empty
@@ -95,3 +95,40 @@ class GroupNorm(Module):
     def extra_repr(self):
         return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
                 f"bias={self.bias is not None}")
+
+
+__all__ += ["RMSNorm"]
+
+
+class RMSNorm(Module):
+    """Root mean square normalisation (Zhang & Sennrich, 2019): each sample divided by the root mean
+    square of its last ``len(normalized_shape)`` dims (no mean subtracted), then scaled.
+
+    ``eps=None`` uses the input dtype's machine epsilon, as PyTorch does.
+    """
+
+    __constants__ = ["normalized_shape", "eps", "elementwise_affine"]
+
+    def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None, dtype=None):
+        super().__init__()
+        if isinstance(normalized_shape, numbers.Integral):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if self.elementwise_affine:
+            self.weight = Parameter(empty(self.normalized_shape, device=device, dtype=dtype))
+        else:
+            self.register_parameter("weight", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        """Weight 1, as a fresh layer has it (``torch/nn/modules/normalization.py``)."""
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+
+    def forward(self, x):
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self):
+        return "{normalized_shape}, eps={eps}, elementwise_affine={elementwise_affine}".format(**self.__dict__)
