@@ -125,6 +125,8 @@ from ._ops.elementwise import acosh, asinh, atanh, deg2rad, rad2deg  # noqa: E40
 arccosh, arcsinh, arctanh, absolute, true_divide = acosh, asinh, atanh, abs, div
 greater, greater_equal, less, less_equal, not_equal = map(_with_out, (gt, ge, lt, le, ne))
 from ._ops.order_statistics import kthvalue, median, mode, nanmedian  # noqa: E402
+from ._ops.reduce_more import aminmax, nanmean, nansum, std_mean, var_mean  # noqa: E402
+nanmean, nansum = _with_out(nanmean), _with_out(nansum)
 
 
 def relu_(input):

@@ -275,3 +275,10 @@ for _name in order_statistics.__all__:
     setattr(Tensor, _name, getattr(order_statistics, _name))
 
 __all__ += ["order_statistics"]
+
+from . import reduce_more  # noqa: E402
+
+for _name in ("aminmax", "nansum", "nanmean"):
+    setattr(Tensor, _name, getattr(reduce_more, _name))
+
+__all__ += ["reduce_more"]

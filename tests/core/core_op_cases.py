@@ -732,3 +732,59 @@ _order_statistic_case("median_dim", lambda m, a, dim, keepdim, n: m.median(a, di
 _order_statistic_case("nanmedian_dim", lambda m, a, dim, keepdim, n: a.nanmedian(dim, keepdim)[0])
 _order_statistic_case("kthvalue", lambda m, a, dim, keepdim, n: m.kthvalue(a, n, dim, keepdim).values)
 _order_statistic_case("mode", lambda m, a, dim, keepdim, n: a.mode(dim, keepdim).values)
+
+
+# pairs from one node, and NaN-skipping sums
+@case("var_mean")
+def _(draw, rng):
+    shape = draw(shapes(min_dims=1, max_side=4).filter(lambda s: max(s) > 1))
+    dim, keepdim = _dim_and_keepdim(draw, len(shape))
+    reduced = np.prod([shape[d] for d in np.atleast_1d(dim)])
+    correction = draw(st.sampled_from([0, 1] if reduced > 1 else [0]))
+
+    def f(m, a):
+        var, mean = m.var_mean(a, dim, keepdim=keepdim, correction=correction)
+        return var * mean.exp()
+    return [normal(rng, shape)], f
+
+
+@case("var_mean_one_output_used")
+def _(draw, rng):
+    shape = draw(shapes(min_dims=1).filter(lambda s: np.prod(s) > 1))
+    which = draw(st.integers(0, 1))
+    return [normal(rng, shape)], lambda m, a: m.var_mean(a)[which] * 2
+
+
+@case("std_mean")
+def _(draw, rng):
+    shape = draw(shapes(min_dims=2, max_side=4).filter(lambda s: s[-1] > 1))
+    return [normal(rng, shape)], lambda m, a: m.std_mean(a, -1)[0] + m.std_mean(a, -1, keepdim=True)[1].squeeze(-1) ** 2
+
+
+@case("aminmax")
+def _(draw, rng):
+    shape = draw(shapes(min_dims=1))
+    dim = draw(st.one_of(st.none(), st.integers(-len(shape), len(shape) - 1)))
+    keepdim = draw(st.booleans())
+
+    def f(m, a):
+        low, high = m.aminmax(a, dim=dim, keepdim=keepdim)
+        return low * high + high
+    return distinct(rng, shape), f
+
+
+unary("nansum", lambda m, a: m.nansum(a) * a)
+
+
+@case("nansum_dim")
+def _(draw, rng):
+    shape = draw(shapes(min_dims=1))
+    dim, keepdim = _dim_and_keepdim(draw, len(shape))
+    return [normal(rng, shape)], lambda m, a: a.nansum(dim, keepdim=keepdim) ** 2
+
+
+@case("nanmean_dim")
+def _(draw, rng):
+    shape = draw(shapes(min_dims=1))
+    dim, keepdim = _dim_and_keepdim(draw, len(shape))
+    return [normal(rng, shape)], lambda m, a: m.nanmean(a, dim, keepdim) ** 2

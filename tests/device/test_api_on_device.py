@@ -979,6 +979,16 @@ CASES.update({
     # order statistics (distinct values, so that every index is determined)
     **{f"{where}{name}": op(lambda x, where=where, name=name: _order_statistic(x, where, name), (3, 4))
        for name in ("median", "nanmedian", "kthvalue", "mode") for where in ("nnref.", "nnref.Tensor.")},
+    # pairs from one node, NaN-skipping sums
+    "nnref.var_mean": op(lambda x: [*nnref.var_mean(x, 1), *nnref.var_mean(x, (0, 1), keepdim=True, correction=0)], (3, 4)),
+    "nnref.std_mean": op(lambda x: [*nnref.std_mean(x, 0), *nnref.std_mean(x)], (3, 4)),
+    **{f"{where}aminmax": op(lambda x, where=where: [*(nnref.aminmax if where == "nnref." else nnref.Tensor.aminmax)(x),
+                                                     *nnref.aminmax(x, dim=1, keepdim=True)], (3, 4))
+       for where in ("nnref.", "nnref.Tensor.")},
+    **{f"{where}{name}": op(lambda x, where=where, name=name: [
+        (getattr(nnref, name) if where == "nnref." else getattr(nnref.Tensor, name))(x),
+        getattr(nnref, name)(x * nnref.tensor([[1.0, float("nan"), 1.0, 1.0]], device=x.device), 0, keepdim=True)], (3, 4))
+       for name in ("nansum", "nanmean") for where in ("nnref.", "nnref.Tensor.")},
     # running ops
     "nnref.cumprod": op(lambda x: [nnref.cumprod(x, 1), nnref.cumprod(x.detach() * (x.detach() > 0), 0)], (3, 4)),
     "nnref.Tensor.cumprod": op(lambda x: x.cumprod(0), (3, 4)),

@@ -1,0 +1,152 @@
+"""Reductions that give two results at once (``var_mean``, ``std_mean``, ``aminmax``) or skip NaNs
+(``nansum``, ``nanmean``).
+
+Mirrors ``aten/src/ATen/native/ReduceOps.cpp`` (``TensorCompare.cpp`` for ``aminmax``).  A pair
+comes from one node with two outputs, as in PyTorch (``VarMeanBackward0``, ``AminmaxBackward0``):
+its backward adds the two gradients' contributions (``var_mean_backward``, ``aminmax_backward``
+in ``FunctionsManual.cpp``), written with nnref ops so that they differentiate again.
+``nanmean`` is PyTorch's composite ``nansum(x) / count of non-NaN``, so its node is ``DivBackward0``.
+"""
+import builtins
+from collections import namedtuple
+
+import numpy as np
+
+from .. import _dtype
+from .._device import array_module
+from .._tensor import _wrap_dim
+from ..autograd.graph import Node
+from ._common import from_accumulator, needs_grad, record, wrap
+from .reduction import _dims, _expand_back, _var_backward, _variance
+
+__all__ = ["var_mean", "std_mean", "aminmax", "nansum", "nanmean"]
+
+
+class _PairBackward(Node):
+    """A node with two outputs of one shape; an output that got no gradient contributes zeros."""
+
+    num_outputs = 2
+
+    def _zeros_for_output(self, index):
+        from .._creation import zeros
+        return zeros(self.result_shape, dtype=self.dtype, device=self.device)
+
+
+class VarMeanBackward0(_PairBackward):
+    def backward(self, grad_var, grad_mean):
+        (self_,) = self.saved_tensors
+        return (_var_backward(self, grad_var, self_)
+                + _expand_back(grad_mean, self.self_sizes, self.dims, self.keepdim) / self.count,)
+
+
+class StdMeanBackward0(_PairBackward):
+    def backward(self, grad_std, grad_mean):
+        self_, std = self.saved_tensors
+        grad_var = (grad_std / (2 * std)).masked_fill(std == 0, 0.0)
+        return (_var_backward(self, grad_var, self_)
+                + _expand_back(grad_mean, self.self_sizes, self.dims, self.keepdim) / self.count,)
+
+
+def _moments(name, node_class, input, dim, unbiased, keepdim, correction, root):
+    variance, node = _variance(name, node_class, input, dim, unbiased, keepdim, correction)
+    xp = array_module(input._device)
+    dims = _dims(dim if not isinstance(dim, bool) else None, input._data.ndim)
+    mean = xp.mean(input._data, axis=dims, keepdims=keepdim, dtype=input._dtype._accumulate)
+    first = wrap(from_accumulator(xp.sqrt(variance) if root else variance, input._dtype), input)
+    second = wrap(from_accumulator(xp.asarray(mean), input._dtype), input)
+    if node is not None:
+        node.result_shape, node.dtype, node.device = first._data.shape, input._dtype, input._device
+        if root:
+            node.save_result(first)
+        first.grad_fn, second.grad_fn = node, node
+        first._output_nr, second._output_nr = 0, 1
+    return first, second
+
+
+def var_mean(input, dim=None, unbiased=True, keepdim=False, *, correction=None):
+    """``(var(input, ...), mean(input, ...))`` over the same dims, from one node
+    (``torch.var_mean``, ``aten/src/ATen/native/ReduceOps.cpp``)."""
+    return _moments("var_mean", VarMeanBackward0, input, dim, unbiased, keepdim, correction, root=False)
+
+
+def std_mean(input, dim=None, unbiased=True, keepdim=False, *, correction=None):
+    """``(std(input, ...), mean(input, ...))`` over the same dims, from one node
+    (``torch.std_mean``, ``aten/src/ATen/native/ReduceOps.cpp``)."""
+    return _moments("std_mean", StdMeanBackward0, input, dim, unbiased, keepdim, correction, root=True)
+
+
+_aminmax = namedtuple("aminmax", ["min", "max"])
+_aminmax.__repr__ = lambda self: f"torch.return_types.aminmax(\nmin={self.min!r},\nmax={self.max!r})"
+
+
+class AminmaxBackward0(_PairBackward):
+    """Each gradient is shared evenly by the elements equal to its result (ties included)."""
+
+    def backward(self, grad_min, grad_max):
+        self_, low, high = self.saved_tensors
+        total = None
+        for grad, result in ((grad_min, low), (grad_max, high)):
+            winners = self_ == _expand_back(result, self.self_sizes, self.dims, self.keepdim)
+            share = _expand_back(grad, self.self_sizes, self.dims, self.keepdim) * winners / winners.sum(
+                self.dims, keepdim=True)
+            total = share if total is None else total + share
+        return (total,)
+
+
+def aminmax(input, *, dim=None, keepdim=False):
+    """``(min, max)`` over ``dim`` (every element by default) in one call (``torch.aminmax``,
+    ``aten/src/ATen/native/TensorCompare.cpp``)."""
+    data = input._data
+    dims = tuple(range(data.ndim)) if dim is None else ((_wrap_dim(dim, data.ndim),) if data.ndim else ())
+    if not data.size or builtins.any(data.shape[d] == 0 for d in dims):
+        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation "
+                           "has no identity.")
+    xp = array_module(input._device)
+    keep = keepdim
+    low = wrap(xp.asarray(xp.min(data, axis=dims, keepdims=keep)), input)
+    high = wrap(xp.asarray(xp.max(data, axis=dims, keepdims=keep)), input)
+    if needs_grad(input):
+        node = AminmaxBackward0((input,), (input,), dims=dims, keepdim=keep, self_sizes=data.shape,
+                                result_shape=low._data.shape, dtype=input._dtype, device=input._device)
+        node.save_result(low)
+        high._output_nr = 1
+        node.save_result(high)
+        low.grad_fn, high.grad_fn = node, node
+        low._output_nr = 0
+    return _aminmax(low, high)
+
+
+class NansumBackward0(Node):
+    def backward(self, grad):
+        from .predicates import isnan
+        (self_,) = self.saved_tensors
+        return (_expand_back(grad, self.self_sizes, self.dims, self.keepdim) * isnan(self_).logical_not(),)
+
+
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    """``sum`` counting NaN as zero (``torch.nansum``, ``aten/src/ATen/native/ReduceOps.cpp``)."""
+    dtype = _dtype.as_dtype(dtype)
+    if dtype is None:
+        dtype = input._dtype if input._dtype.is_floating_point else _dtype.int64
+    dims = _dims(dim, input._data.ndim)
+    xp = array_module(input._device)
+    data = input._data
+    if input._dtype.is_floating_point:
+        data = xp.where(data != data, data.dtype.type(0), data)
+    total = xp.sum(data, axis=dims, keepdims=keepdim, dtype=dtype._accumulate)
+    out = wrap(from_accumulator(xp.asarray(total), dtype), input)
+    return record(out, NansumBackward0, (input,), saved=(input,), self_sizes=input._data.shape, dims=dims,
+                  keepdim=keepdim)
+
+
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    """``mean`` of the non-NaN elements: ``nansum(x) / (number of non-NaN)``, NaN where there is
+    none (``torch.nanmean``, ``aten/src/ATen/native/ReduceOps.cpp``)."""
+    from .predicates import isnan
+    from .reduction import sum
+    if not input._dtype.is_floating_point:
+        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
+                           f"{input._dtype._legacy_name[:-6]}")
+    count = sum(isnan(input).logical_not(), dim, keepdim)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return nansum(input, dim, keepdim, dtype=dtype) / count
