@@ -1193,6 +1193,10 @@ CASES.update({
         x, w.detach() * 0, w.detach().abs() + 1, use_input_stats=False)], (2, 3, 4), (3,)),
     "nnref.nn.functional.rms_norm": op(lambda x, w: [F.rms_norm(x, (4,), w), F.rms_norm(x, (3, 4), eps=1e-3)],
                                        (2, 3, 4), (4,)),
+    "nnref.nn.RNNCell": layer(lambda: nn.RNNCell(5, 3, nonlinearity="relu"), (4, 5)),
+    "nnref.nn.LSTMCell": layer(lambda: nn.LSTMCell(5, 3), (4, 5)),
+    "nnref.nn.GRUCell": layer(lambda: nn.GRUCell(5, 3), (5,)),
+    "nnref.nn.RNNCellBase": ELSEWHERE("test_api_on_device.py::test_each_name_on_the_device_matches_the_cpu"),
     # (end of the cases of tests/nn/test_more_modules.py)
 
     # nnref.optim and its schedulers

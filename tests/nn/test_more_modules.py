@@ -29,10 +29,11 @@ def _tensors(out):
 
 
 def run(case, m):
-    """``case(m)`` gives ``(module_or_function, inputs)``; the result, the gradients, the repr."""
+    """``case(m)`` gives ``(module_or_function, inputs)`` (and the module when the function calls one);
+    the result, the gradients, the repr."""
     try:
         m.manual_seed(0)
-        fn, inputs = case(m)
+        fn, inputs, *holder = case(m)  # a third item: the module that fn calls
         out = fn(*inputs)
         outs = [o for o in _tensors(out) if o.requires_grad]
         if outs:
@@ -41,8 +42,10 @@ def run(case, m):
             total.backward()
         grads = [x.grad for x in inputs if hasattr(x, "grad")]
         extra = []
-        if isinstance(fn, (nnref.nn.Module, torch.nn.Module)):
-            extra = [repr(fn), list(fn.state_dict()), [p.grad for p in fn.parameters()], list(fn.buffers())]
+        module = holder[0] if holder else fn
+        if isinstance(module, (nnref.nn.Module, torch.nn.Module)):
+            extra = [repr(module), list(module.state_dict()), [p.grad for p in module.parameters()],
+                     list(module.buffers())]
         return shown([out, grads, extra])
     except Exception as exc:  # noqa: BLE001 - the type and message are what the tests compare
         return ("raises", type(exc).__name__, str(exc).split("\n")[0])
@@ -194,7 +197,36 @@ CASES = {
     "rms_norm_long": lambda m: (lambda t: m.nn.functional.rms_norm(t, (5,)), [m.arange(10).reshape(2, 5)]),
     "rms_norm_reprs": lambda m: (lambda: [repr(m.nn.RMSNorm([2, 3], eps=1e-3)), repr(m.nn.RMSNorm(3, elementwise_affine=False)),
                                           list(m.nn.RMSNorm(3).state_dict())], []),
+    # recurrent cells (same seed: same initial weights)
+    "rnn_cell": lambda m: (m.nn.RNNCell(4, 3), [x(m, 2, 4), x(m, 2, 3, seed=1)]),
+    "rnn_cell_relu_no_bias": lambda m: (m.nn.RNNCell(4, 3, bias=False, nonlinearity="relu"), [x(m, 2, 4)]),
+    "rnn_cell_unbatched": lambda m: (m.nn.RNNCell(4, 3), [x(m, 4), x(m, 3, seed=1)]),
+    "rnn_cell_bad_nonlinearity": lambda m: (m.nn.RNNCell(4, 3, nonlinearity="sigmoid"), [x(m, 2, 4)]),
+    "rnn_cell_input_size": lambda m: (m.nn.RNNCell(4, 3), [x(m, 2, 5)]),
+    "rnn_cell_batch": lambda m: (m.nn.RNNCell(4, 3), [x(m, 2, 4), x(m, 3, 3)]),
+    "rnn_cell_hidden_size": lambda m: (m.nn.RNNCell(4, 3), [x(m, 2, 4), x(m, 2, 4)]),
+    "rnn_cell_3d": lambda m: (m.nn.RNNCell(4, 3), [x(m, 1, 2, 4)]),
+    "rnn_cell_3d_hidden": lambda m: (m.nn.RNNCell(4, 3), [x(m, 2, 4), x(m, 1, 2, 3)]),
+    "lstm_cell": lambda m: _lstm_cell(m, m.nn.LSTMCell(4, 3), x(m, 2, 4), x(m, 2, 3, seed=1), x(m, 2, 3, seed=2)),
+    "lstm_cell_zero_state": lambda m: (m.nn.LSTMCell(4, 3), [x(m, 2, 4)]),
+    "lstm_cell_unbatched_no_bias": lambda m: (lambda t, h, c: m.nn.LSTMCell(4, 3, False)(t, (h, c)),
+                                              [x(m, 4), x(m, 3, seed=1), x(m, 3, seed=2)]),
+    "lstm_cell_one_state": lambda m: (lambda t, h: m.nn.LSTMCell(4, 3)(t, (h,)), [x(m, 2, 4), x(m, 2, 3)]),
+    "lstm_cell_3d_state": lambda m: (lambda t, h, c: m.nn.LSTMCell(4, 3)(t, (h, c)),
+                                     [x(m, 2, 4), x(m, 2, 3), x(m, 1, 2, 3)]),
+    "lstm_cell_batch": lambda m: (lambda t, h, c: m.nn.LSTMCell(4, 3)(t, (h, c)), [x(m, 2, 4), x(m, 2, 3), x(m, 3, 3)]),
+    "gru_cell": lambda m: (m.nn.GRUCell(4, 3), [x(m, 2, 4), x(m, 2, 3, seed=1)]),
+    "gru_cell_zero_state_no_bias": lambda m: (m.nn.GRUCell(4, 3, bias=False), [x(m, 2, 4)]),
+    "gru_cell_unbatched": lambda m: (m.nn.GRUCell(4, 3), [x(m, 4), x(m, 3, seed=1)]),
+    "gru_cell_input_size": lambda m: (m.nn.GRUCell(4, 3), [x(m, 2, 5)]),
+    "cell_reprs": lambda m: (lambda: [repr(c) for c in (
+        m.nn.RNNCell(4, 3, bias=False, nonlinearity="relu"), m.nn.RNNCell(4, 3), m.nn.LSTMCell(4, 3, False),
+        m.nn.GRUCell(4, 3))] + [list(m.nn.GRUCell(4, 3).state_dict())], []),
 }
+
+
+def _lstm_cell(m, cell, *inputs):
+    return (lambda t, h, c: cell(t, (h, c))), list(inputs), cell
 
 
 def _perturbed(m, module):

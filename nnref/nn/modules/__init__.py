@@ -18,7 +18,7 @@ from .padding import ConstantPad1d, ConstantPad2d, ConstantPad3d, ZeroPad1d, Zer
 from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool1d, AvgPool2d,
                       MaxPool1d, MaxPool2d)
-from .rnn import GRU, LSTM, RNN, RNNBase
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding
 from .transformer import (MultiheadAttention, Transformer, TransformerDecoder, TransformerDecoderLayer,
                           TransformerEncoder, TransformerEncoderLayer)
@@ -43,6 +43,7 @@ __all__ += ["MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d"]
 __all__ += ["ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d",
             "PixelShuffle", "PixelUnshuffle"]
 __all__ += ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "RMSNorm"]
+__all__ += ["RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
 
 from ..._namespace import public_dir as _public_dir  # noqa: E402

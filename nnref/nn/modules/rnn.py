@@ -1,4 +1,4 @@
-"""``nn.RNN``, ``nn.LSTM`` and ``nn.GRU`` (``torch/nn/modules/rnn.py``).
+"""``nn.RNN``, ``nn.LSTM``, ``nn.GRU`` and their one-step cells (``torch/nn/modules/rnn.py``).
 
 The parameters, their names, order, shapes and initial values are PyTorch's, so a
 state_dict moves between the libraries and ``manual_seed`` gives the same weights.  The
@@ -234,3 +234,133 @@ class GRU(RNNBase):
         output, (h_n,) = self._forward(input, [hx])
         return output, h_n
 
+
+
+__all__ += ["RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
+
+
+class RNNCellBase(Module):
+    """The parameters of one recurrent step: ``weight_ih``, ``weight_hh``, ``bias_ih``, ``bias_hh``."""
+
+    __constants__ = ["input_size", "hidden_size", "bias"]
+
+    def __init__(self, input_size, hidden_size, bias, num_chunks, device=None, dtype=None):
+        super().__init__()
+        self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bias
+        factory_kwargs = {"device": device, "dtype": dtype}
+        self.weight_ih = Parameter(empty((num_chunks * hidden_size, input_size), **factory_kwargs))
+        self.weight_hh = Parameter(empty((num_chunks * hidden_size, hidden_size), **factory_kwargs))
+        if bias:
+            self.bias_ih = Parameter(empty(num_chunks * hidden_size, **factory_kwargs))
+            self.bias_hh = Parameter(empty(num_chunks * hidden_size, **factory_kwargs))
+        else:
+            self.register_parameter("bias_ih", None)
+            self.register_parameter("bias_hh", None)
+        self.reset_parameters()
+
+    def extra_repr(self):
+        s = f"{self.input_size}, {self.hidden_size}"
+        if "bias" in self.__dict__ and self.bias is not True:
+            s += f", bias={self.bias}"
+        if "nonlinearity" in self.__dict__ and self.nonlinearity != "tanh":
+            s += f", nonlinearity={self.nonlinearity}"
+        return s
+
+    def reset_parameters(self):
+        """Every weight and bias uniform in ``[-1/sqrt(hidden_size), 1/sqrt(hidden_size)]``, in order
+        (``torch/nn/modules/rnn.py``)."""
+        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for weight in self.parameters():
+            init.uniform_(weight, -stdv, stdv)
+
+    def _check_step(self, input, hiddens):
+        """ATen's ``check_rnn_cell_forward_input`` and ``_hidden`` (``aten/src/ATen/native/RNN.cpp``)."""
+        if input.shape[1] != self.input_size:
+            raise RuntimeError(f"input has inconsistent input_size: got {input.shape[1]} expected {self.input_size}")
+        for index, hx in enumerate(hiddens):
+            if input.shape[0] != hx.shape[0]:
+                raise RuntimeError(f"Input batch size {input.shape[0]} doesn't match hidden{index} batch size "
+                                   f"{hx.shape[0]}")
+            if hx.shape[1] != self.hidden_size:
+                raise RuntimeError(f"hidden{index} has inconsistent hidden_size: got {hx.shape[1]}, expected "
+                                   f"{self.hidden_size}")
+
+    def _batched(self, input, hx, count):
+        """``input`` as ``(batch, input_size)`` and the ``count`` hidden states (zeros when ``hx`` is None)."""
+        name = type(self).__name__
+        if input.dim() not in (1, 2):
+            raise ValueError(f"{name}: Expected input to be 1D or 2D, got {input.dim()}D instead")
+        hiddens = None if hx is None else ([hx] if count == 1 else list(hx))
+        if hiddens is not None:
+            if count == 1 and hx.dim() not in (1, 2):
+                raise ValueError(f"{name}: Expected hidden to be 1D or 2D, got {hx.dim()}D instead")
+            if count > 1:
+                for index, value in enumerate(hiddens):
+                    if value.dim() not in (1, 2):
+                        raise ValueError(f"{name}: Expected hx[{index}] to be 1D or 2D, got {value.dim()}D instead")
+        batched = input.dim() == 2
+        if not batched:
+            input = input.unsqueeze(0)
+        if hiddens is None:
+            state = zeros(input.shape[0], self.hidden_size, dtype=input.dtype, device=input.device)
+            hiddens = [state] * count
+        elif not batched:
+            hiddens = [h.unsqueeze(0) for h in hiddens]
+        return input, hiddens, batched
+
+
+class RNNCell(RNNCellBase):
+    """One step of the Elman RNN: ``h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh)`` (or ``relu``)."""
+
+    __constants__ = ["input_size", "hidden_size", "bias", "nonlinearity"]
+
+    def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, num_chunks=1, device=device, dtype=dtype)
+        self.nonlinearity = nonlinearity
+
+    def forward(self, input, hx=None):
+        """The next hidden state ``(batch, hidden_size)`` (or ``(hidden_size)`` for an unbatched input)."""
+        input, (h,), batched = self._batched(input, hx, 1)
+        if self.nonlinearity not in ("tanh", "relu"):
+            raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
+        self._check_step(input, [h])
+        pre = F.linear(h, self.weight_hh, self.bias_hh) + F.linear(input, self.weight_ih, self.bias_ih)
+        ret = pre.tanh() if self.nonlinearity == "tanh" else pre.relu()
+        return ret if batched else ret.squeeze(0)
+
+
+class LSTMCell(RNNCellBase):
+    """One LSTM step: input, forget, cell and output gates (in that order in the weights); returns ``(h', c')``."""
+
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, num_chunks=4, device=device, dtype=dtype)
+
+    def forward(self, input, hx=None):
+        """``(h', c')``; ``hx`` is ``(h, c)`` or None (zeros)."""
+        if hx is not None and len(hx) != 2:
+            raise RuntimeError("lstm_cell expects two hidden states")
+        input, (h, c), batched = self._batched(input, hx, 2)
+        self._check_step(input, [h, c])
+        gates = F.linear(h, self.weight_hh, self.bias_hh) + F.linear(input, self.weight_ih, self.bias_ih)
+        i, f, g, o = gates.chunk(4, 1)
+        c = f.sigmoid() * c + i.sigmoid() * g.tanh()
+        h = o.sigmoid() * c.tanh()
+        return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
+
+
+class GRUCell(RNNCellBase):
+    """One GRU step: reset, update and new gates (in that order in the weights)."""
+
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, num_chunks=3, device=device, dtype=dtype)
+
+    def forward(self, input, hx=None):
+        """The next hidden state ``(batch, hidden_size)`` (or ``(hidden_size)`` for an unbatched input)."""
+        input, (h,), batched = self._batched(input, hx, 1)
+        self._check_step(input, [h])
+        i_r, i_z, i_n = F.linear(input, self.weight_ih, self.bias_ih).chunk(3, 1)
+        h_r, h_z, h_n = F.linear(h, self.weight_hh, self.bias_hh).chunk(3, 1)
+        reset, update = (h_r + i_r).sigmoid(), (h_z + i_z).sigmoid()
+        new = (i_n + h_n * reset).tanh()
+        ret = (h - new) * update + new
+        return ret if batched else ret.squeeze(0)
