@@ -20,7 +20,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from .._ops import (native as _native, native_activation as _native_activation,
                     native_conv as _native_conv, native_loss as _native_loss,
-                    native_pooling as _native_pooling, piecewise_activation as _piecewise,
+                    margin_loss as _margin_loss, native_pooling as _native_pooling, piecewise_activation as _piecewise,
                     pixel_shuffle as _pixel_shuffle,
                     smooth_activation as _smooth_activation)
 
@@ -1167,6 +1167,169 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     dims = tuple(range(-k, 0))
     result = x.mul(x.pow(2).mean(dims, keepdim=True).add_(epsilon).rsqrt()).type_as(input)
     return result if weight is None else result.mul(weight)
+
+
+# --------------------------------------------------------------------------------------------
+# Margin, embedding and likelihood losses (ATen's composites in aten/src/ATen/native/Loss.cpp,
+# PyTorch's Python ones in torch/nn/functional.py)
+# --------------------------------------------------------------------------------------------
+
+__all__ += ["margin_ranking_loss", "soft_margin_loss", "cosine_embedding_loss", "hinge_embedding_loss",
+            "triplet_margin_loss", "poisson_nll_loss", "gaussian_nll_loss", "multilabel_soft_margin_loss"]
+
+
+from .._creation import ones_like, zeros_like  # noqa: E402
+
+
+def _apply_loss_reduction(loss, reduction):
+    """ATen's ``apply_loss_reduction``: ``mean()`` or ``sum()`` of the elementwise loss, or the loss."""
+    if reduction == "mean":
+        return loss.mean()
+    return loss.sum() if reduction == "sum" else loss
+
+
+def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    """``max(0, -target * (input1 - input2) + margin)``: ``target`` 1 says ``input1`` should rank higher, -1 lower."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if input1.dim() != input2.dim() or input1.dim() != target.dim():
+        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+                           f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} ")
+    check_one_device(input1, input2, target)
+    return _apply_loss_reduction((-target * (input1 - input2) + margin).clamp_min(0), reduction)
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """``log(1 + exp(-target * input))`` for targets of 1 or -1 (a two-class logistic loss)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    check_one_device(input, target)
+    if target.shape != input.shape:
+        try:
+            shape = np.broadcast_shapes(input._data.shape, target._data.shape)
+        except ValueError:
+            raise broadcast_error(input._data, target._data) from None
+        input, target = input.expand(shape), target.expand(shape)
+    return _margin_loss.soft_margin_loss(input, target, reduction)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    """``1 - cos(x1, x2)`` where ``target`` is 1, ``max(0, cos(x1, x2) - margin)`` where it is -1."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    dim = target.dim()
+    if dim not in (0, 1):
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if dim == 1 and (input1.dim() != 2 or input2.dim() != 2):
+        raise RuntimeError(f"1D target tensor expects 2D input tensors, but found inputs with sizes "
+                           f"{list(input1.shape)} and {list(input2.shape)}.")
+    if dim == 0 and (input1.dim() != 1 or input2.dim() != 1):
+        raise RuntimeError(f"0D target tensor expects 1D input tensors, but found inputs with sizes "
+                           f"{list(input1.shape)} and {list(input2.shape)}.")
+    check_one_device(input1, input2, target)
+    epsilon = 1e-12
+    prod_sum = (input1 * input2).sum(dim)
+    mag_square1 = (input1 * input1).sum(dim) + epsilon
+    mag_square2 = (input2 * input2).sum(dim) + epsilon
+    cos = prod_sum / (mag_square1 * mag_square2).sqrt()
+    zeros = zeros_like(cos)
+    positive = _pointwise.where(target == 1, 1 - cos, zeros)
+    negative = _pointwise.where(target == -1, (cos - margin).clamp_min(0), zeros)
+    return _apply_loss_reduction(positive + negative, reduction)
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
+    """``input`` where ``target`` is 1, ``max(0, margin - input)`` where it is -1 (``input`` a distance)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    check_one_device(input, target)
+    zeros = zeros_like(input)
+    output_margin = _pointwise.where(target != 1, (margin - input).clamp_min(0), zeros)
+    output_self = _pointwise.where(target != -1, input, zeros)
+    return _apply_loss_reduction(output_margin + output_self, reduction)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
+                        reduce=None, reduction="mean"):
+    """``max(0, d(anchor, positive) - d(anchor, negative) + margin)``, ``d`` the ``p``-norm distance;
+    ``swap`` uses the smaller of ``d(anchor, negative)`` and ``d(positive, negative)``."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    a_dim, p_dim, n_dim = anchor.dim(), positive.dim(), negative.dim()
+    if not (a_dim == p_dim and p_dim == n_dim):
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {a_dim}D, positive {p_dim}D, and negative {n_dim}D inputs")
+    check_one_device(anchor, positive, negative)
+    dist_pos = pairwise_distance(anchor, positive, p, eps)
+    dist_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        dist_neg = _pointwise.minimum(dist_neg, pairwise_distance(positive, negative, p, eps))
+    return _apply_loss_reduction((margin + dist_pos - dist_neg).clamp_min(0), reduction)
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
+                     reduction="mean"):
+    """Negative log-likelihood of ``target`` counts under a Poisson distribution of rate ``exp(input)``
+    (``log_input=True``) or ``input``; ``full`` adds Stirling's approximation of ``log(target!)``."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce, reduction)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not a valid value for reduction")
+    check_one_device(input, target)
+    if log_input:
+        loss = input.exp() - target * input
+    else:
+        loss = input - target * (input + eps).log()
+    if full:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            stirling = target * target.log() - target + 0.5 * (2 * math.pi * target).log()
+        loss = loss + stirling.masked_fill(target <= 1, 0)
+    return _apply_loss_reduction(loss, reduction)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    """Negative log-likelihood of ``target`` under normal distributions of mean ``input`` and variance
+    ``var`` (one per element, or one per sample broadcast over the last dim); ``var`` is clamped to ``eps``."""
+    if isinstance(var, float):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = var * ones_like(input)
+    elif bool((var < 0).any()):
+        raise ValueError("var has negative entry/entries")
+    if var.size() != input.size():
+        if input.size()[:-1] == var.size():
+            var = var.unsqueeze(-1)
+        elif input.dim() == var.dim() and sum(y for x, y in zip(input.size(), var.size()) if x != y) == 1:
+            pass
+        else:
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    check_one_device(input, target, var)
+    var = var.clone()
+    with no_grad():
+        var.clamp_(min=eps)
+    loss = 0.5 * (var.log() + (input - target) ** 2 / var)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _apply_loss_reduction(loss, reduction)
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    """Binary cross-entropy of each class's logit, averaged over the classes (last dim): multi-label
+    classification with ``target`` of 0s and 1s."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce, reduction)
+    check_one_device(input, target, weight)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    class_dim = input.dim() - 1
+    loss = loss.sum(dim=class_dim) / input.shape[class_dim]
+    if reduction == "none":
+        return loss
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    raise ValueError(reduction + " is not valid")
 
 
 __dir__ = _public_dir(globals(), __all__)

@@ -879,6 +879,11 @@ def _inference_tensor(device):
         return nnref.ones(2, device=device) * 2
 
 
+def _signs(d, n):
+    """``n`` targets of 1 and -1 on ``d`` (for the ranking and embedding losses)."""
+    return nnref.tensor([1.0, -1.0] * (n // 2) + [1.0] * (n % 2), device=d)
+
+
 def _in_place(x, change):
     """``change`` applied to a non-leaf copy of ``x``, so the gradient flows back through it."""
     y = x * 1
@@ -1197,6 +1202,32 @@ CASES.update({
     "nnref.nn.LSTMCell": layer(lambda: nn.LSTMCell(5, 3), (4, 5)),
     "nnref.nn.GRUCell": layer(lambda: nn.GRUCell(5, 3), (5,)),
     "nnref.nn.RNNCellBase": ELSEWHERE("test_api_on_device.py::test_each_name_on_the_device_matches_the_cpu"),
+    "nnref.nn.MarginRankingLoss": op(lambda a, b: nn.MarginRankingLoss(0.3)(a, b, _signs(a.device, 5)), (5,), (5,)),
+    "nnref.nn.SoftMarginLoss": loss(lambda: lambda x, y: nn.SoftMarginLoss()(x, y.sign()), (4, 5)),
+    "nnref.nn.CosineEmbeddingLoss": op(lambda a, b: nn.CosineEmbeddingLoss(0.2)(a, b, _signs(a.device, 4)), (4, 5), (4, 5)),
+    "nnref.nn.HingeEmbeddingLoss": loss(lambda: lambda x, y: nn.HingeEmbeddingLoss(0.5)(x, y.sign()), (4, 5)),
+    "nnref.nn.TripletMarginLoss": op(lambda a, p, n: nn.TripletMarginLoss(swap=True)(a, p, n), (4, 5), (4, 5), (4, 5)),
+    "nnref.nn.PoissonNLLLoss": loss(lambda: lambda x, y: nn.PoissonNLLLoss(log_input=False, full=True)(
+        x.abs(), (y.abs() * 3).round()), (4, 5)),
+    "nnref.nn.GaussianNLLLoss": op(lambda x, y, v: nn.GaussianNLLLoss(full=True)(x, y, v.abs()), (4, 5), (4, 5), (4, 1)),
+    "nnref.nn.MultiLabelSoftMarginLoss": loss(lambda: lambda x, y: nn.MultiLabelSoftMarginLoss(
+        weight=nnref.linspace(0.5, 2, 5, device=x.device))(x, (y > 0).float()), (4, 5)),
+    "nnref.nn.functional.margin_ranking_loss": op(lambda a, b: F.margin_ranking_loss(
+        a, b, _signs(a.device, 5), reduction="none"), (5,), (5,)),
+    "nnref.nn.functional.soft_margin_loss": loss(lambda: lambda x, y: F.soft_margin_loss(x, y.sign(), reduction="sum"),
+                                                 (4, 5)),
+    "nnref.nn.functional.cosine_embedding_loss": op(lambda a, b: F.cosine_embedding_loss(
+        a, b, _signs(a.device, 4), reduction="none"), (4, 5), (4, 5)),
+    "nnref.nn.functional.hinge_embedding_loss": loss(lambda: lambda x, y: F.hinge_embedding_loss(
+        x, y.sign(), reduction="none"), (4, 5)),
+    "nnref.nn.functional.triplet_margin_loss": op(lambda a, p, n: F.triplet_margin_loss(a, p, n, p=1, reduction="none"),
+                                                  (4, 5), (4, 5), (4, 5)),
+    "nnref.nn.functional.poisson_nll_loss": loss(lambda: lambda x, y: F.poisson_nll_loss(x, y.abs(), reduction="none"),
+                                                 (4, 5)),
+    "nnref.nn.functional.gaussian_nll_loss": op(lambda x, y, v: F.gaussian_nll_loss(x, y, v.abs(), reduction="none"),
+                                                (4, 5), (4, 5), (4, 5)),
+    "nnref.nn.functional.multilabel_soft_margin_loss": loss(lambda: lambda x, y: F.multilabel_soft_margin_loss(
+        x, (y > 0).float(), reduction="none"), (4, 5)),
     # (end of the cases of tests/nn/test_more_modules.py)
 
     # nnref.optim and its schedulers

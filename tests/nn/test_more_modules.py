@@ -56,6 +56,8 @@ def x(m, *shape, seed=0, grad=True, scale=1.0, dtype="float32"):
     return m.tensor(values, dtype=getattr(m, dtype), requires_grad=grad)
 
 
+REDUCTIONS = ("none", "sum", "mean")
+
 CASES = {
     # activations
     "prelu": lambda m: (m.nn.PReLU(), [x(m, 2, 3, 4)]),
@@ -222,7 +224,81 @@ CASES = {
     "cell_reprs": lambda m: (lambda: [repr(c) for c in (
         m.nn.RNNCell(4, 3, bias=False, nonlinearity="relu"), m.nn.RNNCell(4, 3), m.nn.LSTMCell(4, 3, False),
         m.nn.GRUCell(4, 3))] + [list(m.nn.GRUCell(4, 3).state_dict())], []),
+    # losses
+    **{f"margin_ranking_{r}": lambda m, r=r: (m.nn.MarginRankingLoss(0.3, reduction=r),
+                                                [x(m, 5), x(m, 5, seed=1), _signs(m, 5)]) for r in REDUCTIONS},
+    "margin_ranking_dims": lambda m: (m.nn.functional.margin_ranking_loss, [x(m, 3, 4), x(m, 3), _signs(m, 3)]),
+    "margin_ranking_sizes": lambda m: (m.nn.functional.margin_ranking_loss, [x(m, 3), x(m, 3), _signs(m, 4)]),
+    "margin_ranking_reduction": lambda m: (lambda a, b: m.nn.functional.margin_ranking_loss(a, b, _signs(m, 3),
+                                                                                           reduction="x"),
+                                           [x(m, 3), x(m, 3)]),
+    "margin_ranking_legacy": lambda m: (lambda a, b: m.nn.functional.margin_ranking_loss(a, b, _signs(m, 3),
+                                                                                        size_average=False),
+                                        [x(m, 3), x(m, 3)]),
+    **{f"soft_margin_{r}": lambda m, r=r: (m.nn.SoftMarginLoss(reduction=r), [x(m, 3, 4, scale=3), _signs(m, 3, 4)])
+       for r in REDUCTIONS},
+    "soft_margin_broadcast": lambda m: (m.nn.functional.soft_margin_loss, [x(m, 3, 4), _signs(m, 4)]),
+    "soft_margin_bad_sizes": lambda m: (m.nn.functional.soft_margin_loss, [x(m, 3, 4), _signs(m, 5)]),
+    "soft_margin_target_grad": lambda m: (m.nn.functional.soft_margin_loss, [x(m, 3, 4), x(m, 3, 4, seed=1)]),
+    **{f"cosine_embedding_{r}": lambda m, r=r: (m.nn.CosineEmbeddingLoss(0.2, reduction=r),
+                                                  [x(m, 3, 4), x(m, 3, 4, seed=1), _signs(m, 3)]) for r in REDUCTIONS},
+    "cosine_embedding_unbatched": lambda m: (m.nn.functional.cosine_embedding_loss,
+                                             [x(m, 4), x(m, 4, seed=1), m.tensor(-1.0), -0.5]),
+    "cosine_embedding_2d_target": lambda m: (m.nn.functional.cosine_embedding_loss, [x(m, 3, 4), x(m, 3, 4), m.ones(3, 1)]),
+    "cosine_embedding_1d_input": lambda m: (m.nn.functional.cosine_embedding_loss, [x(m, 4), x(m, 3, 4), m.ones(3)]),
+    "cosine_embedding_0d_target": lambda m: (m.nn.functional.cosine_embedding_loss, [x(m, 3, 4), x(m, 3, 4), m.tensor(1.0)]),
+    **{f"hinge_embedding_{r}": lambda m, r=r: (m.nn.HingeEmbeddingLoss(0.5, reduction=r),
+                                                 [x(m, 3, 4), _signs(m, 3, 4)]) for r in REDUCTIONS},
+    **{f"triplet_{r}": lambda m, r=r: (m.nn.TripletMarginLoss(reduction=r), [x(m, 3, 4), x(m, 3, 4, seed=1),
+                                                                           x(m, 3, 4, seed=2)]) for r in REDUCTIONS},
+    "triplet_swap_p1": lambda m: (m.nn.TripletMarginLoss(0.5, p=1, swap=True), [x(m, 3, 4), x(m, 3, 4, seed=1),
+                                                                              x(m, 3, 4, seed=2)]),
+    "triplet_dims": lambda m: (m.nn.functional.triplet_margin_loss, [x(m, 3, 4), x(m, 3, 4), x(m, 4)]),
+    "triplet_margin": lambda m: (lambda a: m.nn.functional.triplet_margin_loss(a, a, a, margin=0), [x(m, 3)]),
+    "triplet_module_margin": lambda m: (lambda: m.nn.TripletMarginLoss(margin=-1.0), []),
+    **{f"poisson_{r}": lambda m, r=r: (m.nn.PoissonNLLLoss(reduction=r), [x(m, 3, 4), _counts(m, 3, 4)])
+       for r in REDUCTIONS},
+    "poisson_full_rates": lambda m: (m.nn.PoissonNLLLoss(log_input=False, full=True),
+                                     [x(m, 3, 4).abs().detach().requires_grad_(), _counts(m, 3, 4)]),
+    "poisson_reduction": lambda m: (lambda t: m.nn.functional.poisson_nll_loss(t, t, reduction="x"), [x(m, 3)]),
+    **{f"gaussian_{r}": lambda m, r=r: (m.nn.GaussianNLLLoss(reduction=r), [x(m, 3, 4), x(m, 3, 4, seed=1),
+                                                                          _positive(m, 3, 4)]) for r in REDUCTIONS},
+    "gaussian_full_homoscedastic": lambda m: (m.nn.GaussianNLLLoss(full=True, eps=0.1),
+                                              [x(m, 3, 4), x(m, 3, 4, seed=1), _positive(m, 3)]),
+    "gaussian_one_per_row": lambda m: (m.nn.GaussianNLLLoss(), [x(m, 3, 4), x(m, 3, 4, seed=1), _positive(m, 3, 1)]),
+    "gaussian_float_var": lambda m: (lambda a, b: m.nn.functional.gaussian_nll_loss(a, b, 0.5), [x(m, 3, 4), x(m, 3, 4)]),
+    "gaussian_negative_float": lambda m: (lambda a, b: m.nn.functional.gaussian_nll_loss(a, b, -0.5), [x(m, 3), x(m, 3)]),
+    "gaussian_negative": lambda m: (m.nn.functional.gaussian_nll_loss, [x(m, 3), x(m, 3), -_positive(m, 3)]),
+    "gaussian_wrong_size": lambda m: (m.nn.functional.gaussian_nll_loss, [x(m, 3, 4), x(m, 3, 4), _positive(m, 3, 2)]),
+    "gaussian_reduction": lambda m: (lambda a: m.nn.functional.gaussian_nll_loss(a, a, _positive(m, 3), reduction="x"),
+                                     [x(m, 3)]),
+    **{f"multilabel_soft_margin_{r}": lambda m, r=r: (m.nn.MultiLabelSoftMarginLoss(reduction=r),
+                                                        [x(m, 3, 4), _labels(m, 3, 4)]) for r in REDUCTIONS},
+    "multilabel_soft_margin_weight": lambda m: (m.nn.MultiLabelSoftMarginLoss(weight=m.tensor([0.5, 1.0, 2.0, 1.5])),
+                                                [x(m, 3, 4), _labels(m, 3, 4)]),
+    "multilabel_soft_margin_reduction": lambda m: (lambda a: m.nn.functional.multilabel_soft_margin_loss(
+        a, _labels(m, 3, 4), reduction="x"), [x(m, 3, 4)]),
+    "loss_reprs": lambda m: (lambda: [repr(loss) for loss in (
+        m.nn.MarginRankingLoss(), m.nn.SoftMarginLoss(), m.nn.CosineEmbeddingLoss(0.5), m.nn.TripletMarginLoss(),
+        m.nn.PoissonNLLLoss(), m.nn.GaussianNLLLoss(), m.nn.MultiLabelSoftMarginLoss(), m.nn.HingeEmbeddingLoss())] + [
+        list(m.nn.MultiLabelSoftMarginLoss(weight=m.ones(4)).state_dict())], []),
 }
+
+
+def _signs(m, *shape):
+    return m.tensor(np.where(np.random.default_rng(5).standard_normal(shape) > 0, 1.0, -1.0), dtype=m.float32)
+
+
+def _counts(m, *shape):
+    return m.tensor(np.random.default_rng(6).integers(0, 5, shape), dtype=m.float32)
+
+
+def _labels(m, *shape):
+    return m.tensor(np.random.default_rng(8).integers(0, 2, shape), dtype=m.float32)
+
+
+def _positive(m, *shape):
+    return m.tensor(np.random.default_rng(9).uniform(0.05, 2.0, shape), dtype=m.float32, requires_grad=True)
 
 
 def _lstm_cell(m, cell, *inputs):
@@ -266,7 +342,7 @@ def test_instance_norm_warns_as_pytorch_when_the_channels_do_not_match():
             m.nn.InstanceNorm2d(3)(m.zeros(2, 4, 5))
 
 
-@pytest.mark.parametrize("name", ["prelu", "threshold", "hardshrink", "softshrink"])
+@pytest.mark.parametrize("name", ["prelu", "threshold", "hardshrink", "softshrink", "soft_margin_loss"])
 def test_second_derivatives_match_pytorch(name):
     results = []
     for m in (torch, nnref):
@@ -274,7 +350,9 @@ def test_second_derivatives_match_pytorch(name):
         F = m.nn.functional
         w = m.tensor([0.1, -0.3, 0.7], dtype=m.float64, requires_grad=True)
         y = {"prelu": lambda: F.prelu(t, w) * t, "threshold": lambda: F.threshold(t, 0.1, 2.0) * t,
-             "hardshrink": lambda: F.hardshrink(t, 0.5) * t, "softshrink": lambda: F.softshrink(t, 0.5) * t}[name]()
+             "hardshrink": lambda: F.hardshrink(t, 0.5) * t, "softshrink": lambda: F.softshrink(t, 0.5) * t,
+             "soft_margin_loss": lambda: F.soft_margin_loss(t, (t.detach() > 0.3).double() * 2 - 1, reduction="none") * t,
+             }[name]()
         inputs = (t, w) if name == "prelu" else (t,)
         first = m.autograd.grad(y.sum(), inputs, create_graph=True)
         second = m.autograd.grad(sum((g * g).sum() for g in first), inputs)

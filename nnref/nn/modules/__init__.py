@@ -10,7 +10,8 @@ from .flatten import Flatten, Unflatten, Upsample
 from .lazy import LazyModuleMixin
 from .linear import Identity, LazyLinear, Linear
 from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss, MSELoss,
-                   NLLLoss, SmoothL1Loss)
+                   NLLLoss, SmoothL1Loss, CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss, MarginRankingLoss,
+                   MultiLabelSoftMarginLoss, PoissonNLLLoss, SoftMarginLoss, TripletMarginLoss)
 from .module import Module
 from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from .normalization import GroupNorm, LayerNorm, RMSNorm
@@ -44,6 +45,8 @@ __all__ += ["ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ZeroPad1d", "Zer
             "PixelShuffle", "PixelUnshuffle"]
 __all__ += ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "RMSNorm"]
 __all__ += ["RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
+__all__ += ["MarginRankingLoss", "SoftMarginLoss", "CosineEmbeddingLoss", "HingeEmbeddingLoss", "TripletMarginLoss",
+            "PoissonNLLLoss", "GaussianNLLLoss", "MultiLabelSoftMarginLoss"]
 
 
 from ..._namespace import public_dir as _public_dir  # noqa: E402

@@ -1,4 +1,4 @@
-"""Loss modules (``torch/nn/modules/loss.py``): MSELoss, CrossEntropyLoss, NLLLoss, BCEWithLogitsLoss.
+"""Loss modules (``torch/nn/modules/loss.py``): MSELoss, CrossEntropyLoss, NLLLoss, BCEWithLogitsLoss, ...
 
 Each holds its options (``reduction``, class ``weight`` as a buffer, ...) and
 calls the function of the same name in ``nn.functional``.
@@ -158,3 +158,114 @@ class KLDivLoss(_Loss):
 
     def forward(self, input, target):
         return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
+
+
+__all__ += ["MarginRankingLoss", "SoftMarginLoss", "CosineEmbeddingLoss", "HingeEmbeddingLoss", "TripletMarginLoss",
+            "PoissonNLLLoss", "GaussianNLLLoss", "MultiLabelSoftMarginLoss"]
+
+
+class MarginRankingLoss(_Loss):
+    """``max(0, -target * (input1 - input2) + margin)``: learn to rank ``input1`` above ``input2`` (target 1)
+    or below (-1)."""
+
+    __constants__ = ["margin", "reduction"]
+
+    def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input1, input2, target):
+        return F.margin_ranking_loss(input1, input2, target, margin=self.margin, reduction=self.reduction)
+
+
+class SoftMarginLoss(_Loss):
+    """``log(1 + exp(-target * input))`` for targets of 1 or -1."""
+
+    __constants__ = ["reduction"]
+
+    def forward(self, input, target):
+        return F.soft_margin_loss(input, target, reduction=self.reduction)
+
+
+class CosineEmbeddingLoss(_Loss):
+    """``1 - cos(x1, x2)`` for similar pairs (target 1), ``max(0, cos(x1, x2) - margin)`` for dissimilar
+    ones (-1)."""
+
+    __constants__ = ["margin", "reduction"]
+
+    def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input1, input2, target):
+        return F.cosine_embedding_loss(input1, input2, target, margin=self.margin, reduction=self.reduction)
+
+
+class HingeEmbeddingLoss(_Loss):
+    """``input`` for similar pairs (target 1), ``max(0, margin - input)`` for dissimilar ones (-1);
+    ``input`` is a distance."""
+
+    __constants__ = ["margin", "reduction"]
+
+    def __init__(self, margin=1.0, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input, target):
+        return F.hinge_embedding_loss(input, target, margin=self.margin, reduction=self.reduction)
+
+
+class TripletMarginLoss(_Loss):
+    """``max(0, d(a, p) - d(a, n) + margin)``: the anchor nearer the positive than the negative by ``margin``."""
+
+    __constants__ = ["margin", "p", "eps", "swap", "reduction"]
+
+    def __init__(self, margin=1.0, p=2.0, eps=1e-6, swap=False, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        if margin <= 0:
+            raise ValueError(f"TripletMarginLoss: expected margin to be greater than 0, got {margin} instead")
+        self.margin, self.p, self.eps, self.swap = margin, p, eps, swap
+
+    def forward(self, anchor, positive, negative):
+        return F.triplet_margin_loss(anchor, positive, negative, margin=self.margin, p=self.p, eps=self.eps,
+                                     swap=self.swap, reduction=self.reduction)
+
+
+class PoissonNLLLoss(_Loss):
+    """Negative log-likelihood of counts under a Poisson distribution (rate ``exp(input)`` by default)."""
+
+    __constants__ = ["log_input", "full", "eps", "reduction"]
+
+    def __init__(self, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.log_input, self.full, self.eps = log_input, full, eps
+
+    def forward(self, log_input, target):
+        return F.poisson_nll_loss(log_input, target, log_input=self.log_input, full=self.full, eps=self.eps,
+                                  reduction=self.reduction)
+
+
+class GaussianNLLLoss(_Loss):
+    """Negative log-likelihood of targets under normal distributions: the network predicts the mean
+    (``input``) and the variance (``var``)."""
+
+    __constants__ = ["full", "eps", "reduction"]
+
+    def __init__(self, *, full=False, eps=1e-6, reduction="mean"):
+        super().__init__(None, None, reduction)
+        self.full, self.eps = full, eps
+
+    def forward(self, input, target, var):
+        return F.gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps, reduction=self.reduction)
+
+
+class MultiLabelSoftMarginLoss(_WeightedLoss):
+    """Binary cross-entropy of every class's logit, averaged over the classes: multi-label classification."""
+
+    __constants__ = ["reduction"]
+
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(weight, size_average, reduce, reduction)
+
+    def forward(self, input, target):
+        return F.multilabel_soft_margin_loss(input, target, weight=self.weight, reduction=self.reduction)
