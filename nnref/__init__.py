@@ -127,6 +127,10 @@ greater, greater_equal, less, less_equal, not_equal = map(_with_out, (gt, ge, lt
 from ._ops.order_statistics import kthvalue, median, mode, nanmedian  # noqa: E402
 from ._ops.reduce_more import aminmax, nanmean, nansum, std_mean, var_mean  # noqa: E402
 nanmean, nansum = _with_out(nanmean), _with_out(nansum)
+from ._ops.shape_composites import (atleast_1d, atleast_2d, atleast_3d, broadcast_tensors,  # noqa: E402
+                                    column_stack, diff, dsplit, dstack, fliplr, flipud, hsplit, hstack,
+                                    rot90, tensor_split, vsplit, vstack)
+column_stack, diff, dstack, hstack, vstack = map(_with_out, (column_stack, diff, dstack, hstack, vstack))
 
 
 def relu_(input):

@@ -282,3 +282,10 @@ for _name in ("aminmax", "nansum", "nanmean"):
     setattr(Tensor, _name, getattr(reduce_more, _name))
 
 __all__ += ["reduce_more"]
+
+from . import shape_composites  # noqa: E402
+
+for _name in ("tensor_split", "hsplit", "vsplit", "dsplit", "fliplr", "flipud", "rot90", "diff"):
+    setattr(Tensor, _name, getattr(shape_composites, _name))
+
+__all__ += ["shape_composites"]

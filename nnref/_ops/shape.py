@@ -316,7 +316,7 @@ def cat(tensors, dim=0):
         shapes = [list(t.shape) for t in tensors]
         raise RuntimeError(f"Sizes of tensors must match except in dimension {dim}; got shapes "
                            f"{shapes}") from None
-    out = wrap(data, tensors[0])
+    out = wrap(xp.ascontiguousarray(data) if data.ndim else data, tensors[0])  # (numpy keeps an F-order layout)
     if needs_grad(*tensors):
         out.grad_fn = CatBackward0(tuple(tensors), dim=dim,
                                    sizes=[t._data.shape[dim] for t in tensors])

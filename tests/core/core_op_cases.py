@@ -788,3 +788,61 @@ def _(draw, rng):
     shape = draw(shapes(min_dims=1))
     dim, keepdim = _dim_and_keepdim(draw, len(shape))
     return [normal(rng, shape)], lambda m, a: m.nanmean(a, dim, keepdim) ** 2
+
+
+# PyTorch's shape composites (their graphs are PyTorch's: slices, cat, unsqueeze, flip, sub)
+@case("rot90")
+def _(draw, rng):
+    shape = draw(shapes(min_dims=2))
+    k = draw(st.integers(-5, 5))
+    dims = draw(st.permutations(range(len(shape))))[:2]
+    return [normal(rng, shape)], lambda m, a: m.rot90(a, k, dims) ** 2
+
+
+@case("diff")
+def _(draw, rng):
+    shape = draw(shapes(min_dims=1, max_side=4))
+    dim = draw(st.integers(-len(shape), len(shape) - 1))
+    n = draw(st.integers(1, 3))
+    return [normal(rng, shape)], lambda m, a: m.diff(a, n, dim) ** 2
+
+
+@case("diff_prepend_append")
+def _(draw, rng):
+    return [normal(rng, (2, 3)), normal(rng, (2, 1)), normal(rng, (2, 2))], \
+        lambda m, a, b, c: a.diff(dim=1, prepend=b, append=c) ** 2
+
+
+@case("tensor_split")
+def _(draw, rng):
+    shape = draw(shapes(min_dims=1, max_side=5))
+    split = draw(st.one_of(st.integers(1, 4), st.lists(st.integers(0, 5), max_size=3).map(sorted)))
+    return [normal(rng, shape)], lambda m, a: m.cat([p * (i + 1) for i, p in enumerate(m.tensor_split(a, split))])
+
+
+@case("hsplit_vsplit_dsplit")
+def _(draw, rng):
+    return [normal(rng, (2, 4, 2))], lambda m, a: m.cat(
+        [m.hsplit(a, 2)[1].reshape(-1), m.vsplit(a, [1])[0].reshape(-1) * 2, a.dsplit(2)[1].reshape(-1)]) ** 2
+
+
+@case("stacks")
+def _(draw, rng):
+    return [normal(rng, (3,)), normal(rng, (2, 3)), normal(rng, ())], lambda m, v, x, s: m.cat([
+        m.hstack([v, v * 2]), m.vstack([v, x]).reshape(-1), m.dstack([x, x * 3]).reshape(-1),
+        m.column_stack([v, x.t(), v]).reshape(-1), m.hstack([s, v])]) ** 2
+
+
+@case("atleast")
+def _(draw, rng):
+    return [normal(rng, ()), normal(rng, (3,)), normal(rng, (2, 3))], lambda m, s, v, x: m.cat([
+        m.atleast_1d(s), *(t.reshape(-1) for t in m.atleast_2d(s, v)), *(t.reshape(-1) for t in m.atleast_3d([s, v, x]))]) ** 2
+
+
+@case("broadcast_tensors")
+def _(draw, rng):
+    a, b = draw(broadcast_pair())
+    return [normal(rng, a), normal(rng, b)], lambda m, x, y: m.stack(m.broadcast_tensors(x, y)) ** 2
+
+
+unary("fliplr_flipud", lambda m, a: (m.fliplr(a) * a.flipud()) ** 2, min_dims=2)
