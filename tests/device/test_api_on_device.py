@@ -304,6 +304,17 @@ def _order_statistic(x, where, name):
     return [f(x), *f(x, 1), *f(x * nnref.tensor([[1.0, float("nan"), 1.0, 1.0]], device=x.device), 0, True)]
 
 
+def _shape_composite(x, where, name):
+    f = getattr(nnref, name) if where == "nnref." else getattr(nnref.Tensor, name)
+    if name in ("tensor_split", "hsplit", "vsplit", "dsplit"):
+        return [*f(x, 2), *(f(x, [1, 3], 1) if name == "tensor_split" else f(x, [1]))]
+    if name == "rot90":
+        return [f(x), f(x, 3, (2, 0))]
+    if name == "diff":
+        return [f(x), f(x, 2, 1, prepend=x[:, :1] * 2)]
+    return f(x)
+
+
 def _inside_unit(rng, shape):
     return rng.uniform(0.1, 0.9, shape)
 
@@ -994,6 +1005,15 @@ CASES.update({
         (getattr(nnref, name) if where == "nnref." else getattr(nnref.Tensor, name))(x),
         getattr(nnref, name)(x * nnref.tensor([[1.0, float("nan"), 1.0, 1.0]], device=x.device), 0, keepdim=True)], (3, 4))
        for name in ("nansum", "nanmean") for where in ("nnref.", "nnref.Tensor.")},
+    # shape composites
+    **{f"{where}{name}": op(lambda x, where=where, name=name: _shape_composite(x, where, name), (2, 4, 4))
+       for name in ("tensor_split", "hsplit", "vsplit", "dsplit", "fliplr", "flipud", "rot90", "diff")
+       for where in ("nnref.", "nnref.Tensor.")},
+    **{f"nnref.{name}": op(lambda v, x, name=name: getattr(nnref, name)([v, x, v * 2]), (3,), (2, 3))
+       for name in ("vstack", "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_tensors")},
+    "nnref.hstack": op(lambda v, x: [nnref.hstack([v, v * 2]), nnref.hstack([x, x])], (3,), (2, 3)),
+    "nnref.dstack": op(lambda v, x: [nnref.dstack([v, v * 2]), nnref.dstack([x, x])], (3,), (2, 3)),
+    "nnref.column_stack": op(lambda v, x: nnref.column_stack([v[:2], x, v[1:]]), (3,), (2, 3)),
     # running ops
     "nnref.cumprod": op(lambda x: [nnref.cumprod(x, 1), nnref.cumprod(x.detach() * (x.detach() > 0), 0)], (3, 4)),
     "nnref.Tensor.cumprod": op(lambda x: x.cumprod(0), (3, 4)),
