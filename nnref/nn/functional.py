@@ -1332,4 +1332,131 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     raise ValueError(reduction + " is not valid")
 
 
+# --------------------------------------------------------------------------------------------
+# Bilinear, 3-d and alpha dropout, local response normalisation
+# --------------------------------------------------------------------------------------------
+
+__all__ += ["bilinear", "dropout3d", "alpha_dropout", "feature_alpha_dropout", "local_response_norm"]
+
+
+def bilinear(input1, input2, weight, bias=None):
+    """``y_o = x1^T W_o x2 + b_o`` for every output feature ``o`` (``weight`` is ``(out, in1, in2)``).
+
+    Checked as ATen's ``bilinear``; computed as one contraction of the flattened inputs, then reshaped
+    (``ViewBackward0``) and, with a bias, added to it (``AddBackward0``), the nodes PyTorch shows.
+    """
+    if input1.dim() != input2.dim():
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.dim()} and {input2.dim()}")
+    for i in range(input1.dim() - 1):
+        if input1.shape[i] != input2.shape[i]:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {i}: got {input1.shape[i]} "
+                               f"and {input2.shape[i]}")
+    if weight.dim() >= 2 and input1.shape[-1] != weight.shape[1]:
+        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got {input1.shape[-1]} but expected "
+                           f"{weight.shape[1]}")
+    if weight.dim() != 3:
+        raise RuntimeError(f"bilinear(): expected a 3-D weight (out_features, in1_features, in2_features), got a "
+                           f"{weight.dim()}-D one")
+    if input2.shape[-1] != weight.shape[2]:
+        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got {input2.shape[-1]} but expected "
+                           f"{weight.shape[2]}")
+    if bias is not None and bias.shape[0] != weight.shape[0]:
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got {bias.shape[0]} but expected "
+                           f"{weight.shape[0]}")
+    check_one_device(input1, input2, weight, bias)
+    from .._ops.einsum import einsum
+    output_size = tuple(input1.shape[:-1]) + (weight.shape[0],)
+    flat1 = input1.reshape(-1, input1.shape[-1])
+    flat2 = input2.reshape(-1, input2.shape[-1])
+    output = einsum("bi,oij,bj->bo", flat1, weight, flat2).reshape(output_size)
+    return output if bias is None else output + bias
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of ``(N, C, D, H, W)`` or ``(C, D, H, W)`` with probability ``p``, scaling the rest."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    ndim = input.dim()
+    if ndim not in (4, 5):
+        warnings.warn(f"dropout3d: Received a {ndim}-D input to dropout3d, which is deprecated and will result in an "
+                      "error in a future release. To retain the behavior and silence this warning, please use dropout "
+                      "instead. Note that dropout3d exists to provide channel-wise dropout on inputs with 3 spatial "
+                      "dimensions, a channel dimension, and an optional batch dimension (i.e. 4D or 5D inputs).",
+                      stacklevel=2)
+    batched = ndim == 5
+    if not batched:
+        input = input.unsqueeze_(0) if inplace else input.unsqueeze(0)
+    result = _feature_dropout(input, p, training, inplace)
+    if not batched:
+        result = result.squeeze_(0) if inplace else result.squeeze(0)
+    return result
+
+
+_SELU_DROPOUT_ALPHA = 1.7580993408473766  # -scale * alpha of SELU: the value SELU saturates to
+
+
+def _alpha_dropout(input, p, training, inplace, feature):
+    """ATen's ``_dropout_impl`` with ``alpha_dropout``: dropped values set to SELU's saturation value, then an
+    affine map ``a x + b`` that keeps the mean and variance; the same draws as PyTorch's (``bernoulli_``)."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if p == 0 or not training or input.numel() == 0:
+        return input
+    xp = array_module(input._device)
+    dtype = input._dtype.numpy
+    if p == 1:
+        zero = Tensor._make(xp.zeros((), dtype=dtype), input._device)
+        return input.mul_(zero) if inplace else input * zero
+    if feature:
+        if input.dim() < 2:
+            raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+        shape = input._data.shape[:2] + (1,) * (input._data.ndim - 2)
+    else:
+        shape = input._data.shape
+    keep = _dropout_noise(xp.empty(shape, dtype=dtype), input._device, 1 - p).astype(dtype)
+    a = 1.0 / math.sqrt((_SELU_DROPOUT_ALPHA * _SELU_DROPOUT_ALPHA * p + 1) * (1 - p))
+    b = (keep - dtype.type(1)) * dtype.type(_SELU_DROPOUT_ALPHA * a) + dtype.type(_SELU_DROPOUT_ALPHA * a * p)
+    keep *= dtype.type(a)
+    noise, shift = Tensor._make(keep, input._device), Tensor._make(b, input._device)
+    if inplace:
+        return input.mul_(noise).add_(shift)
+    return (input * noise).add_(shift)
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Dropout for self-normalising networks (with ``SELU``): keeps the inputs' mean and variance.
+    Note ``training=False`` by default, as in PyTorch."""
+    return _alpha_dropout(input, p, training, inplace, feature=False)
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Alpha dropout of whole channels (dim 1).  Note ``training=False`` by default, as in PyTorch."""
+    return _alpha_dropout(input, p, training, inplace, feature=True)
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """Divide each value by ``(k + alpha * mean of the squares of the size neighbouring channels) ** beta``
+    (AlexNet's normalisation); a composite, as in PyTorch (its node is ``DivBackward0``)."""
+    dim = input.dim()
+    if dim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality                          input (got {dim} dimensions)")
+    if input.numel() == 0:
+        return input
+    div = input.mul(input)
+    if dim == 3:
+        div = div.unsqueeze(1)
+        div = pad(div, (0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+    else:
+        # PyTorch pools (size, 1, 1) windows of a 5-D view; a (size, 1) window over the positions
+        # flattened into one dim averages the same values.
+        sizes = input.size()
+        div = div.view(sizes[0], 1, sizes[1], -1)
+        div = pad(div, (0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+        div = div.view(sizes)
+    div = div.mul(alpha).add(k).pow(beta)
+    return input / div
+
+
 __dir__ = _public_dir(globals(), __all__)

@@ -895,6 +895,23 @@ def _signs(d, n):
     return nnref.tensor([1.0, -1.0] * (n // 2) + [1.0] * (n % 2), device=d)
 
 
+def _alpha_dropout(d, drop, shape, per_channel):
+    """Training-mode alpha dropout of ones: every value is ``a + b`` (kept) or SELU's saturation mapped
+    (dropped), whole channels at once when ``per_channel``; the gradient is ``a`` where kept, 0 elsewhere."""
+    import math
+    p, alpha = 0.3, 1.7580993408473766
+    a = 1.0 / math.sqrt((alpha * alpha * p + 1) * (1 - p))
+    x = nnref.ones(*shape, device=d, requires_grad=True)
+    y = drop(x)
+    y.sum().backward()
+    kept = (y.detach() - (a + alpha * a * p)).abs() < 1e-5
+    dropped = (y.detach() - (-alpha * a + alpha * a * p)).abs() < 1e-5
+    flat = kept.float().flatten(2) if per_channel else kept.float()
+    return [y.shape, y.device == d, bool((kept | dropped).all()),
+            bool((flat.amax(-1) == flat.amin(-1)).all()) if per_channel else True,
+            bool(((x.grad - kept.float() * a).abs() < 1e-6).all())]
+
+
 def _in_place(x, change):
     """``change`` applied to a non-leaf copy of ``x``, so the gradient flows back through it."""
     y = x * 1
@@ -1248,6 +1265,24 @@ CASES.update({
                                                 (4, 5), (4, 5), (4, 5)),
     "nnref.nn.functional.multilabel_soft_margin_loss": loss(lambda: lambda x, y: F.multilabel_soft_margin_loss(
         x, (y > 0).float(), reduction="none"), (4, 5)),
+    "nnref.nn.Bilinear": op(lambda a, b: _seeded(lambda: nn.Bilinear(5, 4, 3)).to(a.device)(a, b), (2, 5), (2, 4)),
+    "nnref.nn.functional.bilinear": op(lambda a, b, w, bias: [F.bilinear(a, b, w, bias), F.bilinear(a[0], b[0], w)],
+                                       (2, 5), (2, 4), (3, 5, 4), (3,)),
+    "nnref.nn.UpsamplingNearest2d": layer(lambda: nn.UpsamplingNearest2d(scale_factor=2), (1, 2, 2, 3)),
+    "nnref.nn.LocalResponseNorm": layer(lambda: nn.LocalResponseNorm(3, alpha=0.1), (2, 5, 3, 2)),
+    "nnref.nn.functional.local_response_norm": op(lambda x: [F.local_response_norm(x, 2, 0.1, 0.5, 2.0),
+                                                             F.local_response_norm(x[0], 3)], (2, 5, 3, 2)),
+    "nnref.nn.Dropout3d": case(lambda d: [_channel_dropout(d, nn.Dropout3d(0.5), (4, 6, 2, 2, 2)),
+                                          layer(lambda: nn.Dropout3d(0.5).eval(), (4, 6, 2, 2, 2))(d)]),
+    "nnref.nn.functional.dropout3d": case(lambda d: _channel_dropout(d, lambda x: F.dropout3d(x, 0.5), (4, 6, 2, 2, 2))),
+    "nnref.nn.AlphaDropout": case(lambda d: [_alpha_dropout(d, nn.AlphaDropout(0.3), (6, 5), False),
+                                             layer(lambda: nn.AlphaDropout(0.3).eval(), (4, 5))(d)]),
+    "nnref.nn.FeatureAlphaDropout": case(lambda d: [_alpha_dropout(d, nn.FeatureAlphaDropout(0.3), (6, 5, 4), True),
+                                                    layer(lambda: nn.FeatureAlphaDropout(0.3).eval(), (4, 5, 3))(d)]),
+    "nnref.nn.functional.alpha_dropout": case(lambda d: _alpha_dropout(
+        d, lambda x: F.alpha_dropout(x, 0.3, training=True), (6, 5), False)),
+    "nnref.nn.functional.feature_alpha_dropout": case(lambda d: _alpha_dropout(
+        d, lambda x: F.feature_alpha_dropout(x, 0.3, training=True), (6, 5, 4), True)),
     # (end of the cases of tests/nn/test_more_modules.py)
 
     # nnref.optim and its schedulers

@@ -282,6 +282,43 @@ CASES = {
         m.nn.MarginRankingLoss(), m.nn.SoftMarginLoss(), m.nn.CosineEmbeddingLoss(0.5), m.nn.TripletMarginLoss(),
         m.nn.PoissonNLLLoss(), m.nn.GaussianNLLLoss(), m.nn.MultiLabelSoftMarginLoss(), m.nn.HingeEmbeddingLoss())] + [
         list(m.nn.MultiLabelSoftMarginLoss(weight=m.ones(4)).state_dict())], []),
+    # bilinear
+    "bilinear": lambda m: (m.nn.Bilinear(5, 4, 3), [x(m, 2, 5), x(m, 2, 4, seed=1)]),
+    "bilinear_no_bias_3d": lambda m: (m.nn.Bilinear(5, 4, 3, bias=False), [x(m, 2, 3, 5), x(m, 2, 3, 4, seed=1)]),
+    "bilinear_unbatched": lambda m: (m.nn.Bilinear(5, 4, 3), [x(m, 5), x(m, 4, seed=1)]),
+    "bilinear_dims": lambda m: (m.nn.functional.bilinear, [x(m, 2, 5), x(m, 2, 2, 4), x(m, 3, 5, 4)]),
+    "bilinear_batch": lambda m: (m.nn.functional.bilinear, [x(m, 2, 5), x(m, 3, 4), x(m, 3, 5, 4)]),
+    "bilinear_in1": lambda m: (m.nn.functional.bilinear, [x(m, 2, 6), x(m, 2, 4), x(m, 3, 5, 4)]),
+    "bilinear_in2": lambda m: (m.nn.functional.bilinear, [x(m, 2, 5), x(m, 2, 3), x(m, 3, 5, 4)]),
+    "bilinear_bias": lambda m: (m.nn.functional.bilinear, [x(m, 2, 5), x(m, 2, 4), x(m, 3, 5, 4), x(m, 2)]),
+    # upsampling, local response normalisation
+    "upsampling_nearest2d": lambda m: (m.nn.UpsamplingNearest2d(scale_factor=2), [x(m, 1, 2, 2, 3)]),
+    "upsampling_nearest2d_size": lambda m: (m.nn.UpsamplingNearest2d(size=(3, 5)), [x(m, 1, 2, 2, 3)]),
+    "local_response_norm_3d": lambda m: (m.nn.LocalResponseNorm(3), [x(m, 2, 5, 4, scale=10)]),
+    "local_response_norm_4d": lambda m: (m.nn.LocalResponseNorm(2, alpha=0.1, beta=0.5, k=2.0), [x(m, 2, 5, 3, 2)]),
+    "local_response_norm_5d": lambda m: (m.nn.LocalResponseNorm(4, alpha=0.3), [x(m, 2, 6, 2, 2, 2)]),
+    "local_response_norm_2d": lambda m: (m.nn.LocalResponseNorm(3), [x(m, 2, 5)]),
+    "local_response_norm_empty": lambda m: (m.nn.LocalResponseNorm(3), [x(m, 0, 5, 2)]),
+    "more_reprs": lambda m: (lambda: [repr(n) for n in (
+        m.nn.Bilinear(5, 4, 3), m.nn.Bilinear(5, 4, 3, False), m.nn.UpsamplingNearest2d(scale_factor=2),
+        m.nn.UpsamplingNearest2d((2, 3)), m.nn.LocalResponseNorm(3), m.nn.AlphaDropout(0.2), m.nn.FeatureAlphaDropout(),
+        m.nn.Dropout3d(inplace=True))] + [list(m.nn.Bilinear(5, 4, 3).state_dict())], []),
+    # dropout: the same draws from the same seed
+    "dropout3d": lambda m: (m.nn.Dropout3d(0.4), [x(m, 2, 3, 2, 2, 2)]),
+    "dropout3d_unbatched": lambda m: (m.nn.Dropout3d(0.4), [x(m, 3, 2, 2, 2)]),
+    "dropout3d_eval": lambda m: (m.nn.Dropout3d(0.4).eval(), [x(m, 2, 3, 2, 2, 2)]),
+    "dropout3d_inplace": lambda m: (lambda t: m.nn.functional.dropout3d(t * 1, 0.3, inplace=True), [x(m, 2, 3, 2, 2, 2)]),
+    "dropout3d_p1": lambda m: (lambda t: m.nn.functional.dropout3d(t, 1.0), [x(m, 2, 3, 2, 2, 2)]),
+    "dropout3d_bad_p": lambda m: (lambda t: m.nn.functional.dropout3d(t, 1.5), [x(m, 2, 3, 2, 2, 2)]),
+    "alpha_dropout": lambda m: (m.nn.AlphaDropout(0.3), [x(m, 4, 5)]),
+    "alpha_dropout_double": lambda m: (m.nn.AlphaDropout(0.6), [x(m, 4, 5, dtype="float64")]),
+    "alpha_dropout_eval": lambda m: (m.nn.AlphaDropout(0.3).eval(), [x(m, 4, 5)]),
+    "alpha_dropout_default_not_training": lambda m: (m.nn.functional.alpha_dropout, [x(m, 4, 5)]),
+    "alpha_dropout_inplace": lambda m: (lambda t: m.nn.functional.alpha_dropout(t * 1, 0.5, True, True), [x(m, 4, 5)]),
+    "alpha_dropout_p1": lambda m: (lambda t: m.nn.functional.alpha_dropout(t, 1.0, True), [x(m, 4, 5)]),
+    "alpha_dropout_bad_p": lambda m: (lambda t: m.nn.functional.alpha_dropout(t, -0.1, True), [x(m, 4, 5)]),
+    "feature_alpha_dropout": lambda m: (m.nn.FeatureAlphaDropout(0.5), [x(m, 4, 5, 3)]),
+    "feature_alpha_dropout_1d": lambda m: (lambda t: m.nn.functional.feature_alpha_dropout(t, 0.5, True), [x(m, 5)]),
 }
 
 
@@ -332,6 +369,12 @@ def test_softmin_without_dim_warns_as_pytorch():
     for m in (nnref, torch):
         with pytest.warns(UserWarning, match="Implicit dimension choice for softmin"):
             m.nn.Softmin()(m.zeros(2, 3))
+
+
+def test_dropout3d_warns_as_pytorch_for_other_dims():
+    for m in (nnref, torch):
+        with pytest.warns(UserWarning, match="dropout3d: Received a 3-D input to dropout3d"):
+            m.nn.functional.dropout3d(m.ones(2, 3, 4), 0.5)
 
 
 def test_instance_norm_warns_as_pytorch_when_the_channels_do_not_match():

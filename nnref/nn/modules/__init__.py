@@ -5,16 +5,16 @@ from .activation import (ELU, GELU, GLU, CosineSimilarity, PairwiseDistance, Har
 from .batchnorm import BatchNorm1d, BatchNorm2d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, ConvTranspose2d, LazyConv2d
-from .dropout import Dropout, Dropout1d, Dropout2d
-from .flatten import Flatten, Unflatten, Upsample
+from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
+from .flatten import Flatten, Unflatten, Upsample, UpsamplingNearest2d
 from .lazy import LazyModuleMixin
-from .linear import Identity, LazyLinear, Linear
+from .linear import Bilinear, Identity, LazyLinear, Linear
 from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss, MSELoss,
                    NLLLoss, SmoothL1Loss, CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss, MarginRankingLoss,
                    MultiLabelSoftMarginLoss, PoissonNLLLoss, SoftMarginLoss, TripletMarginLoss)
 from .module import Module
 from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
-from .normalization import GroupNorm, LayerNorm, RMSNorm
+from .normalization import GroupNorm, LayerNorm, LocalResponseNorm, RMSNorm
 from .padding import ConstantPad1d, ConstantPad2d, ConstantPad3d, ZeroPad1d, ZeroPad2d, ZeroPad3d
 from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool1d, AvgPool2d,
@@ -47,6 +47,7 @@ __all__ += ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "RMSNorm"]
 __all__ += ["RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 __all__ += ["MarginRankingLoss", "SoftMarginLoss", "CosineEmbeddingLoss", "HingeEmbeddingLoss", "TripletMarginLoss",
             "PoissonNLLLoss", "GaussianNLLLoss", "MultiLabelSoftMarginLoss"]
+__all__ += ["Bilinear", "UpsamplingNearest2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout", "LocalResponseNorm"]
 
 
 from ..._namespace import public_dir as _public_dir  # noqa: E402

@@ -70,3 +70,14 @@ class Upsample(Module):
         else:
             info = "size=" + repr(self.size)
         return info + ", mode=" + repr(self.mode)
+
+
+__all__ += ["UpsamplingNearest2d"]
+
+
+class UpsamplingNearest2d(Upsample):
+    """Nearest-neighbour upsampling of ``(N, C, H, W)`` (``torch/nn/modules/upsampling.py``; deprecated
+    there in favour of ``F.interpolate``)."""
+
+    def __init__(self, size=None, scale_factor=None):
+        super().__init__(size, scale_factor, mode="nearest")

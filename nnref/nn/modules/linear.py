@@ -1,4 +1,4 @@
-"""``nn.Linear`` and ``nn.Identity`` (``torch/nn/modules/linear.py``)."""
+"""``nn.Linear``, ``nn.Bilinear`` and ``nn.Identity`` (``torch/nn/modules/linear.py``)."""
 import math
 
 from ..._creation import empty
@@ -113,3 +113,37 @@ class LazyLinear(LazyModuleMixin, Linear):
                 if self.bias is not None:
                     self.bias.materialize((self.out_features,))
                 self.reset_parameters()
+
+
+__all__ += ["Bilinear"]
+
+
+class Bilinear(Module):
+    """``y = x1^T A x2 + b``: one learned ``(in1_features, in2_features)`` matrix per output feature."""
+
+    __constants__ = ["in1_features", "in2_features", "out_features"]
+
+    def __init__(self, in1_features, in2_features, out_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.in1_features, self.in2_features, self.out_features = in1_features, in2_features, out_features
+        self.weight = Parameter(empty((out_features, in1_features, in2_features), device=device, dtype=dtype))
+        if bias:
+            self.bias = Parameter(empty(out_features, device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        """Weight and bias uniform in ``[-1/sqrt(in1_features), 1/sqrt(in1_features)]``
+        (``torch/nn/modules/linear.py``)."""
+        bound = 1 / math.sqrt(self.weight.size(1))
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1, input2):
+        return F.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self):
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")
