@@ -131,6 +131,8 @@ from ._ops.shape_composites import (atleast_1d, atleast_2d, atleast_3d, broadcas
                                     column_stack, diff, dsplit, dstack, fliplr, flipud, hsplit, hstack,
                                     rot90, tensor_split, vsplit, vstack)
 column_stack, diff, dstack, hstack, vstack = map(_with_out, (column_stack, diff, dstack, hstack, vstack))
+from ._ops.blas import addbmm, addmv, addr, baddbmm, cross, kron, vdot  # noqa: E402
+addbmm, addmv, addr, baddbmm, cross, kron, vdot = map(_with_out, (addbmm, addmv, addr, baddbmm, cross, kron, vdot))
 
 
 def relu_(input):

@@ -289,3 +289,12 @@ for _name in ("tensor_split", "hsplit", "vsplit", "dsplit", "fliplr", "flipud", 
     setattr(Tensor, _name, getattr(shape_composites, _name))
 
 __all__ += ["shape_composites"]
+
+from . import blas  # noqa: E402
+
+for _name in blas.__all__:
+    setattr(Tensor, _name, getattr(blas, _name))
+for _name in ("addmv", "addr", "baddbmm", "addbmm"):
+    setattr(Tensor, _name + "_", _inplace(getattr(blas, _name)))
+
+__all__ += ["blas"]

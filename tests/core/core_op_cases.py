@@ -846,3 +846,61 @@ def _(draw, rng):
 
 
 unary("fliplr_flipud", lambda m, a: (m.fliplr(a) * a.flipud()) ** 2, min_dims=2)
+
+
+# beta * input + alpha * product, vdot, kron, cross
+@case("addmv")
+def _(draw, rng):
+    n, k = draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    bias = draw(st.sampled_from([(n,), (1,), ()]))
+    beta, alpha = draw(st.sampled_from([(1, 1), (0.5, 2.0), (0, -1.5)]))
+    return [normal(rng, bias), normal(rng, (n, k)), normal(rng, (k,))], \
+        lambda m, c, a, b: m.addmv(c, a, b, beta=beta, alpha=alpha)
+
+
+@case("addr")
+def _(draw, rng):
+    n, k = draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    bias = draw(st.sampled_from([(n, k), (k,), (n, 1), ()]))
+    beta, alpha = draw(st.sampled_from([(1, 1), (0.5, 2.0), (0, -1.5)]))
+    return [normal(rng, bias), normal(rng, (n,)), normal(rng, (k,))], \
+        lambda m, c, a, b: c.addr(a, b, beta=beta, alpha=alpha)
+
+
+@case("baddbmm")
+def _(draw, rng):
+    b, n, k, p = (draw(st.integers(1, 3)) for _ in range(4))
+    bias = draw(st.sampled_from([(b, n, p), (n, p), (1, 1, p)]))
+    beta, alpha = draw(st.sampled_from([(1, 1), (0.5, 2.0)]))
+    return [normal(rng, bias), normal(rng, (b, n, k)), normal(rng, (b, k, p))], \
+        lambda m, c, x, y: m.baddbmm(c, x, y, beta=beta, alpha=alpha)
+
+
+@case("addbmm")
+def _(draw, rng):
+    b, n, k, p = (draw(st.integers(1, 3)) for _ in range(4))
+    bias = draw(st.sampled_from([(n, p), (p,), ()]))
+    beta, alpha = draw(st.sampled_from([(1, 1), (0.5, 2.0)]))
+    return [normal(rng, bias), normal(rng, (b, n, k)), normal(rng, (b, k, p))], \
+        lambda m, c, x, y: m.addbmm(c, x, y, beta=beta, alpha=alpha)
+
+
+@case("vdot")
+def _(draw, rng):
+    n = draw(st.integers(1, 4))
+    return [normal(rng, (n,)), normal(rng, (n,))], lambda m, a, b: m.vdot(a, b) * a
+
+
+@case("kron")
+def _(draw, rng):
+    return [normal(rng, draw(shapes(max_dims=3))), normal(rng, draw(shapes(max_dims=3)))], lambda m, a, b: m.kron(a, b)
+
+
+@case("cross")
+def _(draw, rng):
+    a, b = draw(broadcast_pair(max_dims=2))
+    ndim = max(len(a), len(b))
+    a, b = (1,) * (ndim - len(a)) + a, (1,) * (ndim - len(b)) + b  # cross wants equal ranks
+    dim = draw(st.integers(0, ndim))
+    return [normal(rng, a[:dim] + (3,) + a[dim:]), normal(rng, b[:dim] + (3,) + b[dim:])], \
+        lambda m, x, y: m.cross(x, y, dim=dim)

@@ -315,6 +315,17 @@ def _shape_composite(x, where, name):
     return f(x)
 
 
+_FORMS = (("nnref.", ""), ("nnref.Tensor.", ""), ("nnref.Tensor.", "_"))
+
+
+def _scaled_product(where, name, suffix, c, a, b):
+    if where == "nnref.":
+        return [getattr(nnref, name)(c, a, b), getattr(nnref, name)(c, a, b, beta=0.5, alpha=2)]
+    if suffix:
+        return _in_place(c, lambda t: getattr(t, name + "_")(a, b, alpha=-1))
+    return getattr(c, name)(a, b)
+
+
 def _inside_unit(rng, shape):
     return rng.uniform(0.1, 0.9, shape)
 
@@ -1031,6 +1042,20 @@ CASES.update({
     "nnref.hstack": op(lambda v, x: [nnref.hstack([v, v * 2]), nnref.hstack([x, x])], (3,), (2, 3)),
     "nnref.dstack": op(lambda v, x: [nnref.dstack([v, v * 2]), nnref.dstack([x, x])], (3,), (2, 3)),
     "nnref.column_stack": op(lambda v, x: nnref.column_stack([v[:2], x, v[1:]]), (3,), (2, 3)),
+    # beta * input + alpha * product, vdot, kron, cross
+    **{f"{where}addmv{suffix}": op(lambda c, a, b, where=where, suffix=suffix: _scaled_product(
+        where, "addmv", suffix, c, a, b), (3,), (3, 4), (4,)) for where, suffix in _FORMS},
+    **{f"{where}addr{suffix}": op(lambda c, a, b, where=where, suffix=suffix: _scaled_product(
+        where, "addr", suffix, c, a, b), (3, 4), (3,), (4,)) for where, suffix in _FORMS},
+    **{f"{where}baddbmm{suffix}": op(lambda c, a, b, where=where, suffix=suffix: _scaled_product(
+        where, "baddbmm", suffix, c, a, b), (2, 3, 4), (2, 3, 5), (2, 5, 4)) for where, suffix in _FORMS},
+    **{f"{where}addbmm{suffix}": op(lambda c, a, b, where=where, suffix=suffix: _scaled_product(
+        where, "addbmm", suffix, c, a, b), (3, 4), (2, 3, 5), (2, 5, 4)) for where, suffix in _FORMS},
+    **{f"{where}{name}": op(lambda a, b, where=where, name=name: (
+        getattr(nnref, name) if where == "nnref." else getattr(nnref.Tensor, name))(a, b), (4,), (4,))
+       for name in ("vdot", "kron") for where in ("nnref.", "nnref.Tensor.")},
+    **{f"{where}cross": op(lambda a, b, where=where: (nnref.cross if where == "nnref." else nnref.Tensor.cross)(
+        a, b, dim=1), (2, 3, 4), (1, 3, 4)) for where in ("nnref.", "nnref.Tensor.")},
     # running ops
     "nnref.cumprod": op(lambda x: [nnref.cumprod(x, 1), nnref.cumprod(x.detach() * (x.detach() > 0), 0)], (3, 4)),
     "nnref.Tensor.cumprod": op(lambda x: x.cumprod(0), (3, 4)),
