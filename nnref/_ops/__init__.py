@@ -298,3 +298,12 @@ for _name in ("addmv", "addr", "baddbmm", "addbmm"):
     setattr(Tensor, _name + "_", _inplace(getattr(blas, _name)))
 
 __all__ += ["blas"]
+
+from . import index_ops  # noqa: E402
+
+for _name in index_ops.__all__:
+    setattr(Tensor, _name, getattr(index_ops, _name))
+for _name in ("index_copy", "index_fill", "masked_scatter"):
+    setattr(Tensor, _name + "_", _inplace(getattr(index_ops, _name)))
+
+__all__ += ["index_ops"]

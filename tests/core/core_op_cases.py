@@ -904,3 +904,46 @@ def _(draw, rng):
     dim = draw(st.integers(0, ndim))
     return [normal(rng, a[:dim] + (3,) + a[dim:]), normal(rng, b[:dim] + (3,) + b[dim:])], \
         lambda m, x, y: m.cross(x, y, dim=dim)
+
+
+# writing into picked places, and take
+@case("index_copy")
+def _(draw, rng):
+    return [normal(rng, (3, 4)), normal(rng, (3, 2))], lambda m, a, b: m.index_copy(a, 1, m.tensor([3, 0]), b) ** 2
+
+
+@case("index_fill")
+def _(draw, rng):
+    return [normal(rng, (3, 4)), normal(rng, ())], lambda m, a, v: a.index_fill(0, m.tensor([2, 0, 2]), v) ** 2 \
+        + m.index_fill(a, 1, m.tensor([1, -1]), -1.5) * a
+
+
+@case("masked_scatter")
+def _(draw, rng):
+    a = normal(rng, (3, 4))
+    mask = a > 0
+    return [a, normal(rng, (5, 3))], lambda m, x, s: x.masked_scatter(m.tensor(mask), s) ** 2
+
+
+@case("masked_scatter_broadcast_mask")
+def _(draw, rng):
+    return [normal(rng, (3, 4)), normal(rng, (12,))], \
+        lambda m, x, s: m.masked_scatter(x, m.tensor([True, False, False, True]), s) ** 2
+
+
+@case("select_scatter")
+def _(draw, rng):
+    return [normal(rng, (3, 4)), normal(rng, (3,))], lambda m, x, s: m.select_scatter(x, s, 1, -2) ** 2
+
+
+@case("slice_scatter")
+def _(draw, rng):
+    return [normal(rng, (3, 5)), normal(rng, (3, 2))], lambda m, x, s: x.slice_scatter(s, 1, 1, 5, 2) ** 2
+
+
+@case("take")
+def _(draw, rng):
+    shape = draw(shapes(min_dims=1))
+    size = int(np.prod(shape))
+    picks = rng.integers(-size, size, (2, 3))
+    return [normal(rng, shape)], lambda m, a: m.take(a, m.tensor(picks)) ** 2

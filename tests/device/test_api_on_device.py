@@ -326,6 +326,14 @@ def _scaled_product(where, name, suffix, c, a, b):
     return getattr(c, name)(a, b)
 
 
+def _write_into(where, name, suffix, x, *args):
+    if where == "nnref.":
+        return getattr(nnref, name)(x, *args)
+    if suffix:
+        return _in_place(x, lambda t: getattr(t, name + "_")(*args))
+    return getattr(x, name)(*args)
+
+
 def _inside_unit(rng, shape):
     return rng.uniform(0.1, 0.9, shape)
 
@@ -1056,6 +1064,19 @@ CASES.update({
        for name in ("vdot", "kron") for where in ("nnref.", "nnref.Tensor.")},
     **{f"{where}cross": op(lambda a, b, where=where: (nnref.cross if where == "nnref." else nnref.Tensor.cross)(
         a, b, dim=1), (2, 3, 4), (1, 3, 4)) for where in ("nnref.", "nnref.Tensor.")},
+    # writing into picked places, and take
+    **{f"{where}take": op(lambda x, where=where: (nnref.take if where == "nnref." else nnref.Tensor.take)(
+        x, labels(x.device, [[0, 5], [-1, 11]])), (3, 4)) for where in ("nnref.", "nnref.Tensor.")},
+    **{f"{where}index_copy{suffix}": op(lambda x, s, where=where, suffix=suffix: _write_into(
+        where, "index_copy", suffix, x, 1, labels(x.device, [3, 0]), s), (3, 4), (3, 2)) for where, suffix in _FORMS},
+    **{f"{where}index_fill{suffix}": op(lambda x, v, where=where, suffix=suffix: _write_into(
+        where, "index_fill", suffix, x, 0, labels(x.device, [2, 0]), v.sum()), (3, 4), (2,)) for where, suffix in _FORMS},
+    **{f"{where}masked_scatter{suffix}": op(lambda x, s, where=where, suffix=suffix: _write_into(
+        where, "masked_scatter", suffix, x, x.detach() > 0, s), (3, 4), (3, 5)) for where, suffix in _FORMS},
+    "nnref.select_scatter": op(lambda x, s: nnref.select_scatter(x, s, 1, -1), (3, 4), (3,)),
+    "nnref.Tensor.select_scatter": op(lambda x, s: x.select_scatter(s, 0, 1), (3, 4), (4,)),
+    "nnref.slice_scatter": op(lambda x, s: nnref.slice_scatter(x, s, 1, 0, 4, 2), (3, 4), (3, 2)),
+    "nnref.Tensor.slice_scatter": op(lambda x, s: x.slice_scatter(s, start=1), (3, 4), (2, 4)),
     # running ops
     "nnref.cumprod": op(lambda x: [nnref.cumprod(x, 1), nnref.cumprod(x.detach() * (x.detach() > 0), 0)], (3, 4)),
     "nnref.Tensor.cumprod": op(lambda x: x.cumprod(0), (3, 4)),
