@@ -21,7 +21,7 @@ from ..autograd.grad_mode import no_grad
 from .._ops import (native as _native, native_activation as _native_activation,
                     native_conv as _native_conv, native_loss as _native_loss,
                     margin_loss as _margin_loss, native_pooling as _native_pooling, piecewise_activation as _piecewise,
-                    pixel_shuffle as _pixel_shuffle,
+                    pixel_shuffle as _pixel_shuffle, embedding_bag as _embedding_bag,
                     smooth_activation as _smooth_activation)
 
 __all__ = ["linear", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "dropout",
@@ -1457,6 +1457,71 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
         div = div.view(sizes)
     div = div.mul(alpha).add(k).pow(beta)
     return input / div
+
+
+__all__ += ["embedding_bag"]
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
+                  sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    """The sum, mean or max of the embedding rows of each bag: ``input`` 2-D (one bag per row) or 1-D with
+    ``offsets`` (where each bag starts); empty bags give zeros, ``padding_idx`` entries are left out."""
+    if weight._dtype.name == "int64" and input.is_floating_point():
+        warnings.warn("Argument order of nn.functional.embedding_bag was changed. Usage `embedding_bag(weight, "
+                      "input, ...)` is deprecated, and should now be `embedding_bag(input, weight, ...)`.", stacklevel=2)
+        weight, input = input, weight
+    if per_sample_weights is not None and input.size() != per_sample_weights.size():
+        raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, then it must "
+                         f"have the same shape as the input ({input.shape})")
+    if weight.dim() != 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}")
+    if input.dim() == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
+                             f"fixed length sequences. However, found offsets of type {type(offsets)}")
+        from .._creation import arange
+        offsets = arange(0, input.numel(), input.shape[1], dtype=input.dtype, device=input.device)
+        include_last_offset = False
+        input = input.reshape(-1)
+        if per_sample_weights is not None:
+            per_sample_weights = per_sample_weights.reshape(-1)
+    elif input.dim() == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.dim() != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}")
+    if mode == "max":
+        if scale_grad_by_freq:
+            raise ValueError("max mode does not support scaling the gradient by the frequency")
+        if sparse:
+            raise ValueError("max mode does not support sparse weights")
+    elif mode not in ("sum", "mean"):
+        raise ValueError("mode has to be one of sum, mean or max")
+    if sparse:
+        raise NotImplementedError("nnref has no sparse tensors: use sparse=False")
+    check_one_device(input, weight, offsets, per_sample_weights)
+    if max_norm is not None:
+        with no_grad():
+            _native.embedding_renorm_(weight, input.contiguous(), max_norm, norm_type)
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+                                  f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
+                                  "GitHub.")
+    if scale_grad_by_freq:
+        raise NotImplementedError("nnref's embedding_bag has no scale_grad_by_freq: PyTorch 2.13's CPU gradient divides "
+                                  "every row by the count of the smallest index in the input (not by each row's own "
+                                  "count), and nnref will not silently compute another gradient; scale the gradient "
+                                  "yourself, or use F.embedding (whose scale_grad_by_freq is right) and reduce the bags")
+    if include_last_offset and offsets.numel() and int(offsets[-1]) != input.numel():
+        raise RuntimeError(f"embedding_bag: with include_last_offset=True the last offset must be the input's length "
+                           f"({input.numel()}), got {int(offsets[-1])} (PyTorch's CPU modes disagree on the elements "
+                           "past it: 'sum' leaves them out, 'mean' counts them, 'max' pools them)")
+    if padding_idx is not None and padding_idx < 0:
+        padding_idx += weight.shape[0]
+    return _embedding_bag.embedding_bag(weight, input, offsets, mode, per_sample_weights, include_last_offset,
+                                        padding_idx, scale_grad_by_freq)
 
 
 __dir__ = _public_dir(globals(), __all__)

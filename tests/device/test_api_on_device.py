@@ -931,6 +931,13 @@ def _alpha_dropout(d, drop, shape, per_channel):
             bool(((x.grad - kept.float() * a).abs() < 1e-6).all())]
 
 
+def _embedding_bag(d, mode):
+    """An EmbeddingBag (same seed on each device) over three bags, one empty: output and weight gradient."""
+    bag = _seeded(lambda: nn.EmbeddingBag(10, 3, mode=mode, padding_idx=2)).to(d)
+    out = bag(labels(d, [1, 2, 4, 5, 4, 2, 9]), labels(d, [0, 3, 3]))
+    return with_grads(out, [bag.weight])
+
+
 def _in_place(x, change):
     """``change`` applied to a non-leaf copy of ``x``, so the gradient flows back through it."""
     y = x * 1
@@ -1329,6 +1336,11 @@ CASES.update({
         d, lambda x: F.alpha_dropout(x, 0.3, training=True), (6, 5), False)),
     "nnref.nn.functional.feature_alpha_dropout": case(lambda d: _alpha_dropout(
         d, lambda x: F.feature_alpha_dropout(x, 0.3, training=True), (6, 5, 4), True)),
+    "nnref.nn.EmbeddingBag": case(lambda d: [_embedding_bag(d, mode) for mode in ("sum", "mean", "max")]),
+    "nnref.nn.functional.embedding_bag": op(lambda w, psw: [
+        F.embedding_bag(labels(w.device, [1, 2, 4, 5, 1]), w, labels(w.device, [0, 2, 2]), mode="sum",
+                        per_sample_weights=psw, padding_idx=4),
+        F.embedding_bag(labels(w.device, [[1, 2], [4, 1]]), w, mode="max")], (10, 3), (5,)),
     # (end of the cases of tests/nn/test_more_modules.py)
 
     # nnref.optim and its schedulers

@@ -48,7 +48,7 @@ def run(case, m):
                      list(module.buffers())]
         return shown([out, grads, extra])
     except Exception as exc:  # noqa: BLE001 - the type and message are what the tests compare
-        return ("raises", type(exc).__name__, str(exc).split("\n")[0])
+        return ("raises", type(exc).__name__, str(exc).split("\n")[0].replace("nnref._tensor.Tensor", "torch.Tensor"))
 
 
 def x(m, *shape, seed=0, grad=True, scale=1.0, dtype="float32"):
@@ -319,7 +319,56 @@ CASES = {
     "alpha_dropout_bad_p": lambda m: (lambda t: m.nn.functional.alpha_dropout(t, -0.1, True), [x(m, 4, 5)]),
     "feature_alpha_dropout": lambda m: (m.nn.FeatureAlphaDropout(0.5), [x(m, 4, 5, 3)]),
     "feature_alpha_dropout_1d": lambda m: (lambda t: m.nn.functional.feature_alpha_dropout(t, 0.5, True), [x(m, 5)]),
+    # embedding bags (same seed: same N(0, 1) weights)
+    **{f"embedding_bag_{mode}": lambda m, mode=mode: _bag(m, m.nn.EmbeddingBag(10, 3, mode=mode), _ids(m, [1, 2, 4, 5, 4, 3, 2, 9]),
+                                                            m.tensor([0, 4, 4])) for mode in ("sum", "mean", "max")},
+    **{f"embedding_bag_2d_{mode}": lambda m, mode=mode: _bag(m, m.nn.EmbeddingBag(10, 3, mode=mode),
+                                                               _ids(m, [[1, 2, 4], [4, 3, 2]])) for mode in ("sum", "mean", "max")},
+    **{f"embedding_bag_padding_{mode}": lambda m, mode=mode: _bag(
+        m, m.nn.EmbeddingBag(10, 3, mode=mode, padding_idx=2), _ids(m, [1, 2, 4, 2, 2, 2, 0]), m.tensor([0, 3, 4]))
+       for mode in ("sum", "mean", "max")},
+    **{f"embedding_bag_last_offset_{mode}": lambda m, mode=mode: _bag(
+        m, m.nn.EmbeddingBag(10, 3, mode=mode, include_last_offset=True), _ids(m, [1, 2, 4, 5, 4, 3, 2, 9]),
+        m.tensor([0, 3, 3, 8])) for mode in ("sum", "mean", "max")},
+    "embedding_bag_int32": lambda m: _bag(m, m.nn.EmbeddingBag(10, 3, mode="sum"), _ids(m, [1, 2, 4, 5], m.int32),
+                                          m.tensor([0, 1], dtype=m.int32)),
+    "embedding_bag_weights": lambda m: _weighted_bag(m, m.nn.EmbeddingBag(10, 3, mode="sum", padding_idx=4),
+                                                     _ids(m, [1, 2, 4, 5, 1]), m.tensor([0, 2]), x(m, 5, seed=3)),
+    "embedding_bag_weights_2d": lambda m: _weighted_bag(m, m.nn.EmbeddingBag(10, 3, mode="sum"),
+                                                        _ids(m, [[1, 2, 4], [5, 1, 1]]), None, x(m, 2, 3, seed=3)),
+    "embedding_bag_weights_mean": lambda m: _bag(m, m.nn.EmbeddingBag(10, 3), _ids(m, [1, 2]), m.tensor([0]), m.ones(2)),
+    "embedding_bag_weights_shape": lambda m: _bag(m, m.nn.EmbeddingBag(10, 3, mode="sum"), _ids(m, [1, 2]), m.tensor([0]),
+                                                  m.ones(3)),
+    "embedding_bag_2d_offsets": lambda m: _bag(m, m.nn.EmbeddingBag(10, 3), _ids(m, [[1, 2]]), m.tensor([0])),
+    "embedding_bag_no_offsets": lambda m: _bag(m, m.nn.EmbeddingBag(10, 3), _ids(m, [1, 2])),
+    "embedding_bag_2d_offsets_tensor": lambda m: _bag(m, m.nn.EmbeddingBag(10, 3), _ids(m, [1, 2]), m.tensor([[0]])),
+    "embedding_bag_3d": lambda m: _bag(m, m.nn.EmbeddingBag(10, 3), _ids(m, [[[1, 2]]])),
+    "embedding_bag_bad_mode": lambda m: _bag(m, m.nn.EmbeddingBag(10, 3, mode="min"), _ids(m, [[1, 2]])),
+    "embedding_bag_max_freq": lambda m: _bag(m, m.nn.EmbeddingBag(10, 3, mode="max", scale_grad_by_freq=True),
+                                             _ids(m, [[1, 2]])),
+    "embedding_bag_first_offset": lambda m: _bag(m, m.nn.EmbeddingBag(10, 3), _ids(m, [1, 2, 3]), m.tensor([1, 2])),
+    "embedding_bag_last_offset_too_big": lambda m: _bag(m, m.nn.EmbeddingBag(10, 3), _ids(m, [1, 2, 3]), m.tensor([0, 4])),
+    "embedding_bag_float_input": lambda m: _bag(m, m.nn.EmbeddingBag(10, 3), m.tensor([1.0, 2.0]), m.tensor([0])),
+    "embedding_bag_reprs": lambda m: (lambda: [repr(b) for b in (
+        m.nn.EmbeddingBag(10, 3), m.nn.EmbeddingBag(10, 3, max_norm=1.0, norm_type=1.0, scale_grad_by_freq=True,
+                                                    mode="sum", padding_idx=-1),
+        m.nn.EmbeddingBag.from_pretrained(m.ones(4, 2), mode="max"))] + [
+        m.nn.EmbeddingBag.from_pretrained(m.ones(4, 2)).weight.requires_grad,
+        m.nn.EmbeddingBag(10, 3, padding_idx=-2).padding_idx], []),
 }
+
+
+def _ids(m, values, dtype=None):
+    return m.tensor(values, dtype=dtype or m.int64)
+
+
+def _weighted_bag(m, bag, ids, offsets, weights):
+    return (lambda w: bag(ids, offsets, w)), [weights], bag
+
+
+def _bag(m, bag, *arguments):
+    """The bag's output for ``arguments`` (input, offsets, per-sample weights), compared with the weight's gradient."""
+    return (lambda: bag(*arguments)), [], bag
 
 
 def _signs(m, *shape):
@@ -369,6 +418,15 @@ def test_softmin_without_dim_warns_as_pytorch():
     for m in (nnref, torch):
         with pytest.warns(UserWarning, match="Implicit dimension choice for softmin"):
             m.nn.Softmin()(m.zeros(2, 3))
+
+
+def test_embedding_bag_refuses_what_pytorch_computes_inconsistently():
+    bag = nnref.nn.EmbeddingBag(10, 3, mode="sum", scale_grad_by_freq=True)
+    with pytest.raises(NotImplementedError, match="scale_grad_by_freq"):
+        bag(nnref.tensor([1, 2, 1]), nnref.tensor([0]))
+    bag = nnref.nn.EmbeddingBag(10, 3, include_last_offset=True)
+    with pytest.raises(RuntimeError, match="the last offset must be the input's length"):
+        bag(nnref.tensor([1, 2, 1]), nnref.tensor([0, 2]))
 
 
 def test_dropout3d_warns_as_pytorch_for_other_dims():

@@ -20,7 +20,7 @@ from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool1d, AvgPool2d,
                       MaxPool1d, MaxPool2d)
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
-from .sparse import Embedding
+from .sparse import Embedding, EmbeddingBag
 from .transformer import (MultiheadAttention, Transformer, TransformerDecoder, TransformerDecoderLayer,
                           TransformerEncoder, TransformerEncoderLayer)
 
@@ -48,6 +48,7 @@ __all__ += ["RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 __all__ += ["MarginRankingLoss", "SoftMarginLoss", "CosineEmbeddingLoss", "HingeEmbeddingLoss", "TripletMarginLoss",
             "PoissonNLLLoss", "GaussianNLLLoss", "MultiLabelSoftMarginLoss"]
 __all__ += ["Bilinear", "UpsamplingNearest2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout", "LocalResponseNorm"]
+__all__ += ["EmbeddingBag"]
 
 
 from ..._namespace import public_dir as _public_dir  # noqa: E402
