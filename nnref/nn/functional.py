@@ -21,7 +21,7 @@ from ..autograd.grad_mode import no_grad
 from .._ops import (native as _native, native_activation as _native_activation,
                     native_conv as _native_conv, native_loss as _native_loss,
                     margin_loss as _margin_loss, native_pooling as _native_pooling, piecewise_activation as _piecewise,
-                    pixel_shuffle as _pixel_shuffle, embedding_bag as _embedding_bag,
+                    pixel_shuffle as _pixel_shuffle, embedding_bag as _embedding_bag, pad_modes as _pad_modes,
                     smooth_activation as _smooth_activation)
 
 __all__ = ["linear", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "dropout",
@@ -743,18 +743,31 @@ def glu(input, dim=-1):
 def pad(input, pad, mode="constant", value=None):
     """Pad (or, with negative sizes, crop) the last dims: ``pad = (left, right, top, bottom, ...)``.
 
-    nnref pads with a constant only; the ``reflect``, ``replicate`` and ``circular`` modes
-    raise ``NotImplementedError`` (see "Differences from PyTorch").
+    ``mode`` ``'constant'`` (with ``value``), or, for the last 1, 2 or 3 dims of an input with 1 or 2 more,
+    ``'reflect'`` (mirrored), ``'replicate'`` (the edge repeated) or ``'circular'`` (wrapped around).
     """
-    if mode != "constant":
-        raise NotImplementedError(f"nnref's F.pad supports mode='constant' only, not {mode!r}; pad with a "
-                                  "constant, or build the border from slices and torch.cat")
+    modes = ("constant", "reflect", "replicate", "circular")
+    if mode not in modes:
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
     # aten/src/ATen/native/PadNd.cpp (_pad_enum) checks before constant_pad_nd, in its own words
     if len(pad) % 2:
         raise RuntimeError("Padding length must be divisible by 2")
     if len(pad) > 2 * input.dim():
         raise RuntimeError(f"Padding length should be less than or equal to two times the input dimension but got "
                            f"padding length {len(pad)} and input of dimension {input.dim()}")
+    if mode != "constant":
+        if value is not None and value != 0:
+            raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
+        k = len(pad) // 2
+        if k not in (1, 2, 3) or input.dim() not in (k + 1, k + 2):
+            raise NotImplementedError(
+                f"Padding size {len(pad)} is not supported for {input.dim()}D input tensor.\nSupported combinations "
+                "for non-constant padding:\n  - 2D or 3D input: padding size = 2 (pads last dimension)\n  - 3D or 4D "
+                "input: padding size = 4 (pads last 2 dimensions)\n  - 4D or 5D input: padding size = 6 (pads last 3 "
+                "dimensions)")
+        if mode == "circular":
+            return _pad_modes.pad_circular(input, pad)
+        return _pad_modes.pad_by_index(input, pad, mode)
     return _smooth_activation.constant_pad_nd(input, pad, 0 if value is None else value)
 
 

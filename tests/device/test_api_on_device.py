@@ -1341,6 +1341,12 @@ CASES.update({
         F.embedding_bag(labels(w.device, [1, 2, 4, 5, 1]), w, labels(w.device, [0, 2, 2]), mode="sum",
                         per_sample_weights=psw, padding_idx=4),
         F.embedding_bag(labels(w.device, [[1, 2], [4, 1]]), w, mode="max")], (10, 3), (5,)),
+    **{f"nnref.nn.{name}": layer(lambda name=name, pads=pads: getattr(nn, name)(pads), shape)
+       for name, pads, shape in (("ReflectionPad1d", (2, 1), (2, 3, 4)), ("ReflectionPad2d", (1, 0, 2, 1), (2, 3, 4)),
+                                 ("ReflectionPad3d", 1, (1, 2, 2, 3, 4)), ("ReplicationPad1d", (2, 1), (2, 3, 4)),
+                                 ("ReplicationPad2d", (1, 0, 2, 1), (2, 3, 4)), ("ReplicationPad3d", 1, (1, 2, 2, 3, 4)),
+                                 ("CircularPad1d", (2, 1), (2, 3, 4)), ("CircularPad2d", (1, 0, 2, 1), (2, 3, 4)),
+                                 ("CircularPad3d", 1, (1, 2, 2, 3, 4)))},
     # (end of the cases of tests/nn/test_more_modules.py)
 
     # nnref.optim and its schedulers

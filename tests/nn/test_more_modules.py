@@ -139,6 +139,26 @@ CASES = {
     "padding_reprs": lambda m: (lambda: [repr(p) for p in (
         m.nn.ZeroPad1d(2), m.nn.ZeroPad2d((1, 2, 3, 4)), m.nn.ConstantPad1d((1, 2), 3), m.nn.ConstantPad2d(1, 3.5),
         m.nn.ZeroPad3d(1), m.nn.ConstantPad3d(1, 2))] + [m.nn.ZeroPad1d(2).padding, m.nn.ZeroPad2d(2).value], []),
+    **{f"{mode}_pad_{k}d{tag}": lambda m, mode=mode, k=k, batch=batch: (
+        lambda t: m.nn.functional.pad(t, (2, 1, -1, 1, 1, 0)[:2 * k], mode=mode),
+        [x(m, *(2, 3)[:1 + batch], *(4, 3, 5)[3 - k:])])
+       for mode in ("reflect", "replicate", "circular") for k in (1, 2, 3) for batch, tag in ((1, ""), (0, "_unbatched"))},
+    "reflect_pad_too_big": lambda m: (m.nn.ReflectionPad1d(3), [x(m, 1, 2, 3)]),
+    "reflect_pad_too_big_2d": lambda m: (m.nn.ReflectionPad2d((1, 1, 3, 0)), [x(m, 1, 2, 3, 4)]),
+    "reflect_pad_1d_input": lambda m: (lambda t: m.nn.functional.pad(t, (1, 1), mode="reflect"), [x(m, 5)]),
+    "reflect_pad_wrong_length": lambda m: (lambda t: m.nn.functional.pad(t, (1, 1), mode="reflect"), [x(m, 1, 2, 4, 5)]),
+    "reflect_pad_value": lambda m: (lambda t: m.nn.functional.pad(t, (1, 1), mode="reflect", value=2.0), [x(m, 1, 2, 3)]),
+    "reflect_pad_zero_value": lambda m: (lambda t: m.nn.functional.pad(t, (1, 1), mode="reflect", value=0), [x(m, 1, 2, 3)]),
+    "reflect_pad_long": lambda m: (lambda t: m.nn.functional.pad(t, (1, 1), mode="reflect"), [m.arange(6).reshape(1, 2, 3)]),
+    "replicate_pad_empty": lambda m: (lambda t: m.nn.functional.pad(t, (1, 1), mode="replicate"), [x(m, 1, 2, 0)]),
+    "circular_pad_too_big": lambda m: (m.nn.CircularPad1d((4, 3)), [x(m, 1, 2, 3)]),
+    "circular_pad_module_dims": lambda m: (m.nn.CircularPad2d(1), [x(m, 5, 1, 2, 3)]),
+    "mode_padding_reprs": lambda m: (lambda: [repr(p) for p in (
+        m.nn.ReflectionPad1d(2), m.nn.ReflectionPad2d((1, 2, 3, 4)), m.nn.ReplicationPad1d(1), m.nn.ReplicationPad2d(2),
+        m.nn.CircularPad1d(1), m.nn.CircularPad2d(1), m.nn.ReflectionPad3d(1), m.nn.ReplicationPad3d(1),
+        m.nn.CircularPad3d((1, 0, 0, 1, 2, 2)))], []),
+    "mode_padding_modules": lambda m: (lambda t: [m.nn.ReflectionPad2d((1, 0, 2, 1))(t), m.nn.ReplicationPad2d(1)(t),
+                                                  m.nn.CircularPad2d((0, 1, 1, 0))(t)], [x(m, 1, 2, 3, 4)]),
     # pixel shuffle
     "pixel_shuffle": lambda m: (m.nn.PixelShuffle(2), [x(m, 2, 8, 2, 3)]),
     "pixel_shuffle_unbatched": lambda m: (m.nn.PixelShuffle(3), [x(m, 9, 2, 1)]),
@@ -443,7 +463,8 @@ def test_instance_norm_warns_as_pytorch_when_the_channels_do_not_match():
             m.nn.InstanceNorm2d(3)(m.zeros(2, 4, 5))
 
 
-@pytest.mark.parametrize("name", ["prelu", "threshold", "hardshrink", "softshrink", "soft_margin_loss"])
+@pytest.mark.parametrize("name", ["prelu", "threshold", "hardshrink", "softshrink", "soft_margin_loss", "reflect_pad",
+                                  "replicate_pad", "circular_pad"])
 def test_second_derivatives_match_pytorch(name):
     results = []
     for m in (torch, nnref):
@@ -453,6 +474,9 @@ def test_second_derivatives_match_pytorch(name):
         y = {"prelu": lambda: F.prelu(t, w) * t, "threshold": lambda: F.threshold(t, 0.1, 2.0) * t,
              "hardshrink": lambda: F.hardshrink(t, 0.5) * t, "softshrink": lambda: F.softshrink(t, 0.5) * t,
              "soft_margin_loss": lambda: F.soft_margin_loss(t, (t.detach() > 0.3).double() * 2 - 1, reduction="none") * t,
+             "reflect_pad": lambda: F.pad(t, (2, 1), mode="reflect") ** 3,
+             "replicate_pad": lambda: F.pad(t, (2, 1), mode="replicate") ** 3,
+             "circular_pad": lambda: F.pad(t, (2, 1), mode="circular") ** 3,
              }[name]()
         inputs = (t, w) if name == "prelu" else (t,)
         first = m.autograd.grad(y.sum(), inputs, create_graph=True)
