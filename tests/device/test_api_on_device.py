@@ -1347,6 +1347,7 @@ CASES.update({
                                  ("ReplicationPad2d", (1, 0, 2, 1), (2, 3, 4)), ("ReplicationPad3d", 1, (1, 2, 2, 3, 4)),
                                  ("CircularPad1d", (2, 1), (2, 3, 4)), ("CircularPad2d", (1, 0, 2, 1), (2, 3, 4)),
                                  ("CircularPad3d", 1, (1, 2, 2, 3, 4)))},
+    "nnref.nn.BatchNorm3d": layer(lambda: nn.BatchNorm3d(3), (2, 3, 2, 3, 2)),
     # (end of the cases of tests/nn/test_more_modules.py)
 
     # nnref.optim and its schedulers

@@ -2,7 +2,7 @@
 from .activation import (ELU, GELU, GLU, CosineSimilarity, PairwiseDistance, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU, LogSigmoid, LogSoftmax,
                          Mish, ReLU, ReLU6, SiLU, Sigmoid, Softmax, Softmax2d, Softplus, Softsign, Tanh,
                          PReLU, SELU, CELU, Threshold, Hardshrink, Softshrink, Tanhshrink, Softmin)
-from .batchnorm import BatchNorm1d, BatchNorm2d
+from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, ConvTranspose2d, LazyConv2d
 from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
@@ -53,6 +53,7 @@ __all__ += ["Bilinear", "UpsamplingNearest2d", "Dropout3d", "AlphaDropout", "Fea
 __all__ += ["EmbeddingBag"]
 __all__ += ["ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
             "ReplicationPad3d", "CircularPad1d", "CircularPad2d", "CircularPad3d"]
+__all__ += ["BatchNorm3d"]
 
 
 from ..._namespace import public_dir as _public_dir  # noqa: E402

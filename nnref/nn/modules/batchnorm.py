@@ -1,4 +1,4 @@
-"""``nn.BatchNorm1d`` and ``nn.BatchNorm2d`` (``torch/nn/modules/batchnorm.py``)."""
+"""``nn.BatchNorm1d``, ``nn.BatchNorm2d`` and ``nn.BatchNorm3d`` (``torch/nn/modules/batchnorm.py``)."""
 from ... import _dtype
 from ..._creation import empty, ones, tensor, zeros
 from ...autograd.grad_mode import no_grad
@@ -133,3 +133,14 @@ class BatchNorm2d(_BatchNorm):
     def _check_input_dim(self, input):
         if input.dim() != 4:
             raise self._shape_error(input, f"4D (N, {self.num_features}, H, W)")
+
+
+__all__ += ["BatchNorm3d"]
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch normalisation of ``(N, C, D, H, W)`` inputs, per channel ``C`` (see ``BatchNorm1d``)."""
+
+    def _check_input_dim(self, input):
+        if input.dim() != 5:
+            raise self._shape_error(input, f"5D (N, {self.num_features}, D, H, W)")
