@@ -307,3 +307,8 @@ for _name in ("index_copy", "index_fill", "masked_scatter"):
     setattr(Tensor, _name + "_", _inplace(getattr(index_ops, _name)))
 
 __all__ += ["index_ops"]
+
+from . import scatter_reduce as _scatter_reduce  # noqa: E402
+
+Tensor.scatter_reduce = _scatter_reduce.scatter_reduce
+Tensor.scatter_reduce_ = _inplace(_scatter_reduce.scatter_reduce)

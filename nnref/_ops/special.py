@@ -238,8 +238,11 @@ def xlogy(input, other):
     dtype, a, b = _float_operands(input, other)
     like = input if isinstance(input, Tensor) else other
     xp = array_module(like._device)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        data = xp.where((a == 0) & (b == b), dtype.numpy.type(0), a * xp.log(b))
+    try:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            data = xp.where((a == 0) & (b == b), dtype.numpy.type(0), a * xp.log(b))
+    except ValueError:
+        raise broadcast_error(a, b) from None
     out = wrap(xp.asarray(data, dtype=dtype.numpy), like)
     if not isinstance(input, Tensor):
         return record(out, XlogyBackward1, (other,), saved=(other,), self_scalar=input)

@@ -947,3 +947,23 @@ def _(draw, rng):
     size = int(np.prod(shape))
     picks = rng.integers(-size, size, (2, 3))
     return [normal(rng, shape)], lambda m, a: m.take(a, m.tensor(picks)) ** 2
+
+
+def _scatter_reduce_case(reduce, include_self):
+    @case(f"scatter_reduce_{reduce}_{'with' if include_self else 'without'}_self")
+    def build(draw, rng):
+        values = distinct(rng, (3, 4), (3, 4)) if reduce in ("amax", "amin") else [normal(rng, (3, 4)), normal(rng, (3, 4))]
+        index = rng.integers(0, 3, (3, 4))  # (PyTorch's backward refuses a src larger than index)
+        return values, lambda m, a, s: m.scatter_reduce(a, 0, m.tensor(index), s, reduce, include_self=include_self)
+
+
+for _reduce in ("sum", "prod", "mean", "amax", "amin"):
+    for _include_self in (True, False):
+        _scatter_reduce_case(_reduce, _include_self)
+
+
+@case("scatter_reduce_prod_zeros")
+def _(draw, rng):
+    a, s = normal(rng, (2, 3)), normal(rng, (2, 3))
+    a[0, 0] = s[1, 1] = s[0, 2] = 0.0
+    return [a, s], lambda m, x, y: x.scatter_reduce(1, m.tensor([[0, 0, 1], [2, 1, 1]]), y, "prod")

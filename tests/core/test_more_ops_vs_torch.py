@@ -172,6 +172,7 @@ CASES = {
     "logaddexp_integers": lambda m: m.logaddexp(m.tensor([1]), m.tensor([2])),
     "logaddexp_number": lambda m: m.logaddexp(m.tensor([1.0]), 2.0),
     "logaddexp_broadcast_error": lambda m: m.logaddexp(m.zeros(2), m.zeros(3)),
+    "xlogy_broadcast_error": lambda m: m.xlogy(m.zeros(2), m.zeros(3)),
     "xlogy": lambda m: (m.xlogy(m.tensor([0.0, 0.0, 1.0, 2.0], requires_grad=True), m.tensor([0.0, float("nan"), 0.0, 3.0])),
                         m.xlogy(2, m.tensor([1, 2])), m.xlogy(m.tensor([1, 2]), 3),
                         m.xlogy(m.tensor([1.0], dtype=m.float64), m.tensor([2.0])),
@@ -387,6 +388,23 @@ CASES = {
                                 m.slice_scatter(grid(m), m.zeros(2, 3)), m.slice_scatter(grid(m), m.ones(2, 1), 1, -1),
                                 grid(m).slice_scatter(m.ones(1, 3), start=1)),
     "slice_scatter_size": lambda m: m.slice_scatter(grid(m), m.ones(2, 2), 1),
+    "scatter_reduce": lambda m: [m.full((3, 3), 10.0).scatter_reduce(0, m.tensor([[0, 1, 0], [1, 1, 0]]),
+                                                                     m.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]), r,
+                                                                     include_self=i)
+                                 for r in ("sum", "prod", "mean", "amax", "amin", "max", "min") for i in (True, False)],
+    "scatter_reduce_integers": lambda m: [m.tensor([5, 7, 9]).scatter_reduce(0, m.tensor([0, 0, 1, 1]), m.tensor([2, 3, -4, 1]),
+                                                                             r, include_self=i)
+                                          for r in ("sum", "prod", "mean", "amax", "amin") for i in (True, False)],
+    "scatter_reduce_gradients": lambda m: [_grads(m, lambda a, b: m.scatter_reduce(a, 0, m.tensor([0, 2, 0, 0]), b, r,
+                                                                                   include_self=i) * m.tensor([1.0, 2.0, 3.0]),
+                                                  [2.0, 0.0, 3.0], [2.0, 0.0, 1.0, 2.0])
+                                           for r in ("sum", "prod", "mean", "amax", "amin") for i in (True, False)],
+    "scatter_reduce_node": lambda m: (m.scatter_reduce(grid(m, True), 1, m.tensor([[0], [2]]), m.ones(2, 1), "sum"),
+                                      grid(m).scatter_reduce_(1, m.tensor([[0, 0]]), m.ones(1, 2), "mean")),
+    "scatter_reduce_bad_reduce": lambda m: m.zeros(3).scatter_reduce(0, m.tensor([0]), m.ones(1), "add"),
+    "scatter_reduce_dtypes": lambda m: m.zeros(3).scatter_reduce(0, m.tensor([0]), m.ones(1, dtype=m.float64), "sum"),
+    "scatter_reduce_larger_src_backward": lambda m: m.scatter_reduce(
+        m.zeros(3, requires_grad=True), 0, m.tensor([0]), m.ones(2, requires_grad=True), "sum").sum().backward(),
 }
 
 _LEAF = []

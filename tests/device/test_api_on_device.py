@@ -1084,6 +1084,9 @@ CASES.update({
     "nnref.Tensor.select_scatter": op(lambda x, s: x.select_scatter(s, 0, 1), (3, 4), (4,)),
     "nnref.slice_scatter": op(lambda x, s: nnref.slice_scatter(x, s, 1, 0, 4, 2), (3, 4), (3, 2)),
     "nnref.Tensor.slice_scatter": op(lambda x, s: x.slice_scatter(s, start=1), (3, 4), (2, 4)),
+    **{f"{where}scatter_reduce{suffix}": op(lambda x, s, where=where, suffix=suffix: [_write_into(
+        where, "scatter_reduce", suffix, x, 0, labels(x.device, [[0, 2, 0, 1], [2, 2, 0, 1]]), s, r) for r in (
+            "sum", "prod", "mean", "amax", "amin")], (3, 4), (2, 4)) for where, suffix in _FORMS},
     # running ops
     "nnref.cumprod": op(lambda x: [nnref.cumprod(x, 1), nnref.cumprod(x.detach() * (x.detach() > 0), 0)], (3, 4)),
     "nnref.Tensor.cumprod": op(lambda x: x.cumprod(0), (3, 4)),
