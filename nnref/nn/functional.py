@@ -20,7 +20,8 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from .._ops import (native as _native, native_activation as _native_activation,
                     native_conv as _native_conv, native_loss as _native_loss,
-                    margin_loss as _margin_loss, native_pooling as _native_pooling, piecewise_activation as _piecewise,
+                    margin_loss as _margin_loss, multi_margin_loss as _multi_margin_loss,
+                    native_pooling as _native_pooling, piecewise_activation as _piecewise,
                     pixel_shuffle as _pixel_shuffle, embedding_bag as _embedding_bag, pad_modes as _pad_modes,
                     smooth_activation as _smooth_activation)
 
@@ -1535,6 +1536,81 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         padding_idx += weight.shape[0]
     return _embedding_bag.embedding_bag(weight, input, offsets, mode, per_sample_weights, include_last_offset,
                                         padding_idx, scale_grad_by_freq)
+
+
+__all__ += ["multi_margin_loss", "multilabel_margin_loss", "triplet_margin_with_distance_loss", "lp_pool1d",
+            "lp_pool2d"]
+
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None, reduction="mean"):
+    """The multi-class hinge loss: ``sum_{j != y} max(0, margin - x[y] + x[j]) ** p / C`` (``p`` 1 or 2),
+    each sample's term scaled by ``weight[y]``."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if p != 1 and p != 2:
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.dim() != 1:
+        raise ValueError("weight must be one-dimensional")
+    check_one_device(input, target, weight)
+    return _multi_margin_loss.multi_margin_loss(input, target, p, margin, weight, reduction)
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """The multi-label hinge loss: every target class's score should beat every other class's by 1;
+    ``target`` holds each sample's class indices, ended by -1 if fewer than ``C``."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    check_one_device(input, target)
+    return _multi_margin_loss.multilabel_margin_loss(input, target, reduction)
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0, swap=False,
+                                      reduction="mean"):
+    """``max(0, d(anchor, positive) - d(anchor, negative) + margin)`` with any distance function ``d``
+    (default :func:`pairwise_distance`)."""
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    a_dim, p_dim, n_dim = anchor.dim(), positive.dim(), negative.dim()
+    if not (a_dim == p_dim and p_dim == n_dim):
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {a_dim}D, positive {p_dim}D, and negative {n_dim}D inputs")
+    if distance_function is None:
+        distance_function = pairwise_distance
+    dist_pos = distance_function(anchor, positive)
+    dist_neg = distance_function(anchor, negative)
+    if swap:
+        dist_neg = _pointwise.minimum(dist_neg, distance_function(positive, negative))
+    loss = (margin + dist_pos - dist_neg).clamp_min(0)
+    if reduction == "sum":
+        return loss.sum()
+    return loss.mean() if reduction == "mean" else loss
+
+
+def _lp_pool_finish(out, norm_type, window):
+    return (out.sign() * relu(out.abs())).mul(window).pow(1.0 / norm_type)
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """The ``norm_type``-norm of each window along the last dim: ``(sum x^p) ** (1/p)``; ``inf`` is max pooling."""
+    if isinstance(norm_type, (int, float)):
+        if norm_type == float("inf"):
+            return max_pool1d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+        if norm_type == -float("inf"):
+            return -max_pool1d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    out = avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return _lp_pool_finish(out, norm_type, kernel_size)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """The ``norm_type``-norm of each window of the last two dims; ``inf`` is max pooling."""
+    kw, kh = _pair(kernel_size)
+    if isinstance(norm_type, (int, float)):
+        if norm_type == float("inf"):
+            return max_pool2d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+        if norm_type == -float("inf"):
+            return -max_pool2d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    out = avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return _lp_pool_finish(out, norm_type, kw * kh)
 
 
 __dir__ = _public_dir(globals(), __all__)

@@ -1351,6 +1351,24 @@ CASES.update({
                                  ("CircularPad1d", (2, 1), (2, 3, 4)), ("CircularPad2d", (1, 0, 2, 1), (2, 3, 4)),
                                  ("CircularPad3d", 1, (1, 2, 2, 3, 4)))},
     "nnref.nn.BatchNorm3d": layer(lambda: nn.BatchNorm3d(3), (2, 3, 2, 3, 2)),
+    "nnref.nn.MultiMarginLoss": loss(lambda: lambda x, y: nn.MultiMarginLoss(p=2, weight=y[0].abs())(
+        x, labels(x.device, [0, 4, 2, 1])), (4, 5)),
+    "nnref.nn.MultiLabelMarginLoss": loss(lambda: lambda x, y: nn.MultiLabelMarginLoss()(
+        x, labels(x.device, [[0, 3, -1, 1, 1], [4, -1, 0, 0, 0], [-1, 0, 0, 0, 0], [1, 2, 2, 3, 0]])), (4, 5)),
+    "nnref.nn.TripletMarginWithDistanceLoss": op(lambda a, p, n: nn.TripletMarginWithDistanceLoss(swap=True)(a, p, n),
+                                                 (4, 5), (4, 5), (4, 5)),
+    "nnref.nn.LPPool1d": layer(lambda: nn.LPPool1d(2, 3, stride=2), (2, 3, 7)),
+    "nnref.nn.LPPool2d": layer(lambda: nn.LPPool2d(3, 2), (2, 3, 4, 6)),
+    "nnref.nn.functional.multi_margin_loss": loss(lambda: lambda x, y: F.multi_margin_loss(
+        x, labels(x.device, [0, 4, 2, 1]), reduction="none"), (4, 5)),
+    "nnref.nn.functional.multilabel_margin_loss": loss(lambda: lambda x, y: F.multilabel_margin_loss(
+        x, labels(x.device, [[0, 3, -1, 1, 1], [4, -1, 0, 0, 0], [-1, 0, 0, 0, 0], [1, 2, 2, 3, 0]]), reduction="none"),
+        (4, 5)),
+    "nnref.nn.functional.triplet_margin_with_distance_loss": op(lambda a, p, n: F.triplet_margin_with_distance_loss(
+        a, p, n, distance_function=lambda u, v: (u - v).abs().sum(-1), reduction="none"), (4, 5), (4, 5), (4, 5)),
+    "nnref.nn.functional.lp_pool1d": op(lambda x: [F.lp_pool1d(x, 2, 3), F.lp_pool1d(x, float("inf"), 2)], (2, 3, 7)),
+    "nnref.nn.functional.lp_pool2d": op(lambda x: [F.lp_pool2d(x, 2, (2, 3)), F.lp_pool2d(x, 1.5, 2, 1, True)],
+                                        (2, 3, 4, 6)),
     # (end of the cases of tests/nn/test_more_modules.py)
 
     # nnref.optim and its schedulers

@@ -305,6 +305,48 @@ CASES = {
         m.nn.MarginRankingLoss(), m.nn.SoftMarginLoss(), m.nn.CosineEmbeddingLoss(0.5), m.nn.TripletMarginLoss(),
         m.nn.PoissonNLLLoss(), m.nn.GaussianNLLLoss(), m.nn.MultiLabelSoftMarginLoss(), m.nn.HingeEmbeddingLoss())] + [
         list(m.nn.MultiLabelSoftMarginLoss(weight=m.ones(4)).state_dict())], []),
+    **{f"multi_margin_{r}_p{p}": lambda m, r=r, p=p: (m.nn.MultiMarginLoss(p=p, margin=0.8, reduction=r),
+                                                         [x(m, 3, 4), _ids(m, [0, 3, 1])]) for r in REDUCTIONS for p in (1, 2)},
+    "multi_margin_weight": lambda m: (m.nn.MultiMarginLoss(weight=m.tensor([0.5, 1.0, 2.0, 1.5])), [x(m, 3, 4), _ids(m, [0, 3, 2])]),
+    "multi_margin_1d": lambda m: (m.nn.MultiMarginLoss(reduction="none"), [x(m, 4), _ids(m, [2])]),
+    "multi_margin_0d_target": lambda m: (m.nn.MultiMarginLoss(reduction="none"), [x(m, 4), _ids(m, 2)]),
+    "multi_margin_target_size": lambda m: (m.nn.functional.multi_margin_loss, [x(m, 3, 4), _ids(m, [0, 3])]),
+    "multi_margin_target_range": lambda m: (m.nn.functional.multi_margin_loss, [x(m, 3, 4), _ids(m, [0, 4, 1])]),
+    "multi_margin_weight_size": lambda m: (lambda t: m.nn.functional.multi_margin_loss(t, _ids(m, [0, 3, 1]), weight=m.ones(3)),
+                                           [x(m, 3, 4)]),
+    "multi_margin_weight_2d": lambda m: (lambda t: m.nn.functional.multi_margin_loss(t, _ids(m, [0, 3, 1]), weight=m.ones(1, 4)),
+                                         [x(m, 3, 4)]),
+    "multi_margin_p3": lambda m: (lambda t: m.nn.functional.multi_margin_loss(t, _ids(m, [0, 3, 1]), p=3), [x(m, 3, 4)]),
+    "multi_margin_float_target": lambda m: (m.nn.functional.multi_margin_loss, [x(m, 3, 4), m.tensor([0.0, 3.0, 1.0])]),
+    "multi_margin_3d": lambda m: (m.nn.functional.multi_margin_loss, [x(m, 2, 3, 4), _ids(m, [0, 3])]),
+    "multi_margin_module_p": lambda m: (lambda: m.nn.MultiMarginLoss(p=3), []),
+    **{f"multilabel_margin_{r}": lambda m, r=r: (m.nn.MultiLabelMarginLoss(reduction=r),
+                                                   [x(m, 3, 4), _ids(m, [[0, 3, -1, 1], [1, -1, 0, 0], [-1, 0, 0, 0]])])
+       for r in REDUCTIONS},
+    "multilabel_margin_1d": lambda m: (m.nn.MultiLabelMarginLoss(reduction="none"), [x(m, 4), _ids(m, [3, 0, -1, 2])]),
+    "multilabel_margin_full": lambda m: (m.nn.MultiLabelMarginLoss(), [x(m, 2, 3), _ids(m, [[0, 1, 2], [2, 2, -1]])]),
+    "multilabel_margin_target_size": lambda m: (m.nn.functional.multilabel_margin_loss, [x(m, 3, 4), _ids(m, [[0, 3, -1, 1]])]),
+    "multilabel_margin_target_range": lambda m: (m.nn.functional.multilabel_margin_loss,
+                                                 [x(m, 3, 4), _ids(m, [[0, 4, -1, 1]] * 3)]),
+    "multilabel_margin_3d": lambda m: (m.nn.functional.multilabel_margin_loss, [x(m, 2, 3, 4), m.zeros(2, 3, 4, dtype=m.int64)]),
+    **{f"triplet_distance_{r}": lambda m, r=r: (m.nn.TripletMarginWithDistanceLoss(reduction=r),
+                                                  [x(m, 3, 4), x(m, 3, 4, seed=1), x(m, 3, 4, seed=2)]) for r in REDUCTIONS},
+    "triplet_distance_cosine_swap": lambda m: (m.nn.TripletMarginWithDistanceLoss(
+        distance_function=lambda a, b: 1.0 - m.nn.functional.cosine_similarity(a, b), margin=0.5, swap=True),
+        [x(m, 3, 4), x(m, 3, 4, seed=1), x(m, 3, 4, seed=2)]),
+    "triplet_distance_margin": lambda m: (lambda: m.nn.TripletMarginWithDistanceLoss(margin=0), []),
+    "triplet_distance_reduction": lambda m: (lambda a: m.nn.functional.triplet_margin_with_distance_loss(
+        a, a, a, reduction="x"), [x(m, 3)]),
+    "triplet_distance_dims": lambda m: (m.nn.functional.triplet_margin_with_distance_loss, [x(m, 3, 4), x(m, 3, 4), x(m, 4)]),
+    "lp_pool1d": lambda m: (m.nn.LPPool1d(2, 3), [x(m, 2, 3, 7)]),
+    "lp_pool1d_options": lambda m: (lambda t: m.nn.LPPool1d(1.5, 2, stride=1, ceil_mode=True)(t.abs()), [x(m, 3, 7)]),
+    "lp_pool1d_inf": lambda m: (m.nn.LPPool1d(float("inf"), 2), [x(m, 2, 3, 6)]),
+    "lp_pool2d": lambda m: (m.nn.LPPool2d(2, (2, 3)), [x(m, 2, 3, 4, 6)]),
+    "lp_pool2d_stride": lambda m: (m.nn.LPPool2d(3, 2, stride=1), [x(m, 3, 4, 5)]),
+    "lp_pool2d_minus_inf": lambda m: (lambda t: m.nn.functional.lp_pool2d(t, -float("inf"), 2), [x(m, 2, 3, 4, 6)]),
+    "margin_reprs": lambda m: (lambda: [repr(n) for n in (
+        m.nn.MultiMarginLoss(), m.nn.MultiLabelMarginLoss(), m.nn.LPPool1d(2, 3), m.nn.LPPool2d(1.5, (2, 3), 1, True),
+        m.nn.TripletMarginWithDistanceLoss())] + [list(m.nn.MultiMarginLoss(weight=m.ones(3)).state_dict())], []),
     # bilinear
     "bilinear": lambda m: (m.nn.Bilinear(5, 4, 3), [x(m, 2, 5), x(m, 2, 4, seed=1)]),
     "bilinear_no_bias_3d": lambda m: (m.nn.Bilinear(5, 4, 3, bias=False), [x(m, 2, 3, 5), x(m, 2, 3, 4, seed=1)]),
@@ -439,6 +481,7 @@ def _evaluated(m, module):
 OWN_MESSAGE = {"batch_norm3d_4d"}
 
 
+@pytest.mark.filterwarnings("ignore:size_average and reduce args will be deprecated")
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_matches_pytorch(name):
     ours, theirs = run(CASES[name], nnref), run(CASES[name], torch)

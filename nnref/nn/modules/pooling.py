@@ -170,3 +170,32 @@ class AdaptiveMaxPool1d(_AdaptivePoolNd):
     def forward(self, input):
         with naming_layer(self, input):
             return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
+
+
+__all__ += ["LPPool1d", "LPPool2d"]
+
+
+class _LPPoolNd(Module):
+    __constants__ = ["norm_type", "kernel_size", "stride", "ceil_mode"]
+
+    def __init__(self, norm_type, kernel_size, stride=None, ceil_mode=False):
+        super().__init__()
+        self.norm_type, self.kernel_size, self.stride, self.ceil_mode = norm_type, kernel_size, stride, ceil_mode
+
+    def extra_repr(self):
+        return "norm_type={norm_type}, kernel_size={kernel_size}, stride={stride}, ceil_mode={ceil_mode}".format(
+            **self.__dict__)
+
+
+class LPPool1d(_LPPoolNd):
+    """The ``norm_type``-norm of each ``kernel_size`` window along the last dim (``inf``: max pooling)."""
+
+    def forward(self, input):
+        return F.lp_pool1d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
+class LPPool2d(_LPPoolNd):
+    """The ``norm_type``-norm of each ``kernel_size`` window of the last two dims (``inf``: max pooling)."""
+
+    def forward(self, input):
+        return F.lp_pool2d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
