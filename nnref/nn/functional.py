@@ -23,7 +23,7 @@ from .._ops import (native as _native, native_activation as _native_activation,
                     margin_loss as _margin_loss, multi_margin_loss as _multi_margin_loss,
                     native_pooling as _native_pooling, piecewise_activation as _piecewise,
                     pixel_shuffle as _pixel_shuffle, embedding_bag as _embedding_bag, pad_modes as _pad_modes,
-                    smooth_activation as _smooth_activation)
+                    smooth_activation as _smooth_activation, im2col as _im2col)
 
 __all__ = ["linear", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "dropout",
            "conv2d", "max_pool2d", "max_pool2d_with_indices", "batch_norm", "layer_norm",
@@ -1611,6 +1611,22 @@ def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
             return -max_pool2d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
     out = avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
     return _lp_pool_finish(out, norm_type, kw * kh)
+
+
+__all__ += ["unfold", "fold"]
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """Sliding blocks of ``(N, C, H, W)`` as columns: ``(N, C * kh * kw, L)``, ``L`` the number of block positions
+    (``torch.nn.functional.unfold``, ``torch/nn/functional.py``)."""
+    return _im2col.im2col(input, _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride))
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """The inverse arrangement of :func:`unfold`: columns ``(N, C * kh * kw, L)`` summed back into
+    ``(N, C, *output_size)``, overlapping blocks added (``torch.nn.functional.fold``, ``torch/nn/functional.py``)."""
+    return _im2col.col2im(input, _pair(output_size), _pair(kernel_size), _pair(dilation), _pair(padding),
+                          _pair(stride))
 
 
 __dir__ = _public_dir(globals(), __all__)

@@ -1369,6 +1369,11 @@ CASES.update({
     "nnref.nn.functional.lp_pool1d": op(lambda x: [F.lp_pool1d(x, 2, 3), F.lp_pool1d(x, float("inf"), 2)], (2, 3, 7)),
     "nnref.nn.functional.lp_pool2d": op(lambda x: [F.lp_pool2d(x, 2, (2, 3)), F.lp_pool2d(x, 1.5, 2, 1, True)],
                                         (2, 3, 4, 6)),
+    "nnref.nn.Unfold": layer(lambda: nn.Unfold((2, 3), padding=1, stride=2), (2, 3, 5, 6)),
+    "nnref.nn.Fold": layer(lambda: nn.Fold((5, 6), (2, 3), dilation=(2, 1), padding=1, stride=2), (2, 6, 9)),
+    "nnref.nn.functional.unfold": op(lambda x: [F.unfold(x, 2), F.unfold(x[0], 3, dilation=2, padding=1)], (2, 3, 5, 6)),
+    "nnref.nn.functional.fold": op(lambda x: [F.fold(x, (4, 5), 2), F.fold(x[0], (5, 4), 2)],
+                                   (2, 12, 12)),
     # (end of the cases of tests/nn/test_more_modules.py)
 
     # nnref.optim and its schedulers

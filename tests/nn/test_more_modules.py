@@ -347,6 +347,28 @@ CASES = {
     "margin_reprs": lambda m: (lambda: [repr(n) for n in (
         m.nn.MultiMarginLoss(), m.nn.MultiLabelMarginLoss(), m.nn.LPPool1d(2, 3), m.nn.LPPool2d(1.5, (2, 3), 1, True),
         m.nn.TripletMarginWithDistanceLoss())] + [list(m.nn.MultiMarginLoss(weight=m.ones(3)).state_dict())], []),
+    "unfold": lambda m: (m.nn.Unfold((2, 3), padding=1, stride=2), [x(m, 2, 3, 5, 6)]),
+    "unfold_dilated_unbatched": lambda m: (m.nn.Unfold(2, dilation=2), [x(m, 3, 5, 6)]),
+    "unfold_2d": lambda m: (m.nn.functional.unfold, [x(m, 5, 6), 2]),
+    "unfold_5d": lambda m: (m.nn.functional.unfold, [x(m, 1, 2, 3, 5, 6), 2]),
+    "unfold_zero_kernel": lambda m: (m.nn.functional.unfold, [x(m, 2, 3, 5, 6), 0]),
+    "unfold_zero_stride": lambda m: (lambda t: m.nn.functional.unfold(t, 2, stride=0), [x(m, 2, 3, 5, 6)]),
+    "unfold_zero_dilation": lambda m: (lambda t: m.nn.functional.unfold(t, 2, dilation=0), [x(m, 2, 3, 5, 6)]),
+    "unfold_negative_padding": lambda m: (lambda t: m.nn.functional.unfold(t, 2, padding=-1), [x(m, 2, 3, 5, 6)]),
+    "unfold_too_big": lambda m: (m.nn.functional.unfold, [x(m, 2, 3, 5, 6), 7]),
+    "unfold_long": lambda m: (m.nn.functional.unfold, [m.arange(24).reshape(1, 2, 3, 4), 2]),
+    "fold": lambda m: (m.nn.Fold((4, 5), 2), [x(m, 2, 12, 12)]),
+    "fold_options_unbatched": lambda m: (m.nn.Fold((5, 6), (2, 3), dilation=(2, 1), padding=1, stride=2), [x(m, 6, 9)]),
+    "fold_kernel_product": lambda m: (m.nn.functional.fold, [x(m, 2, 12, 12), (4, 5), 3]),
+    "fold_blocks": lambda m: (m.nn.functional.fold, [x(m, 2, 12, 12), (5, 5), 2]),
+    "fold_too_small": lambda m: (m.nn.functional.fold, [x(m, 2, 12, 12), (1, 1), 2]),
+    "fold_4d": lambda m: (m.nn.functional.fold, [x(m, 2, 3, 4, 5), (4, 5), 2]),
+    "fold_1d": lambda m: (m.nn.functional.fold, [x(m, 12), (4, 5), 2]),
+    "fold_zero_kernel": lambda m: (m.nn.functional.fold, [x(m, 2, 12, 12), (4, 5), 0]),
+    "fold_of_unfold": lambda m: (lambda t: m.nn.functional.fold(m.nn.functional.unfold(t, 3, padding=1), (4, 5), 3,
+                                                                 padding=1), [x(m, 1, 2, 4, 5)]),
+    "fold_reprs": lambda m: (lambda: [repr(n) for n in (m.nn.Unfold(2), m.nn.Unfold((2, 3), 1, 1, 2), m.nn.Fold((4, 5), 2),
+                                                        m.nn.Fold(4, (2, 2), stride=2))], []),
     # bilinear
     "bilinear": lambda m: (m.nn.Bilinear(5, 4, 3), [x(m, 2, 5), x(m, 2, 4, seed=1)]),
     "bilinear_no_bias_3d": lambda m: (m.nn.Bilinear(5, 4, 3, bias=False), [x(m, 2, 3, 5), x(m, 2, 3, 4, seed=1)]),
@@ -521,7 +543,7 @@ def test_instance_norm_warns_as_pytorch_when_the_channels_do_not_match():
 
 
 @pytest.mark.parametrize("name", ["prelu", "threshold", "hardshrink", "softshrink", "soft_margin_loss", "reflect_pad",
-                                  "replicate_pad", "circular_pad"])
+                                  "replicate_pad", "circular_pad", "unfold", "fold"])
 def test_second_derivatives_match_pytorch(name):
     results = []
     for m in (torch, nnref):
@@ -534,6 +556,8 @@ def test_second_derivatives_match_pytorch(name):
              "reflect_pad": lambda: F.pad(t, (2, 1), mode="reflect") ** 3,
              "replicate_pad": lambda: F.pad(t, (2, 1), mode="replicate") ** 3,
              "circular_pad": lambda: F.pad(t, (2, 1), mode="circular") ** 3,
+             "unfold": lambda: F.unfold(t.reshape(1, 1, 2, 3), 2, padding=1) ** 3,
+             "fold": lambda: F.fold(t.reshape(1, 2, 3), (2, 3), (2, 1)) ** 3,
              }[name]()
         inputs = (t, w) if name == "prelu" else (t,)
         first = m.autograd.grad(y.sum(), inputs, create_graph=True)

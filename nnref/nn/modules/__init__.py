@@ -7,6 +7,7 @@ from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Seq
 from .conv import Conv1d, Conv2d, ConvTranspose2d, LazyConv2d
 from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from .flatten import Flatten, Unflatten, Upsample, UpsamplingNearest2d
+from .fold import Fold, Unfold
 from .lazy import LazyModuleMixin
 from .linear import Bilinear, Identity, LazyLinear, Linear
 from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss, MSELoss,
@@ -56,6 +57,7 @@ __all__ += ["ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "Replicatio
             "ReplicationPad3d", "CircularPad1d", "CircularPad2d", "CircularPad3d"]
 __all__ += ["BatchNorm3d"]
 __all__ += ["MultiMarginLoss", "MultiLabelMarginLoss", "TripletMarginWithDistanceLoss", "LPPool1d", "LPPool2d"]
+__all__ += ["Fold", "Unfold"]
 
 
 from ..._namespace import public_dir as _public_dir  # noqa: E402
