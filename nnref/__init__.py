@@ -137,6 +137,11 @@ from ._ops.index_ops import index_copy, index_fill, masked_scatter, select_scatt
 index_copy, slice_scatter, take = map(_with_out, (index_copy, slice_scatter, take))
 from ._ops.scatter_reduce import scatter_reduce  # noqa: E402
 scatter_reduce = _with_out(scatter_reduce)
+from ._ops.searching import bucketize, isin, searchsorted  # noqa: E402
+from ._ops.index_factories import tril_indices, triu_indices  # noqa: E402
+from ._ops.arithmetic import bitwise_and, bitwise_not, bitwise_or, bitwise_xor  # noqa: E402
+(bucketize, isin, searchsorted, bitwise_and, bitwise_not, bitwise_or, bitwise_xor) = map(_with_out, (
+    bucketize, isin, searchsorted, bitwise_and, bitwise_not, bitwise_or, bitwise_xor))
 
 
 def relu_(input):

@@ -312,3 +312,17 @@ from . import scatter_reduce as _scatter_reduce  # noqa: E402
 
 Tensor.scatter_reduce = _scatter_reduce.scatter_reduce
 Tensor.scatter_reduce_ = _inplace(_scatter_reduce.scatter_reduce)
+
+from . import index_factories, searching  # noqa: E402
+
+Tensor.bitwise_and, Tensor.bitwise_or, Tensor.bitwise_xor, Tensor.bitwise_not = (
+    arithmetic.bitwise_and, arithmetic.bitwise_or, arithmetic.bitwise_xor, arithmetic.bitwise_not)
+for _name in ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not"):
+    setattr(Tensor, _name + "_", _inplace(getattr(arithmetic, _name)))
+Tensor.__rand__, Tensor.__ror__, Tensor.__rxor__ = (_reflected(arithmetic.bitwise_and), _reflected(arithmetic.bitwise_or),
+                                                    _reflected(arithmetic.bitwise_xor))
+Tensor.__iand__, Tensor.__ior__, Tensor.__ixor__ = (_operator_inplace(arithmetic.bitwise_and),
+                                                    _operator_inplace(arithmetic.bitwise_or),
+                                                    _operator_inplace(arithmetic.bitwise_xor))
+
+__all__ += ["index_factories", "searching"]

@@ -430,6 +430,9 @@ def _logical(ufunc):
             raise NotImplementedError(f'"{ufunc}" not implemented for '
                                       f"'{dtype._legacy_name[:-6]}': only integer and bool tensors")
         return wrap(_binary(ufunc, input, other, dtype), _like(input, other))
+    combine.__name__ = ufunc
+    combine.__doc__ = (f"Elementwise ``{ufunc}`` of integer or bool tensors (or numbers) (``torch.{ufunc}``, "
+                       "``aten/src/ATen/native/BinaryOps.cpp``).")
     return combine
 
 
@@ -439,6 +442,8 @@ bitwise_xor = _logical("bitwise_xor")
 
 
 def bitwise_not(input):
+    """Elementwise NOT of an integer or bool tensor, ``~x`` (``torch.bitwise_not``,
+    ``aten/src/ATen/native/UnaryOps.cpp``)."""
     if input._dtype.is_floating_point:
         raise TypeError("~ (bitwise_not) is only supported for integer and bool tensors")
     return wrap(array_module(input._device).invert(input._data), input)

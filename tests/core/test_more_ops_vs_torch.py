@@ -405,9 +405,53 @@ CASES = {
     "scatter_reduce_dtypes": lambda m: m.zeros(3).scatter_reduce(0, m.tensor([0]), m.ones(1, dtype=m.float64), "sum"),
     "scatter_reduce_larger_src_backward": lambda m: m.scatter_reduce(
         m.zeros(3, requires_grad=True), 0, m.tensor([0]), m.ones(2, requires_grad=True), "sum").sum().backward(),
+    # searching, index factories, bitwise ops
+    "searchsorted": lambda m: (m.searchsorted(_sorted_rows(m), m.tensor([[3, 6, 9], [3, 6, 9]])),
+                               m.searchsorted(_sorted_rows(m), m.tensor([[3, 6, 9], [3, 6, 9]]), right=True),
+                               m.searchsorted(_sorted_rows(m)[0], m.tensor(5)), m.searchsorted(_sorted_rows(m)[0], 5),
+                               m.searchsorted(_sorted_rows(m)[0], m.tensor([[3, 6, 9]]), side="right", out_int32=True),
+                               m.searchsorted(m.tensor([1.0, 2.0, float("nan")]), m.tensor([float("nan"), 2.0, 3.0])),
+                               m.searchsorted(m.tensor([3, 1, 2]), m.tensor([2]), sorter=m.tensor([1, 2, 0])),
+                               m.searchsorted(m.tensor([1, 2]), m.tensor([1.5])),
+                               m.searchsorted(m.tensor([1.0, 2.0, float("nan"), float("nan")]), m.tensor([3.0, 0.5, 2.0, 1.0])),
+                               m.searchsorted(m.tensor([1.0, 2.0, float("nan"), float("nan")]), m.tensor([3.0, 0.5, 2.0, 1.0]),
+                                              right=True),
+                               m.searchsorted(m.tensor([1, 2, 2, 2, 3, 5, 8]), m.tensor([[2, 0, 9], [5, 3, 2]]), right=True),
+                               m.searchsorted(m.zeros(0), m.tensor([1.0])), m.searchsorted(m.zeros(2, 0), m.zeros(2, 1))),
+    "searchsorted_shapes": lambda m: m.searchsorted(_sorted_rows(m), m.tensor([1])),
+    "searchsorted_scalar_with_rows": lambda m: m.searchsorted(_sorted_rows(m), 1),
+    "searchsorted_side": lambda m: m.searchsorted(m.tensor([1]), m.tensor([1]), side="middle"),
+    "bucketize": lambda m: (m.bucketize(m.tensor([[3, 6, 9], [1, 10, 0]]), m.tensor([1, 3, 5, 7, 9]), right=True),
+                            m.bucketize(5, m.tensor([1, 3, 5])), m.bucketize(m.tensor([0.5, 7.0]), m.tensor([1, 3]), out_int32=True)),
+    "bucketize_2d_boundaries": lambda m: m.bucketize(m.tensor([1.0]), m.tensor([[1.0]])),
+    "isin": lambda m: (m.isin(m.tensor([1, 2, 3]), m.tensor([2, 5])), m.isin(m.tensor([1.0, 2.0]), 2),
+                       m.isin(2, m.tensor([1, 2])), m.isin(m.tensor([[1, 2], [3, 4]]), m.tensor([[2], [4]]), invert=True),
+                       m.isin(m.tensor([1, 2]), m.tensor([1.5, 2.0]))),
+    "isin_bool": lambda m: m.isin(m.tensor([True]), m.tensor([1])),
+    "tril_triu_indices": lambda m: (m.tril_indices(3, 3), m.triu_indices(3, 4, 1), m.tril_indices(2, 3, -1, dtype=m.int32),
+                                    m.triu_indices(0, 3), m.tril_indices(4, 2, 5), m.triu_indices(3, 3, -5)),
+    "tril_indices_float": lambda m: m.tril_indices(3, 3, dtype=m.float32),
+    "bitwise": lambda m: (m.bitwise_and(m.tensor([12, 10]), m.tensor([10, 6])), m.tensor([12, 10]).bitwise_or(m.tensor([10, 6])),
+                          m.bitwise_xor(m.tensor([12, 10]), 3), m.bitwise_not(m.tensor([12, 10])), 3 & m.tensor([12, 10]),
+                          3 | m.tensor([12, 10]), 3 ^ m.tensor([12, 10]), m.tensor([12, 10]).bitwise_and_(m.tensor([10, 6])),
+                          m.tensor([12, 10]).bitwise_not_(), m.tensor([True, False]) & True, m.bitwise_not(m.tensor([True])),
+                          _augmented(m)),
+    "bitwise_floats": lambda m: m.bitwise_and(m.tensor([1.0]), m.tensor([1.0])),
 }
 
 _LEAF = []
+
+
+def _sorted_rows(m):
+    return m.tensor([[1, 3, 5, 7, 9], [2, 4, 6, 8, 10]])
+
+
+def _augmented(m):
+    a, b, c = m.tensor([12, 10]), m.tensor([12, 10]), m.tensor([12, 10])
+    a &= 6
+    b |= 1
+    c ^= 15
+    return a, b, c
 
 
 def _rows(m, requires_grad=False):

@@ -334,6 +334,24 @@ def _write_into(where, name, suffix, x, *args):
     return getattr(x, name)(*args)
 
 
+def _bitwise(d, where, name, suffix):
+    a, b = labels(d, [12, 10, -3]), labels(d, [10, 6, 5])
+    args = () if name == "not" else (b,)
+    if where == "nnref.":
+        return [getattr(nnref, "bitwise_" + name)(a, *args), getattr(nnref, "bitwise_" + name)(a > 10, *(
+            () if name == "not" else (b > 5,)))]
+    result = getattr(a, "bitwise_" + name + suffix)(*args)
+    return [result, a]
+
+
+def _bitwise_operator(d, kind, name):
+    a = labels(d, [12, 10, -3])
+    if kind == "r":
+        return getattr(a, f"__r{name}__")(6)
+    result = getattr(a, f"__i{name}__")(labels(d, [6, 6, 6]))
+    return [result, a]
+
+
 def _inside_unit(rng, shape):
     return rng.uniform(0.1, 0.9, shape)
 
@@ -1087,6 +1105,21 @@ CASES.update({
     **{f"{where}scatter_reduce{suffix}": op(lambda x, s, where=where, suffix=suffix: [_write_into(
         where, "scatter_reduce", suffix, x, 0, labels(x.device, [[0, 2, 0, 1], [2, 2, 0, 1]]), s, r) for r in (
             "sum", "prod", "mean", "amax", "amin")], (3, 4), (2, 4)) for where, suffix in _FORMS},
+    # searching, index factories, bitwise ops
+    "nnref.searchsorted": case(lambda d: [nnref.searchsorted(labels(d, [[1, 3, 5], [2, 4, 6]]), labels(d, [[3, 9], [0, 4]])),
+                                          nnref.searchsorted(labels(d, [1.0, 2.0, float("nan")]), labels(d, [2.0, float("nan")]),
+                                                             right=True, out_int32=True),
+                                          nnref.searchsorted(labels(d, [3, 1, 2]), 2, sorter=labels(d, [1, 2, 0]))]),
+    "nnref.bucketize": case(lambda d: [nnref.bucketize(labels(d, [[3, 6], [1, 10]]), labels(d, [1, 3, 5]), right=True),
+                                       nnref.bucketize(5, labels(d, [1, 3, 5]))]),
+    "nnref.isin": case(lambda d: [nnref.isin(labels(d, [[1, 2], [3, 4]]), labels(d, [2, 5])), nnref.isin(labels(d, [1.0, 2.0]), 2),
+                                  nnref.isin(2, labels(d, [1, 2]), invert=True)]),
+    **{f"nnref.{name}": case(lambda d, name=name: [getattr(nnref, name)(3, 4, device=d), getattr(nnref, name)(
+        4, 3, -1, dtype=nnref.int32, device=d)]) for name in ("tril_indices", "triu_indices")},
+    **{f"{where}bitwise_{name}{suffix}": case(lambda d, where=where, name=name, suffix=suffix: _bitwise(
+        d, where, name, suffix)) for name in ("and", "or", "xor", "not") for where, suffix in _FORMS},
+    **{f"nnref.Tensor.__{kind}{name}__": case(lambda d, kind=kind, name=name: _bitwise_operator(d, kind, name))
+       for name in ("and", "or", "xor") for kind in ("r", "i")},
     # running ops
     "nnref.cumprod": op(lambda x: [nnref.cumprod(x, 1), nnref.cumprod(x.detach() * (x.detach() > 0), 0)], (3, 4)),
     "nnref.Tensor.cumprod": op(lambda x: x.cumprod(0), (3, 4)),
