@@ -326,3 +326,12 @@ Tensor.__iand__, Tensor.__ior__, Tensor.__ixor__ = (_operator_inplace(arithmetic
                                                     _operator_inplace(arithmetic.bitwise_xor))
 
 __all__ += ["index_factories", "searching"]
+
+from . import compare_inplace  # noqa: E402
+
+for _name in compare_inplace.__all__:
+    setattr(Tensor, _name, getattr(compare_inplace, _name))
+(Tensor.greater_, Tensor.greater_equal_, Tensor.less_, Tensor.less_equal_, Tensor.not_equal_) = (
+    compare_inplace.gt_, compare_inplace.ge_, compare_inplace.lt_, compare_inplace.le_, compare_inplace.ne_)
+
+__all__ += ["compare_inplace"]

@@ -437,9 +437,23 @@ CASES = {
                           m.tensor([12, 10]).bitwise_not_(), m.tensor([True, False]) & True, m.bitwise_not(m.tensor([True])),
                           _augmented(m)),
     "bitwise_floats": lambda m: m.bitwise_and(m.tensor([1.0]), m.tensor([1.0])),
+    "comparisons_in_place": lambda m: [_compared(m, name, other) for name in (
+        "eq_", "ne_", "lt_", "le_", "gt_", "ge_", "greater_", "greater_equal_", "less_", "less_equal_", "not_equal_")
+        for other in (2.0, m.tensor([3.0, 2.0, 1.0], requires_grad=True))] + [
+        m.tensor([1, 2, 3]).lt_(1.5), m.tensor([True, False]).eq_(m.tensor([True, True]))],
+    "comparison_in_place_broadcast": lambda m: m.tensor([1.0]).lt_(m.tensor([1.0, 2.0])),
 }
 
 _LEAF = []
+
+
+def _compared(m, name, other):
+    """``name`` (an in-place comparison) on a non-leaf copy: its values and node, then both gradients."""
+    x = m.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = getattr(x.clone(), name)(other)
+    shown_now = (y.detach().clone(), type(y.grad_fn).__name__)
+    (y * 2).sum().backward()
+    return [*shown_now, x.grad, other.grad if isinstance(other, m.Tensor) else None]
 
 
 def _sorted_rows(m):

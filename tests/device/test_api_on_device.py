@@ -1120,6 +1120,10 @@ CASES.update({
         d, where, name, suffix)) for name in ("and", "or", "xor", "not") for where, suffix in _FORMS},
     **{f"nnref.Tensor.__{kind}{name}__": case(lambda d, kind=kind, name=name: _bitwise_operator(d, kind, name))
        for name in ("and", "or", "xor") for kind in ("r", "i")},
+    **{f"nnref.Tensor.{name}": op(lambda x, y, name=name: [_in_place(x, lambda t: getattr(t, name)(y)),
+                                                        _in_place(x, lambda t: getattr(t, name)(0.25))], (3, 4), (4,))
+       for name in ("eq_", "ne_", "lt_", "le_", "gt_", "ge_", "greater_", "greater_equal_", "less_", "less_equal_",
+                    "not_equal_")},
     # running ops
     "nnref.cumprod": op(lambda x: [nnref.cumprod(x, 1), nnref.cumprod(x.detach() * (x.detach() > 0), 0)], (3, 4)),
     "nnref.Tensor.cumprod": op(lambda x: x.cumprod(0), (3, 4)),
