@@ -23,7 +23,7 @@ from .._ops import (native as _native, native_activation as _native_activation,
                     margin_loss as _margin_loss, multi_margin_loss as _multi_margin_loss,
                     native_pooling as _native_pooling, piecewise_activation as _piecewise,
                     pixel_shuffle as _pixel_shuffle, embedding_bag as _embedding_bag, pad_modes as _pad_modes,
-                    smooth_activation as _smooth_activation, im2col as _im2col)
+                    smooth_activation as _smooth_activation, im2col as _im2col, unpool as _unpool)
 
 __all__ = ["linear", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "dropout",
            "conv2d", "max_pool2d", "max_pool2d_with_indices", "batch_norm", "layer_norm",
@@ -1627,6 +1627,64 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     ``(N, C, *output_size)``, overlapping blocks added (``torch.nn.functional.fold``, ``torch/nn/functional.py``)."""
     return _im2col.col2im(input, _pair(output_size), _pair(kernel_size), _pair(dilation), _pair(padding),
                           _pair(stride))
+
+
+__all__ += ["max_unpool1d", "max_unpool2d", "channel_shuffle", "native_channel_shuffle"]
+
+
+def _unpool_output_size(input, kernel_size, stride, padding, output_size):
+    input_size = input.size()
+    default_size = [(input_size[-len(kernel_size) + d] - 1) * stride[d] + kernel_size[d] - 2 * padding[d]
+                    for d in range(len(kernel_size))]
+    if output_size is None:
+        ret = default_size
+    else:
+        if len(output_size) == len(kernel_size) + 2:
+            output_size = output_size[2:]
+        if len(output_size) != len(kernel_size):
+            raise ValueError(f"output_size should be a sequence containing {len(kernel_size)} or {len(kernel_size) + 2} "
+                             f"elements, but it has a length of '{len(output_size)}'")
+        for d in range(len(kernel_size)):
+            min_size, max_size = default_size[d] - stride[d], default_size[d] + stride[d]
+            if not (min_size < output_size[d] < max_size):
+                raise ValueError(f'invalid output_size "{output_size}" (dim {d} must be between {min_size} and '
+                                 f'{max_size})')
+        ret = output_size
+    for d in range(len(kernel_size)):
+        if ret[d] < 0:
+            raise ValueError(f"max_unpooling: output_size must contain non-negative spatial dimensions, but got "
+                             f"output_size[{d}]={ret[d]}")
+    return ret
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The partial inverse of ``max_pool1d``: each value put back at its index, zeros elsewhere."""
+    kernel = _single(kernel_size, "kernel_size")
+    step = _single(stride, "stride") if stride is not None else kernel
+    output_size = _unpool_output_size(input, kernel, step, _single(padding, "padding"), output_size)
+    output_size = list(output_size) + [1]
+    return _unpool.max_unpool2d(input.unsqueeze(-1), indices.unsqueeze(-1), output_size).squeeze(-1)
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The partial inverse of ``max_pool2d``: each value put back at its index (in ``H*W``), zeros elsewhere."""
+    kernel = _pair(kernel_size, "kernel_size")
+    step = _pair(stride, "stride") if stride is not None else kernel
+    output_size = _unpool_output_size(input, kernel, step, _pair(padding, "padding"), output_size)
+    check_one_device(input, indices)
+    return _unpool.max_unpool2d(input, indices, output_size)
+
+
+def channel_shuffle(input, groups):
+    """Divide the channels of ``(N, C, *)`` into ``groups`` and interleave them (ShuffleNet)
+    (``torch.nn.functional.channel_shuffle``, ``torch/nn/functional.py``)."""
+    return _unpool.channel_shuffle(input, groups)
+
+
+def native_channel_shuffle(input, groups):
+    """:func:`channel_shuffle` with no derivative, as PyTorch's: backpropagating through it raises
+    (``torch.nn.functional.native_channel_shuffle``, ``torch/nn/functional.py``)."""
+    return _unpool.native_channel_shuffle(input, groups)
 
 
 __dir__ = _public_dir(globals(), __all__)

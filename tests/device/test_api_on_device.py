@@ -1411,6 +1411,16 @@ CASES.update({
     "nnref.nn.functional.unfold": op(lambda x: [F.unfold(x, 2), F.unfold(x[0], 3, dilation=2, padding=1)], (2, 3, 5, 6)),
     "nnref.nn.functional.fold": op(lambda x: [F.fold(x, (4, 5), 2), F.fold(x[0], (5, 4), 2)],
                                    (2, 12, 12)),
+    "nnref.nn.MaxUnpool2d": op(lambda x: nn.MaxUnpool2d(3, 2, 1)(*F.max_pool2d(x, 3, 2, 1, return_indices=True),
+                                                                 output_size=(5, 7)), (2, 3, 5, 7)),
+    "nnref.nn.MaxUnpool1d": op(lambda x: nn.MaxUnpool1d(2)(*F.max_pool1d(x, 2, return_indices=True)), (2, 3, 6)),
+    "nnref.nn.functional.max_unpool2d": op(lambda x: F.max_unpool2d(x, labels(x.device, [[[[0, 2, 5], [7, 9, 10]]]]),
+                                                                    (1, 2)), (1, 1, 2, 3)),
+    "nnref.nn.functional.max_unpool1d": op(lambda x: F.max_unpool1d(x, labels(x.device, [[[0, 3, 5], [1, 2, 4]]]), 2),
+                                           (1, 2, 3)),
+    "nnref.nn.ChannelShuffle": layer(lambda: nn.ChannelShuffle(3), (2, 6, 2, 2)),
+    "nnref.nn.functional.channel_shuffle": op(lambda x: F.channel_shuffle(x, 2), (2, 6, 3)),
+    "nnref.nn.functional.native_channel_shuffle": case(lambda d: F.native_channel_shuffle(leaf(d, (2, 6, 3), grad=False), 3)),
     # (end of the cases of tests/nn/test_more_modules.py)
 
     # nnref.optim and its schedulers

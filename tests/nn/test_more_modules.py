@@ -369,6 +369,31 @@ CASES = {
                                                                  padding=1), [x(m, 1, 2, 4, 5)]),
     "fold_reprs": lambda m: (lambda: [repr(n) for n in (m.nn.Unfold(2), m.nn.Unfold((2, 3), 1, 1, 2), m.nn.Fold((4, 5), 2),
                                                         m.nn.Fold(4, (2, 2), stride=2))], []),
+    "max_unpool2d": lambda m: _unpooled(m, m.nn.MaxPool2d(2, return_indices=True), m.nn.MaxUnpool2d(2), (2, 3, 4, 6)),
+    "max_unpool2d_size": lambda m: _unpooled(m, m.nn.MaxPool2d(3, 2, 1, return_indices=True), m.nn.MaxUnpool2d(3, 2, 1),
+                                             (2, 3, 5, 7), output_size=(5, 7)),
+    "max_unpool2d_full_size": lambda m: _unpooled(m, m.nn.MaxPool2d(2, return_indices=True), m.nn.MaxUnpool2d(2),
+                                                  (2, 3, 5, 7), output_size=(2, 3, 5, 7)),
+    "max_unpool2d_bad_size": lambda m: _unpooled(m, m.nn.MaxPool2d(2, return_indices=True), m.nn.MaxUnpool2d(2),
+                                                 (2, 3, 4, 6), output_size=(9, 9)),
+    "max_unpool2d_unbatched": lambda m: _unpooled(m, m.nn.MaxPool2d(2, return_indices=True), m.nn.MaxUnpool2d(2), (3, 4, 6)),
+    "max_unpool1d": lambda m: _unpooled(m, m.nn.MaxPool1d(2, return_indices=True), m.nn.MaxUnpool1d(2), (2, 3, 6)),
+    "max_unpool1d_unbatched": lambda m: _unpooled(m, m.nn.MaxPool1d(3, 2, 1, return_indices=True), m.nn.MaxUnpool1d(3, 2, 1),
+                                                  (3, 7), output_size=[7]),
+    "max_unpool2d_index_shape": lambda m: (lambda t: m.nn.functional.max_unpool2d(t, m.zeros(3, 2, 3, dtype=m.int64), 2),
+                                           [x(m, 2, 3, 2, 3)]),
+    "max_unpool2d_float_index": lambda m: (lambda t: m.nn.functional.max_unpool2d(t, m.zeros(2, 3, 2, 3), 2),
+                                           [x(m, 2, 3, 2, 3)]),
+    "max_unpool2d_bad_index": lambda m: (lambda t: m.nn.functional.max_unpool2d(t, m.full((2, 3, 2, 3), 160), 2),
+                                         [x(m, 2, 3, 2, 3)]),
+    "channel_shuffle": lambda m: (m.nn.ChannelShuffle(3), [x(m, 2, 6, 2, 2)]),
+    "channel_shuffle_3d": lambda m: (m.nn.functional.channel_shuffle, [x(m, 2, 6, 3), 2]),
+    "channel_shuffle_native": lambda m: (m.nn.functional.native_channel_shuffle, [x(m, 2, 6, 3), 3]),
+    "channel_shuffle_groups": lambda m: (m.nn.ChannelShuffle(4), [x(m, 2, 6, 3)]),
+    "channel_shuffle_2d": lambda m: (m.nn.ChannelShuffle(2), [x(m, 4, 6)]),
+    "channel_shuffle_zero": lambda m: (m.nn.ChannelShuffle(0), [x(m, 2, 6, 3)]),
+    "unpool_reprs": lambda m: (lambda: [repr(n) for n in (m.nn.MaxUnpool2d(2), m.nn.MaxUnpool1d(3, 2, 1),
+                                                          m.nn.ChannelShuffle(2))], []),
     # bilinear
     "bilinear": lambda m: (m.nn.Bilinear(5, 4, 3), [x(m, 2, 5), x(m, 2, 4, seed=1)]),
     "bilinear_no_bias_3d": lambda m: (m.nn.Bilinear(5, 4, 3, bias=False), [x(m, 2, 3, 5), x(m, 2, 3, 4, seed=1)]),
@@ -447,6 +472,11 @@ CASES = {
 
 def _ids(m, values, dtype=None):
     return m.tensor(values, dtype=dtype or m.int64)
+
+
+def _unpooled(m, pool, unpool, shape, **options):
+    """Max-pool, then unpool with the indices: the input's gradient flows through both."""
+    return (lambda t: unpool(*pool(t), **options)), [x(m, *shape)], unpool
 
 
 def _weighted_bag(m, bag, ids, offsets, weights):
@@ -543,7 +573,7 @@ def test_instance_norm_warns_as_pytorch_when_the_channels_do_not_match():
 
 
 @pytest.mark.parametrize("name", ["prelu", "threshold", "hardshrink", "softshrink", "soft_margin_loss", "reflect_pad",
-                                  "replicate_pad", "circular_pad", "unfold", "fold"])
+                                  "replicate_pad", "circular_pad", "unfold", "fold", "channel_shuffle", "max_unpool2d"])
 def test_second_derivatives_match_pytorch(name):
     results = []
     for m in (torch, nnref):
@@ -558,6 +588,9 @@ def test_second_derivatives_match_pytorch(name):
              "circular_pad": lambda: F.pad(t, (2, 1), mode="circular") ** 3,
              "unfold": lambda: F.unfold(t.reshape(1, 1, 2, 3), 2, padding=1) ** 3,
              "fold": lambda: F.fold(t.reshape(1, 2, 3), (2, 3), (2, 1)) ** 3,
+             "channel_shuffle": lambda: F.channel_shuffle(t.reshape(1, 2, 3), 2) ** 3,
+             "max_unpool2d": lambda: F.max_unpool2d(t.reshape(1, 1, 2, 3), m.tensor([[[[0, 2, 5], [7, 9, 10]]]]), (1, 2))
+             ** 3,
              }[name]()
         inputs = (t, w) if name == "prelu" else (t,)
         first = m.autograd.grad(y.sum(), inputs, create_graph=True)

@@ -20,9 +20,9 @@ from .normalization import GroupNorm, LayerNorm, LocalResponseNorm, RMSNorm
 from .padding import (CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d, ConstantPad2d, ConstantPad3d,
                       ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, ReplicationPad1d, ReplicationPad2d,
                       ReplicationPad3d, ZeroPad1d, ZeroPad2d, ZeroPad3d)
-from .pixelshuffle import PixelShuffle, PixelUnshuffle
+from .pixelshuffle import ChannelShuffle, PixelShuffle, PixelUnshuffle
 from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool1d, AvgPool2d,
-                      LPPool1d, LPPool2d, MaxPool1d, MaxPool2d)
+                      LPPool1d, LPPool2d, MaxPool1d, MaxPool2d, MaxUnpool1d, MaxUnpool2d)
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding, EmbeddingBag
 from .transformer import (MultiheadAttention, Transformer, TransformerDecoder, TransformerDecoderLayer,
@@ -58,6 +58,7 @@ __all__ += ["ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "Replicatio
 __all__ += ["BatchNorm3d"]
 __all__ += ["MultiMarginLoss", "MultiLabelMarginLoss", "TripletMarginWithDistanceLoss", "LPPool1d", "LPPool2d"]
 __all__ += ["Fold", "Unfold"]
+__all__ += ["MaxUnpool1d", "MaxUnpool2d", "ChannelShuffle"]
 
 
 from ..._namespace import public_dir as _public_dir  # noqa: E402

@@ -1,4 +1,5 @@
-"""``nn.PixelShuffle`` and ``nn.PixelUnshuffle`` (``torch/nn/modules/pixelshuffle.py``)."""
+"""``nn.PixelShuffle`` and ``nn.PixelUnshuffle`` (``torch/nn/modules/pixelshuffle.py``), ``nn.ChannelShuffle``
+(``torch/nn/modules/channelshuffle.py``): layers that rearrange channels."""
 from .. import functional as F
 from .module import Module
 
@@ -35,3 +36,23 @@ class PixelUnshuffle(Module):
 
     def extra_repr(self):
         return f"downscale_factor={self.downscale_factor}"
+
+
+__all__ += ["ChannelShuffle"]
+
+
+class ChannelShuffle(Module):
+    """Divide the channels into ``groups`` and interleave them (ShuffleNet)
+    (``torch/nn/modules/channelshuffle.py``)."""
+
+    __constants__ = ["groups"]
+
+    def __init__(self, groups):
+        super().__init__()
+        self.groups = groups
+
+    def forward(self, input):
+        return F.channel_shuffle(input, self.groups)
+
+    def extra_repr(self):
+        return f"groups={self.groups}"

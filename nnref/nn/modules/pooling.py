@@ -199,3 +199,43 @@ class LPPool2d(_LPPoolNd):
 
     def forward(self, input):
         return F.lp_pool2d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
+__all__ += ["MaxUnpool1d", "MaxUnpool2d"]
+
+
+class _MaxUnpoolNd(Module):
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    """The partial inverse of ``MaxPool1d``: ``forward(input, indices, output_size=None)`` puts each value back at
+    its index, zeros elsewhere."""
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__()
+        self.kernel_size = _single(kernel_size)
+        self.stride = _single(stride if stride is not None else kernel_size)
+        self.padding = _single(padding)
+
+    def forward(self, input, indices, output_size=None):
+        return F.max_unpool1d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+
+def _pair_tuple(value):
+    return tuple(value) if isinstance(value, (tuple, list)) else (value, value)
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    """The partial inverse of ``MaxPool2d``: ``forward(input, indices, output_size=None)`` puts each value back at
+    its index, zeros elsewhere."""
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__()
+        self.kernel_size = _pair_tuple(kernel_size)
+        self.stride = _pair_tuple(stride if stride is not None else kernel_size)
+        self.padding = _pair_tuple(padding)
+
+    def forward(self, input, indices, output_size=None):
+        return F.max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
