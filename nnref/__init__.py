@@ -139,6 +139,9 @@ from ._ops.scatter_reduce import scatter_reduce  # noqa: E402
 scatter_reduce = _with_out(scatter_reduce)
 from ._ops.searching import bucketize, isin, searchsorted  # noqa: E402
 from ._ops.index_factories import tril_indices, triu_indices  # noqa: E402
+from ._ops.diagonal_builders import block_diag, diag_embed, diagflat, msort  # noqa: E402
+from ._creation import logspace  # noqa: E402
+msort, logspace = _with_out(msort), _with_out(logspace)
 from ._ops.arithmetic import bitwise_and, bitwise_not, bitwise_or, bitwise_xor  # noqa: E402
 (bucketize, isin, searchsorted, bitwise_and, bitwise_not, bitwise_or, bitwise_xor) = map(_with_out, (
     bucketize, isin, searchsorted, bitwise_and, bitwise_not, bitwise_or, bitwise_xor))

@@ -210,6 +210,16 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
                    device, requires_grad)
 
 
+def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
+    """``steps`` values from ``base ** start`` to ``base ** end``, evenly spaced in the exponent
+    (``torch.logspace``, ``aten/src/ATen/native/RangeFactories.cpp``)."""
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    dtype = _dtype.as_dtype(dtype)
+    return _finish(lambda xp, dev: xp.power(float(base), xp.linspace(start, end, steps)),
+                   dtype or _dtype.get_default_dtype(), device, requires_grad)
+
+
 def _random_factory(size, dtype, device, requires_grad, sample):
     """A new tensor of ``size`` filled by ``sample(template_array, device)`` (the draw happens on
     the tensor's device: PyTorch's kernels for the CPU, CuPy's generator on a GPU)."""

@@ -335,3 +335,10 @@ for _name in compare_inplace.__all__:
     compare_inplace.gt_, compare_inplace.ge_, compare_inplace.lt_, compare_inplace.le_, compare_inplace.ne_)
 
 __all__ += ["compare_inplace"]
+
+from . import diagonal_builders  # noqa: E402
+
+for _name in ("diag_embed", "diagflat", "msort"):
+    setattr(Tensor, _name, getattr(diagonal_builders, _name))
+
+__all__ += ["diagonal_builders"]

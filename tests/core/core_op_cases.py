@@ -967,3 +967,25 @@ def _(draw, rng):
     a, s = normal(rng, (2, 3)), normal(rng, (2, 3))
     a[0, 0] = s[1, 1] = s[0, 2] = 0.0
     return [a, s], lambda m, x, y: x.scatter_reduce(1, m.tensor([[0, 0, 1], [2, 1, 1]]), y, "prod")
+
+
+# matrices from diagonals and blocks, msort
+@case("diag_embed")
+def _(draw, rng):
+    shape = draw(shapes(min_dims=1, max_dims=2))
+    offset = draw(st.integers(-2, 2))
+    dims = draw(st.permutations(range(len(shape) + 1)))[:2]
+    return [normal(rng, shape)], lambda m, a: m.diag_embed(a, offset, *dims) ** 2
+
+
+unary("diagflat", lambda m, a: m.diagflat(a, -1) ** 2)
+
+
+@case("block_diag")
+def _(draw, rng):
+    return [normal(rng, (2, 3)), normal(rng, (2,)), normal(rng, ())], lambda m, a, b, c: m.block_diag(a, b, c, a) ** 2
+
+
+@case("msort")
+def _(draw, rng):
+    return distinct(rng, draw(shapes(min_dims=1))), lambda m, a: m.msort(a) * a

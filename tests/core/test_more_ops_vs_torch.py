@@ -442,6 +442,21 @@ CASES = {
         for other in (2.0, m.tensor([3.0, 2.0, 1.0], requires_grad=True))] + [
         m.tensor([1, 2, 3]).lt_(1.5), m.tensor([True, False]).eq_(m.tensor([True, True]))],
     "comparison_in_place_broadcast": lambda m: m.tensor([1.0]).lt_(m.tensor([1.0, 2.0])),
+    # matrices from diagonals and blocks, msort, logspace
+    "diag_embed": lambda m: (m.diag_embed(grid(m, True)), m.diag_embed(grid(m), 1, 0, 2), grid(m).diag_embed(-1, 2, 0),
+                             m.diag_embed(m.tensor(2.0)), m.diag_embed(m.tensor([1, 2]), 0, 1, -2)),
+    "diag_embed_same_dims": lambda m: m.diag_embed(grid(m), 0, 1, 1),
+    "diagflat": lambda m: (m.diagflat(grid(m, True)), m.tensor([3.0, 1.0], requires_grad=True).diagflat(-1),
+                           m.diagflat(m.tensor(3)), m.diagflat(grid(m).t(), 2)),
+    "block_diag": lambda m: (m.block_diag(grid(m, True), m.tensor([3.0, 1.0]), m.tensor(5.0)),
+                             m.block_diag(m.tensor([[1, 2]]), m.tensor([1.5])), m.block_diag()),
+    "block_diag_gradients": lambda m: _grads(m, lambda a, b: m.block_diag(a.reshape(2, 2), b) * m.arange(15.0).reshape(3, 5),
+                                             [1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0]),
+    "block_diag_3d": lambda m: m.block_diag(m.zeros(1, 1, 1)),
+    "msort": lambda m: (m.msort(grid(m, True).t()), m.tensor([3, 1, 2]).msort()),
+    "logspace": lambda m: (m.logspace(0, 2, 3), m.logspace(-1, 1, 3, dtype=m.int64), m.logspace(0, 3, 4, base=2, dtype=m.float64),
+                           m.logspace(1, 0, 1), m.logspace(0, 1, 0)),
+    "logspace_negative_steps": lambda m: m.logspace(0, 1, -1),
 }
 
 _LEAF = []

@@ -1124,6 +1124,16 @@ CASES.update({
                                                         _in_place(x, lambda t: getattr(t, name)(0.25))], (3, 4), (4,))
        for name in ("eq_", "ne_", "lt_", "le_", "gt_", "ge_", "greater_", "greater_equal_", "less_", "less_equal_",
                     "not_equal_")},
+    # matrices from diagonals and blocks, msort, logspace
+    **{f"{where}diag_embed": op(lambda x, where=where: [(nnref.diag_embed if where == "nnref." else nnref.Tensor.diag_embed)(x),
+                                                        nnref.diag_embed(x, -1, 2, 0)], (2, 3)) for where in ("nnref.", "nnref.Tensor.")},
+    **{f"{where}diagflat": op(lambda x, where=where: (nnref.diagflat if where == "nnref." else nnref.Tensor.diagflat)(x, 1),
+                              (2, 3)) for where in ("nnref.", "nnref.Tensor.")},
+    **{f"{where}msort": op(lambda x, where=where: (nnref.msort if where == "nnref." else nnref.Tensor.msort)(x), (4, 3))
+       for where in ("nnref.", "nnref.Tensor.")},
+    "nnref.block_diag": op(lambda a, b, c: nnref.block_diag(a, b, c.sum()), (2, 3), (4,), (2,)),
+    "nnref.logspace": case(lambda d: [nnref.logspace(0, 2, 5, device=d), nnref.logspace(-1, 1, 3, base=2, dtype=nnref.int64,
+                                                                                         device=d)]),
     # running ops
     "nnref.cumprod": op(lambda x: [nnref.cumprod(x, 1), nnref.cumprod(x.detach() * (x.detach() > 0), 0)], (3, 4)),
     "nnref.Tensor.cumprod": op(lambda x: x.cumprod(0), (3, 4)),
