@@ -14,7 +14,7 @@ from ._common import record, wrap
 from .native_activation import EluBackward0, EluBackward1, elu
 from .pointwise import where
 
-__all__ = ["threshold", "hardshrink", "softshrink", "prelu", "celu", "INPLACE_NODES"]
+__all__ = ["threshold", "hardshrink", "softshrink", "prelu", "celu", "rrelu", "INPLACE_NODES"]
 
 
 def _float(name, input):
@@ -157,3 +157,48 @@ def celu(input, alpha=1.0):
 
 #: The node an in-place form records in place of the out-of-place one.
 INPLACE_NODES = {ThresholdBackward0: ThresholdBackward1, CeluBackward0: CeluBackward1}
+
+
+class RreluWithNoiseBackward0(Node):
+    """``grad * noise`` in training (each negative value's own slope), the leaky ReLU's gradient otherwise
+    (``rrelu_with_noise_backward``)."""
+
+    def backward(self, grad):
+        (self_,) = self.saved_tensors
+        if self.training and self.upper - self.lower > 1e-6:
+            return (grad * self.noise,)
+        return (where(self_ > 0, grad, grad * ((self.lower + self.upper) / 2)),)
+
+
+class RreluWithNoiseBackward1(RreluWithNoiseBackward0):
+    """The node of the in-place form (``F.rrelu(x, inplace=True)``)."""
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    """``x`` where positive, ``a * x`` elsewhere: in training ``a ~ U(lower, upper)`` drawn for each non-positive
+    value in row-major order (PyTorch's draws on the CPU), else ``a = (lower + upper) / 2``."""
+    if not lower <= upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    x = _float("rrelu_with_noise_out_cpu" if training else "leaky_relu_cpu", input)
+    xp = array_module(input._device)
+    noise = None
+    if training:
+        from .. import _random
+        negative = x <= 0
+        slopes = xp.ones(x.shape, dtype=x.dtype)
+        count = int(negative.sum())
+        if input._device.type == "cpu":
+            # PyTorch makes the input contiguous, then draws for each non-positive value in that (row-major) order
+            slopes[negative] = _random.cpu_generator()._uniform(count, np.float64, lower, upper)
+        else:
+            u = _random.generator(input._device).random(x.shape)
+            slopes = xp.where(negative, (u * (upper - lower) + lower).astype(x.dtype), slopes)
+        data = x * slopes
+        noise = wrap(slopes, input)
+    else:
+        data = xp.where(x > 0, x, x * x.dtype.type((lower + upper) / 2))
+    return record(wrap(data.astype(x.dtype, copy=False), input), RreluWithNoiseBackward0, (input,), saved=(input,),
+                  noise=noise, lower=lower, upper=upper, training=training)
+
+
+INPLACE_NODES[RreluWithNoiseBackward0] = RreluWithNoiseBackward1

@@ -1687,4 +1687,19 @@ def native_channel_shuffle(input, groups):
     return _unpool.native_channel_shuffle(input, groups)
 
 
+__all__ += ["rrelu", "rrelu_"]
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """Randomized leaky ReLU: in training each non-positive value gets a slope drawn from ``U(lower, upper)``
+    (PyTorch's numbers from the same seed on the CPU), else the slope ``(lower + upper) / 2``.
+    Note ``training=False`` by default, as in PyTorch."""
+    return _maybe_inplace_piecewise(input, _piecewise.rrelu, inplace, lower=lower, upper=upper, training=training)
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    """``rrelu`` in place (``torch.nn.functional.rrelu_``, ``torch/nn/functional.py``)."""
+    return rrelu(input, lower, upper, training, inplace=True)
+
+
 __dir__ = _public_dir(globals(), __all__)

@@ -956,6 +956,18 @@ def _embedding_bag(d, mode):
     return with_grads(out, [bag.weight])
 
 
+def _rrelu(d, activation):
+    """Training-mode RReLU: positives kept, each negative scaled by a slope in [0.1, 0.3], gradient the slope."""
+    x = leaf(d, (6, 5))
+    y = activation(x)
+    y.sum().backward()
+    slope = y.detach() / x.detach()
+    negative = x.detach() <= 0
+    return [y.shape, y.device == d, bool((slope[~negative] == 1).all()),
+            bool(((slope[negative] >= 0.1 - 1e-6) & (slope[negative] <= 0.3 + 1e-6)).all()),
+            bool(((x.grad - slope).abs() < 1e-6).all())]
+
+
 def _in_place(x, change):
     """``change`` applied to a non-leaf copy of ``x``, so the gradient flows back through it."""
     y = x * 1
@@ -1431,6 +1443,10 @@ CASES.update({
     "nnref.nn.ChannelShuffle": layer(lambda: nn.ChannelShuffle(3), (2, 6, 2, 2)),
     "nnref.nn.functional.channel_shuffle": op(lambda x: F.channel_shuffle(x, 2), (2, 6, 3)),
     "nnref.nn.functional.native_channel_shuffle": case(lambda d: F.native_channel_shuffle(leaf(d, (2, 6, 3), grad=False), 3)),
+    "nnref.nn.RReLU": case(lambda d: [_rrelu(d, nn.RReLU(0.1, 0.3)), layer(lambda: nn.RReLU(0.1, 0.3).eval(), (4, 5))(d)]),
+    "nnref.nn.functional.rrelu": case(lambda d: [_rrelu(d, lambda x: F.rrelu(x, 0.1, 0.3, training=True)),
+                                                 op(lambda x: F.rrelu(x, 0.1, 0.3), (4, 5))(d)]),
+    "nnref.nn.functional.rrelu_": op(lambda x: _in_place(x, lambda t: F.rrelu_(t, 0.1, 0.3)), (4, 5)),
     # (end of the cases of tests/nn/test_more_modules.py)
 
     # nnref.optim and its schedulers

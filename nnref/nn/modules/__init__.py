@@ -1,7 +1,7 @@
 """The layers of ``nnref.nn``, one file per family as in ``torch/nn/modules/``."""
 from .activation import (ELU, GELU, GLU, CosineSimilarity, PairwiseDistance, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU, LogSigmoid, LogSoftmax,
                          Mish, ReLU, ReLU6, SiLU, Sigmoid, Softmax, Softmax2d, Softplus, Softsign, Tanh,
-                         PReLU, SELU, CELU, Threshold, Hardshrink, Softshrink, Tanhshrink, Softmin)
+                         PReLU, SELU, CELU, Threshold, Hardshrink, Softshrink, Tanhshrink, Softmin, RReLU)
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, ConvTranspose2d, LazyConv2d
@@ -59,6 +59,7 @@ __all__ += ["BatchNorm3d"]
 __all__ += ["MultiMarginLoss", "MultiLabelMarginLoss", "TripletMarginWithDistanceLoss", "LPPool1d", "LPPool2d"]
 __all__ += ["Fold", "Unfold"]
 __all__ += ["MaxUnpool1d", "MaxUnpool2d", "ChannelShuffle"]
+__all__ += ["RReLU"]
 
 
 from ..._namespace import public_dir as _public_dir  # noqa: E402

@@ -421,3 +421,23 @@ class Softmin(Module):
 
     def extra_repr(self):
         return f"dim={self.dim}"
+
+
+__all__ += ["RReLU"]
+
+
+class RReLU(Module):
+    """Randomized leaky ReLU (Xu et al., 2015): in training a random slope ``U(lower, upper)`` for each
+    non-positive value, in evaluation the mean slope ``(lower + upper) / 2``."""
+
+    __constants__ = ["lower", "upper", "inplace"]
+
+    def __init__(self, lower=1.0 / 8, upper=1.0 / 3, inplace=False):
+        super().__init__()
+        self.lower, self.upper, self.inplace = lower, upper, inplace
+
+    def forward(self, input):
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self):
+        return f"lower={self.lower}, upper={self.upper}" + (", inplace=True" if self.inplace else "")
