@@ -1702,4 +1702,24 @@ def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
     return rrelu(input, lower, upper, training, inplace=True)
 
 
+__all__ += ["gumbel_softmax"]
+
+
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    """A sample of the Gumbel-softmax (concrete) distribution: ``softmax((logits + g) / tau)``, ``g`` Gumbel noise
+    drawn as PyTorch draws it (``-log`` of ``exponential_``); ``hard=True`` returns the one-hot of the sample with
+    the soft sample's gradient (straight-through)."""
+    from .._creation import empty_like
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    gumbels = -empty_like(logits).exponential_().log()
+    gumbels = (logits + gumbels) / tau
+    y_soft = gumbels.softmax(dim)
+    if hard:
+        index = y_soft.max(dim, keepdim=True)[1]
+        y_hard = zeros_like(logits).scatter_(dim, index, 1.0)
+        return y_hard - y_soft.detach() + y_soft
+    return y_soft
+
+
 __dir__ = _public_dir(globals(), __all__)

@@ -968,6 +968,16 @@ def _rrelu(d, activation):
             bool(((x.grad - slope).abs() < 1e-6).all())]
 
 
+def _gumbel(d):
+    """Gumbel-softmax samples (random on each device): rows of probabilities, and one-hot rows when hard."""
+    x = leaf(d, (4, 5))
+    soft, hard = F.gumbel_softmax(x, tau=0.5), F.gumbel_softmax(x, hard=True)
+    (soft.sum() + (hard * hard.detach().cumsum(1)).sum()).backward()
+    return [soft.shape, soft.device == d, bool(((soft.sum(1) - 1).abs() < 1e-5).all()), bool((soft >= 0).all()),
+            bool((hard.detach().sum(1) == 1).all()), bool(((hard.detach() == 0) | (hard.detach() == 1)).all()),
+            x.grad is not None and x.grad.shape == x.shape]
+
+
 def _in_place(x, change):
     """``change`` applied to a non-leaf copy of ``x``, so the gradient flows back through it."""
     y = x * 1
@@ -1447,6 +1457,7 @@ CASES.update({
     "nnref.nn.functional.rrelu": case(lambda d: [_rrelu(d, lambda x: F.rrelu(x, 0.1, 0.3, training=True)),
                                                  op(lambda x: F.rrelu(x, 0.1, 0.3), (4, 5))(d)]),
     "nnref.nn.functional.rrelu_": op(lambda x: _in_place(x, lambda t: F.rrelu_(t, 0.1, 0.3)), (4, 5)),
+    "nnref.nn.functional.gumbel_softmax": case(lambda d: _gumbel(d)),
     # (end of the cases of tests/nn/test_more_modules.py)
 
     # nnref.optim and its schedulers

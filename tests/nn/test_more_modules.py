@@ -103,6 +103,10 @@ CASES = {
     "rrelu_bounds": lambda m: (lambda t: m.nn.functional.rrelu(t, 0.5, 0.25), [x(m, 4, 5)]),
     "rrelu_long": lambda m: (lambda t: m.nn.functional.rrelu(t), [m.arange(4)]),
     "rrelu_reprs": lambda m: (lambda: [repr(m.nn.RReLU()), repr(m.nn.RReLU(0.1, 0.3, True))], []),
+    "gumbel_softmax": lambda m: (m.nn.functional.gumbel_softmax, [x(m, 3, 4)]),
+    "gumbel_softmax_tau_dim": lambda m: (lambda t: m.nn.functional.gumbel_softmax(t, tau=0.5, dim=0), [x(m, 3, 4)]),
+    "gumbel_softmax_hard": lambda m: (lambda t: m.nn.functional.gumbel_softmax(t, hard=True), [x(m, 3, 4)]),
+    "gumbel_softmax_double": lambda m: (lambda t: m.nn.functional.gumbel_softmax(t, 2.0), [x(m, 3, 4, dtype="float64")]),
     # 1-d pooling
     "max_pool1d": lambda m: (m.nn.MaxPool1d(3, 2, 1, ceil_mode=True), [x(m, 2, 3, 8)]),
     "max_pool1d_indices": lambda m: (m.nn.MaxPool1d(2, return_indices=True), [x(m, 2, 3, 9)]),
@@ -552,6 +556,12 @@ def test_matches_pytorch(name):
         assert ours[1] == theirs[1] and (theirs[2] in ours[2] or name in OWN_MESSAGE), (ours, theirs)
     else:
         assert ours == theirs
+
+
+def test_gumbel_softmax_warns_about_eps_as_pytorch():
+    for m in (nnref, torch):
+        with pytest.warns(UserWarning, match="`eps` parameter is deprecated"):
+            m.nn.functional.gumbel_softmax(m.zeros(2, 3), eps=1e-3)
 
 
 def test_softmin_without_dim_warns_as_pytorch():
