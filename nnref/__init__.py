@@ -142,6 +142,9 @@ from ._ops.index_factories import tril_indices, triu_indices  # noqa: E402
 from ._ops.diagonal_builders import block_diag, diag_embed, diagflat, msort  # noqa: E402
 from ._creation import logspace  # noqa: E402
 msort, logspace = _with_out(msort), _with_out(logspace)
+from ._ops.binary import gcd, lcm  # noqa: E402
+from ._ops.shape_composites import cartesian_prod, unique_consecutive  # noqa: E402
+gcd, lcm = _with_out(gcd), _with_out(lcm)
 from ._ops.arithmetic import bitwise_and, bitwise_not, bitwise_or, bitwise_xor  # noqa: E402
 (bucketize, isin, searchsorted, bitwise_and, bitwise_not, bitwise_or, bitwise_xor) = map(_with_out, (
     bucketize, isin, searchsorted, bitwise_and, bitwise_not, bitwise_or, bitwise_xor))
@@ -154,3 +157,5 @@ def relu_(input):
 
 # Last, because both build on everything above: `import nnref as torch; torch.nn.Linear` works.
 from . import nn, optim  # noqa: E402
+
+cosine_similarity, pairwise_distance = nn.functional.cosine_similarity, nn.functional.pairwise_distance

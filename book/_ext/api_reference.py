@@ -54,6 +54,7 @@ _TOP_LEVEL = (
 _TOP_LEVEL_NAMES = {  # nnref's own small functions (nnref/__init__.py), and the random factories
     "is_tensor": "tensor", "numel": "tensor", "is_floating_point": "tensor",
     "is_inference": "tensor", "relu_": "ops", "result_type": "dtype",
+    "cosine_similarity": "ops", "pairwise_distance": "ops",  # nn.functional's, also at the top level
     **dict.fromkeys(["rand", "rand_like", "randn", "randn_like", "randint", "randint_like",
                      "randperm", "normal"], "random"),
 }

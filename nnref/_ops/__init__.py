@@ -285,7 +285,7 @@ __all__ += ["reduce_more"]
 
 from . import shape_composites  # noqa: E402
 
-for _name in ("tensor_split", "hsplit", "vsplit", "dsplit", "fliplr", "flipud", "rot90", "diff"):
+for _name in ("tensor_split", "hsplit", "vsplit", "dsplit", "fliplr", "flipud", "rot90", "diff", "unique_consecutive"):
     setattr(Tensor, _name, getattr(shape_composites, _name))
 
 __all__ += ["shape_composites"]

@@ -1,5 +1,5 @@
-"""More binary ops of ``aten/src/ATen/native/BinaryOps.cpp``: ``fmod``, ``fmax``, ``fmin`` and
-``float_power`` (``Pow.cpp``).
+"""More binary ops of ``aten/src/ATen/native/BinaryOps.cpp``: ``fmod``, ``fmax``, ``fmin``,
+``float_power`` (``Pow.cpp``), ``gcd`` and ``lcm``.
 
 ``fmod`` is C's remainder (the sign of the dividend), beside ``remainder`` (Python's ``%``);
 ``fmax``/``fmin`` ignore a NaN where the other operand is a number; ``float_power`` is ``pow``
@@ -14,7 +14,7 @@ from ..autograd.graph import Node
 from ._common import broadcast_error, check_same_device, operand_data, record, result_type, wrap
 from .arithmetic import _binary, _integer_division_dtype, _like, div, pow
 
-__all__ = ["fmod", "fmax", "fmin", "float_power"]
+__all__ = ["fmod", "fmax", "fmin", "float_power", "gcd", "lcm"]
 
 
 class FmodBackward0(Node):
@@ -104,3 +104,26 @@ def float_power_(self, exponent):
     return apply_inplace(self, float_power, exponent)
 
 
+
+
+def _integers_only(name, input, other):
+    if not isinstance(other, Tensor):
+        raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+    dtype = result_type(input, other)
+    if dtype.is_floating_point or dtype is _dtype.bool:
+        raise NotImplementedError(f'"{name}_cpu" not implemented for \'{dtype._legacy_name[:-6]}\'')
+    return dtype
+
+
+def gcd(input, other):
+    """The greatest common divisor, elementwise, of integer tensors (``gcd(0, 0) = 0``)
+    (``torch.gcd``, ``aten/src/ATen/native/BinaryOps.cpp``)."""
+    dtype = _integers_only("gcd", input, other)
+    return wrap(_binary("gcd", input, other, dtype), _like(input, other))
+
+
+def lcm(input, other):
+    """The least common multiple, elementwise, of integer tensors (``torch.lcm``,
+    ``aten/src/ATen/native/BinaryOps.cpp``)."""
+    dtype = _integers_only("lcm", input, other)
+    return wrap(_binary("lcm", input, other, dtype), _like(input, other))

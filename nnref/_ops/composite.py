@@ -33,11 +33,11 @@ def meshgrid(*tensors, indexing=None):
     for t in tensors:
         if t._data.ndim > 1:
             raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t}")
-    vectors = [t.reshape(-1) for t in tensors]
+    vectors = list(tensors)  # (each is viewed straight to its grid shape, as in PyTorch: no reshape node)
     swap = indexing == "xy" and len(vectors) >= 2
     if swap:
         vectors[0], vectors[1] = vectors[1], vectors[0]
-    shape = tuple(v.shape[0] for v in vectors)
+    shape = tuple(v.numel() for v in vectors)
     grids = []
     for k, v in enumerate(vectors):
         view = [1] * len(vectors)

@@ -22,7 +22,8 @@ from .reorder import flip
 from .shape import cat, expand, reshape, unsqueeze
 
 __all__ = ["tensor_split", "hsplit", "vsplit", "dsplit", "hstack", "vstack", "dstack", "column_stack",
-           "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_tensors", "fliplr", "flipud", "rot90", "diff"]
+           "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_tensors", "fliplr", "flipud", "rot90", "diff",
+           "cartesian_prod", "unique_consecutive"]
 
 
 # -- splitting -------------------------------------------------------------------------------------
@@ -260,3 +261,57 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         later, earlier = narrow(input, dim, 1, length - 1), narrow(input, dim, 0, length - 1)
         input = logical_xor(later, earlier) if input._dtype is _dtype.bool else sub(later, earlier)
     return input
+
+
+def cartesian_prod(*tensors):
+    """Every combination of one element from each 1-d tensor, one per row (one tensor comes back
+    itself): ``meshgrid``, ``flatten``, ``stack`` as in PyTorch (``torch.cartesian_prod``,
+    ``aten/src/ATen/native/Itertools.cpp``)."""
+    from .composite import meshgrid
+    from .shape import flatten, stack
+    for t in tensors:
+        if t._data.ndim != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
+    if len(tensors) == 1:
+        return tensors[0]
+    return stack([flatten(g) for g in meshgrid(*tensors, indexing="ij")], 1)
+
+
+class UniqueConsecutiveBackward0(Node):
+    def backward(self, grad):
+        raise NotImplementedError("the derivative for 'unique_consecutive' is not implemented.")
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """Each run of equal consecutive values (slices along ``dim``) kept once; with
+    ``return_inverse``, the run each element belongs to, and with ``return_counts``, each run's
+    length (``torch.unique_consecutive``, ``aten/src/ATen/native/Unique.cpp``)."""
+    from ._common import needs_grad
+    xp = array_module(input._device)
+    data = input._data
+    if dim is None:
+        rows = data.reshape(-1, 1)
+        shape = data.shape
+    else:
+        dim = _wrap_dim(dim, data.ndim)
+        rows = xp.moveaxis(data, dim, 0).reshape(data.shape[dim], -1)
+        shape = (data.shape[dim],)
+    n = rows.shape[0]
+    if n:
+        starts = xp.concatenate([xp.ones(1, dtype=bool), xp.any(rows[1:] != rows[:-1], axis=1)])
+    else:
+        starts = xp.zeros(0, dtype=bool)
+    kept = xp.nonzero(starts)[0]
+    if dim is None:
+        values = data.reshape(-1)[kept]
+    else:
+        values = xp.ascontiguousarray(xp.take(data, kept, axis=dim))
+    out = wrap(values, input)
+    if needs_grad(input):
+        out.grad_fn = UniqueConsecutiveBackward0((input,))
+    results = [out]
+    if return_inverse:
+        results.append(wrap((xp.cumsum(starts.astype(np.int64)) - 1).reshape(shape), input))
+    if return_counts:
+        results.append(wrap(xp.diff(xp.concatenate([kept, xp.asarray([n])])).astype(np.int64), input))
+    return results[0] if len(results) == 1 else tuple(results)

@@ -989,3 +989,8 @@ def _(draw, rng):
 @case("msort")
 def _(draw, rng):
     return distinct(rng, draw(shapes(min_dims=1))), lambda m, a: m.msort(a) * a
+
+
+@case("cartesian_prod")
+def _(draw, rng):
+    return [normal(rng, (2,)), normal(rng, (3,))], lambda m, a, b: m.cartesian_prod(a, b, a) ** 2

@@ -105,6 +105,8 @@ CASES = {
     # composites: PyTorch builds them from other ops, and so does nnref
     "meshgrid_ij": lambda m: m.meshgrid(m.tensor([1.0, 2.0], requires_grad=True), m.tensor([3.0, 4.0, 5.0]), indexing="ij"),
     "meshgrid_xy": lambda m: m.meshgrid(m.tensor([1, 2]), m.tensor([3, 4, 5]), indexing="xy"),
+    "meshgrid_graph": lambda m: [[f.name() for f, _ in g.grad_fn.next_functions] for g in m.meshgrid(
+        m.tensor([1.0, 2.0], requires_grad=True), m.tensor(3.0, requires_grad=True), indexing="xy")],
     "meshgrid_list": lambda m: m.meshgrid([m.tensor([1, 2]), m.tensor([3])], indexing="ij"),
     "meshgrid_bad_indexing": lambda m: m.meshgrid(m.tensor([1, 2]), indexing="yx"),
     "take_along_dim": lambda m: (m.take_along_dim(grid(m, True), m.tensor([[0], [2]]), dim=1),
@@ -457,6 +459,26 @@ CASES = {
     "logspace": lambda m: (m.logspace(0, 2, 3), m.logspace(-1, 1, 3, dtype=m.int64), m.logspace(0, 3, 4, base=2, dtype=m.float64),
                            m.logspace(1, 0, 1), m.logspace(0, 1, 0)),
     "logspace_negative_steps": lambda m: m.logspace(0, 1, -1),
+    # gcd, lcm, cartesian_prod, unique_consecutive, top-level cosine_similarity and pairwise_distance
+    "gcd_lcm": lambda m: (m.gcd(m.tensor([12, -18, 0]), m.tensor([8, 12, 0])), m.lcm(m.tensor([4, -6, 0]), m.tensor([6, 4, 5])),
+                          m.gcd(m.tensor([12], dtype=m.int32), m.tensor([8])), m.tensor([12]).gcd_(m.tensor([8])),
+                          m.tensor([4]).lcm(m.tensor([6])), m.tensor([4]).lcm_(m.tensor([6]))),
+    "gcd_number": lambda m: m.gcd(m.tensor([9, 6]), 6),
+    "gcd_floats": lambda m: m.gcd(m.tensor([1.0]), m.tensor([1.0])),
+    "cartesian_prod": lambda m: (m.cartesian_prod(m.tensor([1.0, 2.0], requires_grad=True), m.tensor([3.0, 4.0, 5.0])),
+                                 m.cartesian_prod(m.tensor([1, 2]), m.tensor([3]), m.tensor([4, 5])),
+                                 (lambda v: m.cartesian_prod(v) is v)(m.tensor([1.0]))),
+    "cartesian_prod_2d": lambda m: m.cartesian_prod(m.zeros(2, 2)),
+    "unique_consecutive": lambda m: (m.unique_consecutive(m.tensor([1, 1, 2, 2, 3, 1]), return_inverse=True, return_counts=True),
+                                     m.unique_consecutive(m.tensor([[1, 1], [1, 1], [2, 3]]), dim=0),
+                                     m.tensor([[1, 1], [1, 1], [2, 3]]).unique_consecutive(return_inverse=True),
+                                     m.unique_consecutive(m.tensor(3)), m.unique_consecutive(m.tensor([]), return_counts=True),
+                                     m.unique_consecutive(m.tensor([[1, 1], [1, 1], [2, 3]]), dim=1, return_inverse=True,
+                                                          return_counts=True),
+                                     m.unique_consecutive(m.tensor([1.0, 1.0, 2.0], requires_grad=True))),
+    "unique_consecutive_backward": lambda m: m.unique_consecutive(m.tensor([1.0, 1.0, 2.0], requires_grad=True)).sum().backward(),
+    "top_level_distances": lambda m: (m.cosine_similarity(m.ones(2, 3), m.arange(6.0).reshape(2, 3)),
+                                      m.pairwise_distance(m.ones(2, 3), m.arange(6.0).reshape(2, 3))),
 }
 
 _LEAF = []

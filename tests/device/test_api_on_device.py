@@ -1156,6 +1156,18 @@ CASES.update({
     "nnref.block_diag": op(lambda a, b, c: nnref.block_diag(a, b, c.sum()), (2, 3), (4,), (2,)),
     "nnref.logspace": case(lambda d: [nnref.logspace(0, 2, 5, device=d), nnref.logspace(-1, 1, 3, base=2, dtype=nnref.int64,
                                                                                          device=d)]),
+    # gcd, lcm, cartesian_prod, unique_consecutive, top-level cosine_similarity and pairwise_distance
+    **{f"{where}{name}{suffix}": case(lambda d, where=where, name=name, suffix=suffix: _write_into(
+        where, name, suffix, labels(d, [12, -18, 0, 7]), labels(d, [8, 12, 0, 3]))) for name in ("gcd", "lcm")
+       for where, suffix in _FORMS},
+    "nnref.cartesian_prod": op(lambda a, b: nnref.cartesian_prod(a, b, a), (2,), (3,)),
+    **{f"{where}unique_consecutive": case(lambda d, where=where: [
+        (nnref.unique_consecutive if where == "nnref." else nnref.Tensor.unique_consecutive)(
+            labels(d, [1, 1, 2, 2, 3, 1]), return_inverse=True, return_counts=True),
+        nnref.unique_consecutive(labels(d, [[1, 1], [1, 1], [2, 3]]), dim=0, return_counts=True)])
+       for where in ("nnref.", "nnref.Tensor.")},
+    "nnref.cosine_similarity": op(lambda a, b: nnref.cosine_similarity(a, b), (3, 4), (3, 4)),
+    "nnref.pairwise_distance": op(lambda a, b: nnref.pairwise_distance(a, b), (3, 4), (3, 4)),
     # running ops
     "nnref.cumprod": op(lambda x: [nnref.cumprod(x, 1), nnref.cumprod(x.detach() * (x.detach() > 0), 0)], (3, 4)),
     "nnref.Tensor.cumprod": op(lambda x: x.cumprod(0), (3, 4)),
