@@ -1470,6 +1470,13 @@ CASES.update({
                                                  op(lambda x: F.rrelu(x, 0.1, 0.3), (4, 5))(d)]),
     "nnref.nn.functional.rrelu_": op(lambda x: _in_place(x, lambda t: F.rrelu_(t, 0.1, 0.3)), (4, 5)),
     "nnref.nn.functional.gumbel_softmax": case(lambda d: _gumbel(d)),
+    "nnref.nn.LazyConv1d": case(lambda d: _lazy(d, lambda: nn.LazyConv1d(4, 3, padding=1), (2, 3, 5))),
+    "nnref.nn.LazyBatchNorm1d": case(lambda d: _lazy(d, lambda: nn.LazyBatchNorm1d(), (4, 3))),
+    "nnref.nn.LazyBatchNorm2d": case(lambda d: _lazy(d, lambda: nn.LazyBatchNorm2d(), (2, 3, 2, 2))),
+    "nnref.nn.LazyBatchNorm3d": case(lambda d: _lazy(d, lambda: nn.LazyBatchNorm3d(), (2, 3, 2, 2, 2))),
+    "nnref.nn.LazyInstanceNorm1d": case(lambda d: _lazy(d, lambda: nn.LazyInstanceNorm1d(), (2, 3, 5))),
+    "nnref.nn.LazyInstanceNorm2d": case(lambda d: _lazy(d, lambda: nn.LazyInstanceNorm2d(), (2, 3, 2, 3))),
+    "nnref.nn.LazyInstanceNorm3d": case(lambda d: _lazy(d, lambda: nn.LazyInstanceNorm3d(), (2, 3, 2, 2, 2))),
     # (end of the cases of tests/nn/test_more_modules.py)
 
     # nnref.optim and its schedulers

@@ -177,6 +177,20 @@ CASES = {
     "batch_norm3d": lambda m: (_perturbed(m, m.nn.BatchNorm3d(3)), [x(m, 2, 3, 2, 3, 2)]),
     "batch_norm3d_eval": lambda m: (_evaluated3d(m, m.nn.BatchNorm3d(3, momentum=None)), [x(m, 2, 3, 2, 3, 2)]),
     "batch_norm3d_4d": lambda m: (m.nn.BatchNorm3d(3), [x(m, 2, 3, 2, 3)]),
+    "lazy_batch_norm1d": lambda m: (m.nn.LazyBatchNorm1d(), [x(m, 4, 3)]),
+    "lazy_batch_norm2d": lambda m: (m.nn.LazyBatchNorm2d(momentum=0.3), [x(m, 2, 3, 2, 2)]),
+    "lazy_batch_norm3d_plain": lambda m: (m.nn.LazyBatchNorm3d(affine=False, track_running_stats=False),
+                                          [x(m, 2, 3, 2, 2, 2)]),
+    "lazy_batch_norm1d_3d_input": lambda m: (m.nn.LazyBatchNorm1d(), [x(m, 2, 3, 2, 2)]),
+    "lazy_instance_norm1d": lambda m: (m.nn.LazyInstanceNorm1d(), [x(m, 2, 3, 5)]),
+    "lazy_instance_norm2d": lambda m: (m.nn.LazyInstanceNorm2d(affine=False, track_running_stats=False),
+                                       [x(m, 2, 3, 2, 3)]),
+    "lazy_instance_norm3d": lambda m: (m.nn.LazyInstanceNorm3d(), [x(m, 2, 3, 2, 2, 2)]),
+    "lazy_conv1d": lambda m: (m.nn.LazyConv1d(4, 3, padding=1), [x(m, 2, 3, 5)]),
+    "lazy_conv1d_unbatched": lambda m: (m.nn.LazyConv1d(4, 2, bias=False), [x(m, 3, 5)]),
+    "lazy_reprs": lambda m: (lambda: [repr(n) for n in (m.nn.LazyBatchNorm1d(), m.nn.LazyInstanceNorm2d(eps=1e-3),
+                                                        m.nn.LazyConv1d(4, 3))] + [
+        list(m.nn.LazyBatchNorm2d().state_dict()), list(m.nn.LazyInstanceNorm1d().state_dict())], []),
     # pixel shuffle
     "pixel_shuffle": lambda m: (m.nn.PixelShuffle(2), [x(m, 2, 8, 2, 3)]),
     "pixel_shuffle_unbatched": lambda m: (m.nn.PixelShuffle(3), [x(m, 9, 2, 1)]),
@@ -545,10 +559,11 @@ def _evaluated(m, module):
 
 
 # errors whose text is nnref's own (the batch norm layers name themselves and the shape they want)
-OWN_MESSAGE = {"batch_norm3d_4d"}
+OWN_MESSAGE = {"batch_norm3d_4d", "lazy_batch_norm1d_3d_input"}
 
 
 @pytest.mark.filterwarnings("ignore:size_average and reduce args will be deprecated")
+@pytest.mark.filterwarnings("ignore:input's size at dim=1 does not match num_features")
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_matches_pytorch(name):
     ours, theirs = run(CASES[name], nnref), run(CASES[name], torch)

@@ -2,9 +2,9 @@
 from .activation import (ELU, GELU, GLU, CosineSimilarity, PairwiseDistance, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU, LogSigmoid, LogSoftmax,
                          Mish, ReLU, ReLU6, SiLU, Sigmoid, Softmax, Softmax2d, Softplus, Softsign, Tanh,
                          PReLU, SELU, CELU, Threshold, Hardshrink, Softshrink, Tanhshrink, Softmin, RReLU)
-from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
+from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d, LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
-from .conv import Conv1d, Conv2d, ConvTranspose2d, LazyConv2d
+from .conv import Conv1d, Conv2d, ConvTranspose2d, LazyConv1d, LazyConv2d
 from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from .flatten import Flatten, Unflatten, Upsample, UpsamplingNearest2d
 from .fold import Fold, Unfold
@@ -15,7 +15,8 @@ from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDi
                    MultiLabelSoftMarginLoss, PoissonNLLLoss, SoftMarginLoss, TripletMarginLoss, MultiLabelMarginLoss,
                    MultiMarginLoss, TripletMarginWithDistanceLoss)
 from .module import Module
-from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
+from .instancenorm import (InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, LazyInstanceNorm1d, LazyInstanceNorm2d,
+                           LazyInstanceNorm3d)
 from .normalization import GroupNorm, LayerNorm, LocalResponseNorm, RMSNorm
 from .padding import (CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d, ConstantPad2d, ConstantPad3d,
                       ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, ReplicationPad1d, ReplicationPad2d,
@@ -60,6 +61,8 @@ __all__ += ["MultiMarginLoss", "MultiLabelMarginLoss", "TripletMarginWithDistanc
 __all__ += ["Fold", "Unfold"]
 __all__ += ["MaxUnpool1d", "MaxUnpool2d", "ChannelShuffle"]
 __all__ += ["RReLU"]
+__all__ += ["LazyConv1d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d",
+            "LazyInstanceNorm3d"]
 
 
 from ..._namespace import public_dir as _public_dir  # noqa: E402

@@ -3,8 +3,9 @@ from ... import _dtype
 from ..._creation import empty, ones, tensor, zeros
 from ...autograd.grad_mode import no_grad
 from .. import functional as F, init
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter
 from ._shape_errors import naming_layer
+from .lazy import LazyModuleMixin
 from .module import Module
 
 __all__ = ["BatchNorm1d", "BatchNorm2d"]
@@ -91,7 +92,9 @@ class _NormBase(Module):
 class _BatchNorm(_NormBase):
     def forward(self, input):
         self._check_input_dim(input)
-        if input.shape[1] != self.num_features:
+        # a layer with neither parameters nor running statistics (a lazy one built so) uses no num_features
+        stateless = self.weight is None and self.running_mean is None
+        if input.shape[1] != self.num_features and not (stateless and self.num_features == 0):
             raise RuntimeError(f"{self._get_name()}({self.extra_repr()}) expected input with "
                                f"{self.num_features} channels in dim 1, but got input of size "
                                f"{list(input.shape)}")
@@ -144,3 +147,72 @@ class BatchNorm3d(_BatchNorm):
     def _check_input_dim(self, input):
         if input.dim() != 5:
             raise self._shape_error(input, f"5D (N, {self.num_features}, D, H, W)")
+
+
+__all__ += ["LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d"]
+
+
+class _LazyNormBase(LazyModuleMixin, _NormBase):
+    """A norm layer whose ``num_features`` is read from the first input's dim 1 (``torch/nn/modules/batchnorm.py``)."""
+
+    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None, *,
+                 bias=True):
+        factory_kwargs = {"device": device, "dtype": dtype}
+        # affine and track_running_stats off here, so that no tensors are made only to be replaced
+        super().__init__(0, eps, momentum, False, False, **factory_kwargs)
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if self.affine:
+            self.weight = UninitializedParameter(**factory_kwargs)
+            self.bias = UninitializedParameter(**factory_kwargs)
+        if self.track_running_stats:
+            self.running_mean = UninitializedBuffer(**factory_kwargs)
+            self.running_var = UninitializedBuffer(**factory_kwargs)
+            self.num_batches_tracked = tensor(0, dtype=_dtype.int64, device=device)
+
+    def reset_parameters(self):
+        """Reset as the eager layer does once ``num_features`` is known (``torch/nn/modules/batchnorm.py``)."""
+        if not self.has_uninitialized_params() and self.num_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input):
+        """On the first ``forward``: ``num_features`` from ``input.shape[1]``, the parameters and buffers
+        materialised and reset (``torch/nn/modules/batchnorm.py``)."""
+        if self.has_uninitialized_params():
+            self.num_features = input.shape[1]
+            if self.affine:
+                self.weight.materialize((self.num_features,))
+                self.bias.materialize((self.num_features,))
+            if self.track_running_stats:
+                self.running_mean.materialize((self.num_features,))
+                self.running_var.materialize((self.num_features,))
+            self.reset_parameters()
+
+
+def _expect_dims(allowed):
+    def check(self, input):
+        if input.dim() not in allowed:
+            wanted = " or ".join(f"{d}D" for d in allowed)
+            raise ValueError(f"expected {wanted} input (got {input.dim()}D input)")
+    return check
+
+
+class LazyBatchNorm1d(_LazyNormBase, _BatchNorm):
+    """A ``BatchNorm1d`` whose ``num_features`` is read from the first input."""
+
+    cls_to_become = BatchNorm1d
+    _check_input_dim = _expect_dims((2, 3))
+
+
+class LazyBatchNorm2d(_LazyNormBase, _BatchNorm):
+    """A ``BatchNorm2d`` whose ``num_features`` is read from the first input."""
+
+    cls_to_become = BatchNorm2d
+    _check_input_dim = _expect_dims((4,))
+
+
+class LazyBatchNorm3d(_LazyNormBase, _BatchNorm):
+    """A ``BatchNorm3d`` whose ``num_features`` is read from the first input."""
+
+    cls_to_become = BatchNorm3d
+    _check_input_dim = _expect_dims((5,))

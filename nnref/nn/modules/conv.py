@@ -255,3 +255,42 @@ class LazyConv2d(LazyModuleMixin, Conv2d):
                 if self.bias is not None:
                     self.bias.materialize((self.out_channels,))
                 self.reset_parameters()
+
+
+__all__ += ["LazyConv1d"]
+
+
+class LazyConv1d(LazyModuleMixin, Conv1d):
+    """A ``Conv1d`` whose ``in_channels`` is read from the first input (``input.shape[-2]``)."""
+
+    cls_to_become = Conv1d
+
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+                 padding_mode="zeros", device=None, dtype=None):
+        factory_kwargs = {"device": device, "dtype": dtype}
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, **factory_kwargs)
+        self.weight = UninitializedParameter(**factory_kwargs)
+        self.out_channels = out_channels
+        if bias:
+            self.bias = UninitializedParameter(**factory_kwargs)
+
+    def reset_parameters(self):
+        """Initialise as ``Conv1d`` once ``in_channels`` is known (``torch/nn/modules/conv.py``)."""
+        if not self.has_uninitialized_params() and self.in_channels != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input, *args, **kwargs):
+        """On the first ``forward``: take ``in_channels`` from the input, materialise the weight
+        and bias and initialise them (``torch/nn/modules/conv.py``)."""
+        if self.has_uninitialized_params():
+            if input.dim() not in (2, 3):
+                raise RuntimeError(f"Expected 2D (unbatched) or 3D (batched) input to {self.__class__.__name__}, but "
+                                   f"got input of size: {input.shape}")
+            self.in_channels = input.shape[1] if input.dim() == 3 else input.shape[0]
+            if self.in_channels % self.groups != 0:
+                raise ValueError("in_channels must be divisible by groups")
+            with no_grad():
+                self.weight.materialize((self.out_channels, self.in_channels // self.groups, *self.kernel_size))
+                if self.bias is not None:
+                    self.bias.materialize((self.out_channels,))
+                self.reset_parameters()
