@@ -1,5 +1,5 @@
 """``beta * input + alpha * product`` ops (``addmv``, ``addr``, ``baddbmm``, ``addbmm``), ``vdot``,
-``kron`` and ``cross``.
+``kron``, ``cross`` and ``dist``.
 
 Mirrors ``aten/src/ATen/native/Blas.cpp`` (addmv), ``LinearAlgebra.cpp`` (addr, baddbmm, addbmm,
 kron), ``Blas.cpp``'s ``vdot`` and ``Cross.cpp`` (``linalg_cross``).  Gradients are those of
@@ -21,7 +21,7 @@ from ..autograd.graph import Node
 from ._common import check_same_device, from_accumulator, record, wrap
 from .linalg import _same_dtype, _unsafe_view, bmm, dot, mm, mv
 
-__all__ = ["addmv", "addr", "baddbmm", "addbmm", "vdot", "kron", "cross"]
+__all__ = ["addmv", "addr", "baddbmm", "addbmm", "vdot", "kron", "cross", "dist"]
 
 
 def _check_scalars(input, beta, alpha):
@@ -232,3 +232,42 @@ def cross(input, other, dim=None):
         raise broadcast_error(input._data, other._data) from None
     out = wrap(xp.ascontiguousarray(data), input)
     return record(out, LinalgCrossBackward0, (input, other), saved=(input, other), dim=dim)
+
+
+class DistBackward0(Node):
+    """``norm_backward`` of ``input - other`` (the same for ``other``, negated)."""
+
+    def backward(self, grad):
+        from .reduction import norm_backward
+        self_, other, result = self.saved_tensors
+        difference = self_ - other
+        grad_self = norm_backward(grad, difference, result, self.p, tuple(range(difference._data.ndim)), False)
+        if grad_self is None:  # p = 0: no gradient; PyTorch's node fails negating it for ``other``
+            if self.needs_input_grad[1]:
+                raise RuntimeError("Expected a proper Tensor but got None (or an undefined Tensor in C++) for "
+                                   "argument #0 'self'")
+            return None, None
+        return grad_self, -grad_self
+
+
+def dist(input, other, p=2):
+    """The p-norm of ``input - other`` (broadcast), a 0-d tensor (``torch.dist``,
+    ``aten/src/ATen/native/Distance.cpp``)."""
+    from ._common import broadcast_error, result_type
+    from .reduction import _vector_norm
+    check_same_device(input, other)
+    dtype = result_type(input, other)
+    if not dtype.is_floating_point:
+        raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got "
+                           f"{dtype._legacy_name[:-6]} instead.")
+    a = input._data.astype(dtype._accumulate, copy=False)
+    b = other._data.astype(dtype._accumulate, copy=False)
+    try:
+        difference = a - b
+    except ValueError:
+        raise broadcast_error(input._data, other._data) from None
+    xp = array_module(input._device)
+    with np.errstate(over="ignore"):
+        data = _vector_norm(difference, p, tuple(range(difference.ndim)), False)
+    out = wrap(from_accumulator(xp.asarray(data), dtype), input)
+    return record(out, DistBackward0, (input, other), saved=(input, other), save_result=True, p=p)

@@ -174,25 +174,31 @@ class LinalgVectorNormBackward0(Node):
 
     def backward(self, grad):
         self_, result = self.saved_tensors
-        p, shape = self.ord, self_._data.shape
-        grad = _expand_back(grad, shape, self.dims, self.keepdim)
-        result = _expand_back(result, shape, self.dims, self.keepdim)
-        if p == 0:
-            return (None,)  # a count of nonzeros: PyTorch gives no gradient at all
-        if p == 1:
-            return (self_.sign() * grad,)
-        if p == 2:
-            return (grad * (self_ / result).masked_fill(result == 0, 0.0),)
-        if math.isinf(p):
-            # Every position where |x| reaches the norm (or is nan) shares the gradient.
-            magnitude = self_.abs()
-            mask = (magnitude == result) | (magnitude != magnitude)
-            return (self_.sign() * (grad / mask.sum(self.dims, keepdim=True)) * mask,)
-        if p < 1:
-            scaled = self_.sign() * self_.abs().pow(p - 1).masked_fill(self_ == 0, 0.0)
-            return (scaled * grad * result.pow(1 - p),)
-        scaled = self_.sign() * self_.abs().pow(p - 1) if p < 2 else self_ * self_.abs().pow(p - 2)
-        return (scaled * (grad / result.pow(p - 1)).masked_fill(result == 0, 0.0),)
+        return (norm_backward(grad, self_, result, self.ord, self.dims, self.keepdim),)
+
+
+def norm_backward(grad, self_, result, p, dims, keepdim):
+    """PyTorch's ``norm_backward`` (``FunctionsManual.cpp``): the gradient of the p-norm ``result``
+    of ``self_`` over ``dims``, or None for p = 0 (a count: no gradient at all)."""
+    shape = self_._data.shape
+    grad = _expand_back(grad, shape, dims, keepdim)
+    result = _expand_back(result, shape, dims, keepdim)
+    if p == 0:
+        return None
+    if p == 1:
+        return self_.sign() * grad
+    if p == 2:
+        return grad * (self_ / result).masked_fill(result == 0, 0.0)
+    if math.isinf(p):
+        # Every position where |x| reaches the norm (or is nan) shares the gradient.
+        magnitude = self_.abs()
+        mask = (magnitude == result) | (magnitude != magnitude)
+        return self_.sign() * (grad / mask.sum(dims, keepdim=True)) * mask
+    if p < 1:
+        scaled = self_.sign() * self_.abs().pow(p - 1).masked_fill(self_ == 0, 0.0)
+        return scaled * grad * result.pow(1 - p)
+    scaled = self_.sign() * self_.abs().pow(p - 1) if p < 2 else self_ * self_.abs().pow(p - 2)
+    return scaled * (grad / result.pow(p - 1)).masked_fill(result == 0, 0.0)
 
 
 class NormBackward1(LinalgVectorNormBackward0):

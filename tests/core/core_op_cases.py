@@ -994,3 +994,11 @@ def _(draw, rng):
 @case("cartesian_prod")
 def _(draw, rng):
     return [normal(rng, (2,)), normal(rng, (3,))], lambda m, a, b: m.cartesian_prod(a, b, a) ** 2
+
+
+@case("dist")
+def _(draw, rng):
+    a, b = draw(broadcast_pair())
+    p = draw(st.sampled_from([2, 1, 3, 1.5]))  # (inf-norms tie too easily after broadcasting: see the tables)
+    x, y = distinct(rng, a, b)
+    return [x, y + 0.05], lambda m, u, v: m.dist(u, v, p)

@@ -479,6 +479,14 @@ CASES = {
     "unique_consecutive_backward": lambda m: m.unique_consecutive(m.tensor([1.0, 1.0, 2.0], requires_grad=True)).sum().backward(),
     "top_level_distances": lambda m: (m.cosine_similarity(m.ones(2, 3), m.arange(6.0).reshape(2, 3)),
                                       m.pairwise_distance(m.ones(2, 3), m.arange(6.0).reshape(2, 3))),
+    "dist": lambda m: [_grads(m, lambda a, b: m.dist(a.reshape(2, 2), b, p), [1.0, 2.0, 3.0, 4.0], [1.0, 0.0])
+                       for p in (2, 1, float("inf"), -float("inf"), 3, 0.5)] + [
+        m.dist(m.tensor([1.0]), m.tensor([1.0], dtype=m.float64)), m.tensor([1.0, 2.0]).dist(m.tensor([0.0, 0.0]), 1),
+        m.dist(m.tensor([1.0, 2.0]).half(), m.tensor([0.5, 1.0]).half()), m.dist(m.zeros(2, 2), m.zeros(2), 0)],
+    "dist_p0_backward": lambda m: (lambda a: (m.dist(a, m.zeros(2, 2), 0).backward(), a.grad))(m.ones(2, requires_grad=True)),
+    "dist_p0_backward_to_other": lambda m: m.dist(m.ones(2), m.zeros(2, requires_grad=True), 0).backward(),
+    "dist_integers": lambda m: m.dist(m.tensor([1, 2]), m.tensor([0, 0])),
+    "dist_broadcast": lambda m: m.dist(m.zeros(2, 2), m.zeros(3)),
 }
 
 _LEAF = []

@@ -1168,6 +1168,9 @@ CASES.update({
        for where in ("nnref.", "nnref.Tensor.")},
     "nnref.cosine_similarity": op(lambda a, b: nnref.cosine_similarity(a, b), (3, 4), (3, 4)),
     "nnref.pairwise_distance": op(lambda a, b: nnref.pairwise_distance(a, b), (3, 4), (3, 4)),
+    **{f"{where}dist": op(lambda a, b, where=where: [(nnref.dist if where == "nnref." else nnref.Tensor.dist)(a, b),
+                                                     nnref.dist(a, b, 1), nnref.dist(a, b, float("inf")), nnref.dist(a, b, 3)],
+                          (3, 4), (4,)) for where in ("nnref.", "nnref.Tensor.")},
     # running ops
     "nnref.cumprod": op(lambda x: [nnref.cumprod(x, 1), nnref.cumprod(x.detach() * (x.detach() > 0), 0)], (3, 4)),
     "nnref.Tensor.cumprod": op(lambda x: x.cumprod(0), (3, 4)),
