@@ -134,6 +134,7 @@ column_stack, diff, dstack, hstack, vstack = map(_with_out, (column_stack, diff,
 from ._ops.blas import addbmm, addmv, addr, baddbmm, cross, kron, vdot  # noqa: E402
 addbmm, addmv, addr, baddbmm, cross, kron, vdot = map(_with_out, (addbmm, addmv, addr, baddbmm, cross, kron, vdot))
 from ._ops.blas import dist  # noqa: E402
+from ._ops.integration import cumulative_trapezoid, trapezoid, trapz  # noqa: E402
 from ._ops.index_ops import index_copy, index_fill, masked_scatter, select_scatter, slice_scatter, take  # noqa: E402
 index_copy, slice_scatter, take = map(_with_out, (index_copy, slice_scatter, take))
 from ._ops.scatter_reduce import scatter_reduce  # noqa: E402

@@ -342,3 +342,7 @@ for _name in ("diag_embed", "diagflat", "msort"):
     setattr(Tensor, _name, getattr(diagonal_builders, _name))
 
 __all__ += ["diagonal_builders"]
+
+from . import integration  # noqa: E402
+
+__all__ += ["integration"]

@@ -1002,3 +1002,23 @@ def _(draw, rng):
     p = draw(st.sampled_from([2, 1, 3, 1.5]))  # (inf-norms tie too easily after broadcasting: see the tables)
     x, y = distinct(rng, a, b)
     return [x, y + 0.05], lambda m, u, v: m.dist(u, v, p)
+
+
+# the trapezoidal rule (PyTorch's graph: MulBackward1 and DivBackward1 for the products with numbers)
+@case("trapezoid")
+def _(draw, rng):
+    shape = draw(shapes(min_dims=1))
+    dim = draw(st.integers(-len(shape), len(shape) - 1))
+    dx = draw(st.sampled_from([None, 0.5, 2]))
+    return [normal(rng, shape)], lambda m, y: (m.trapezoid(y, dim=dim) if dx is None else m.trapezoid(y, dx=dx, dim=dim)) ** 2
+
+
+@case("trapezoid_x")
+def _(draw, rng):
+    return [normal(rng, (2, 4)), np.sort(normal(rng, (4,)))], lambda m, y, x: m.trapezoid(y, x) ** 2
+
+
+@case("cumulative_trapezoid")
+def _(draw, rng):
+    return [normal(rng, (3, 4)), np.sort(normal(rng, (3,)))], \
+        lambda m, y, x: m.cumulative_trapezoid(y, dx=0.5) ** 2 + m.cumulative_trapezoid(y, x, dim=0).sum()

@@ -487,6 +487,16 @@ CASES = {
     "dist_p0_backward_to_other": lambda m: m.dist(m.ones(2), m.zeros(2, requires_grad=True), 0).backward(),
     "dist_integers": lambda m: m.dist(m.tensor([1, 2]), m.tensor([0, 0])),
     "dist_broadcast": lambda m: m.dist(m.zeros(2, 2), m.zeros(3)),
+    "trapezoid": lambda m: (m.trapezoid(grid(m, True)), m.trapezoid(grid(m, True), dx=2.0), m.trapz(grid(m), dx=2),
+                            m.trapezoid(grid(m, True), m.tensor([0.0, 1.0, 3.0], requires_grad=True)),
+                            m.trapezoid(grid(m), dim=0), m.trapezoid(m.tensor([1, 2, 3])), m.trapezoid(m.zeros(2, 0)),
+                            m.trapezoid(m.zeros(2, 1)), m.trapezoid(grid(m), m.tensor([[0.0, 1.0, 2.0], [0.0, 2.0, 4.0]]))),
+    "trapezoid_x_length": lambda m: m.trapezoid(grid(m), m.tensor([0.0, 1.0])),
+    "trapezoid_dx_none": lambda m: m.trapezoid(grid(m), dx=None),
+    "trapezoid_number_x": lambda m: m.trapezoid(grid(m), 2.0),
+    "cumulative_trapezoid": lambda m: (m.cumulative_trapezoid(grid(m, True)), m.cumulative_trapezoid(grid(m, True), dim=0, dx=0.5),
+                                       m.cumulative_trapezoid(grid(m, True), m.tensor([0.0, 1.0, 3.0], requires_grad=True)),
+                                       m.cumulative_trapezoid(m.tensor([1, 2, 3]), dx=3)),
 }
 
 _LEAF = []

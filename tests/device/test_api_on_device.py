@@ -1171,6 +1171,9 @@ CASES.update({
     **{f"{where}dist": op(lambda a, b, where=where: [(nnref.dist if where == "nnref." else nnref.Tensor.dist)(a, b),
                                                      nnref.dist(a, b, 1), nnref.dist(a, b, float("inf")), nnref.dist(a, b, 3)],
                           (3, 4), (4,)) for where in ("nnref.", "nnref.Tensor.")},
+    **{f"nnref.{name}": op(lambda y, x, name=name: [getattr(nnref, name)(y), getattr(nnref, name)(y, dx=0.5, dim=0),
+                                                    getattr(nnref, name)(y, x.sort().values)], (3, 4), (4,))
+       for name in ("trapezoid", "trapz", "cumulative_trapezoid")},
     # running ops
     "nnref.cumprod": op(lambda x: [nnref.cumprod(x, 1), nnref.cumprod(x.detach() * (x.detach() > 0), 0)], (3, 4)),
     "nnref.Tensor.cumprod": op(lambda x: x.cumprod(0), (3, 4)),
