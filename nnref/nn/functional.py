@@ -1722,4 +1722,31 @@ def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
     return y_soft
 
 
+__all__ += ["upsample", "upsample_nearest", "upsample_bilinear"]
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    """Deprecated name of :func:`interpolate`, with PyTorch's warning (``torch.nn.functional.upsample``,
+    ``torch/nn/functional.py``)."""
+    warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    """Deprecated: :func:`interpolate` with ``mode='nearest'``, with PyTorch's warning
+    (``torch.nn.functional.upsample_nearest``, ``torch/nn/functional.py``)."""
+    warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` instead.",
+                  stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    """Deprecated: :func:`interpolate` with ``mode='bilinear'``, which nnref does not have, so it raises
+    ``NotImplementedError`` after PyTorch's warning (``torch.nn.functional.upsample_bilinear``,
+    ``torch/nn/functional.py``)."""
+    warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead.",
+                  stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
 __dir__ = _public_dir(globals(), __all__)

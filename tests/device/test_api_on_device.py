@@ -978,6 +978,14 @@ def _gumbel(d):
             x.grad is not None and x.grad.shape == x.shape]
 
 
+def _quiet(make):
+    """``make()`` with its deprecation warning silenced (the deprecated names' device cases)."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return make()
+
+
 def _in_place(x, change):
     """``change`` applied to a non-leaf copy of ``x``, so the gradient flows back through it."""
     y = x * 1
@@ -1483,6 +1491,10 @@ CASES.update({
     "nnref.nn.LazyInstanceNorm1d": case(lambda d: _lazy(d, lambda: nn.LazyInstanceNorm1d(), (2, 3, 5))),
     "nnref.nn.LazyInstanceNorm2d": case(lambda d: _lazy(d, lambda: nn.LazyInstanceNorm2d(), (2, 3, 2, 3))),
     "nnref.nn.LazyInstanceNorm3d": case(lambda d: _lazy(d, lambda: nn.LazyInstanceNorm3d(), (2, 3, 2, 2, 2))),
+    "nnref.nn.NLLLoss2d": loss(lambda: _quiet(lambda: nn.NLLLoss2d()), (4, 5), target=lambda d: labels(d, [0, 4, 2, 2])),
+    "nnref.nn.functional.upsample": op(lambda x: _quiet(lambda: F.upsample(x, scale_factor=2)), (1, 2, 3, 4)),
+    "nnref.nn.functional.upsample_nearest": op(lambda x: _quiet(lambda: F.upsample_nearest(x, size=(4, 5))), (1, 2, 3, 4)),
+    "nnref.nn.functional.upsample_bilinear": HOST_ONLY("refused at once: nnref has no bilinear interpolation"),
     # (end of the cases of tests/nn/test_more_modules.py)
 
     # nnref.optim and its schedulers

@@ -579,6 +579,27 @@ def test_gumbel_softmax_warns_about_eps_as_pytorch():
             m.nn.functional.gumbel_softmax(m.zeros(2, 3), eps=1e-3)
 
 
+def test_deprecated_names_warn_as_pytorch_and_compute_the_same():
+    values = np.arange(12.0).reshape(1, 1, 3, 4)
+    results = []
+    for m in (nnref, torch):
+        F = m.nn.functional
+        with pytest.warns(FutureWarning, match="`NLLLoss2d` has been deprecated"):
+            loss = m.nn.NLLLoss2d(ignore_index=1)
+        with pytest.warns(UserWarning, match="`nn.functional.upsample` is deprecated"):
+            up = F.upsample(m.tensor(values), scale_factor=2)
+        with pytest.warns(UserWarning, match="`nn.functional.upsample_nearest` is deprecated"):
+            nearest = F.upsample_nearest(m.tensor(values), size=(4, 5))
+        with pytest.warns(UserWarning, match="`nn.functional.upsample_bilinear` is deprecated"):
+            with pytest.raises(NotImplementedError if m is nnref else AssertionError):
+                F.upsample_bilinear(m.tensor(values), scale_factor=2)
+                raise AssertionError("PyTorch has bilinear interpolation")
+        scores = m.tensor(np.linspace(-1, 1, 24).reshape(2, 3, 2, 2))
+        results.append([repr(loss), round(float(loss(scores, m.tensor([[[0, 1], [2, 1]], [[1, 0], [0, 2]]]))), 12),
+                        up.numpy().tolist(), nearest.numpy().tolist()])
+    assert results[0] == results[1]
+
+
 def test_softmin_without_dim_warns_as_pytorch():
     for m in (nnref, torch):
         with pytest.warns(UserWarning, match="Implicit dimension choice for softmin"):

@@ -13,7 +13,7 @@ from .linear import Bilinear, Identity, LazyLinear, Linear
 from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss, MSELoss,
                    NLLLoss, SmoothL1Loss, CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss, MarginRankingLoss,
                    MultiLabelSoftMarginLoss, PoissonNLLLoss, SoftMarginLoss, TripletMarginLoss, MultiLabelMarginLoss,
-                   MultiMarginLoss, TripletMarginWithDistanceLoss)
+                   MultiMarginLoss, TripletMarginWithDistanceLoss, NLLLoss2d)
 from .module import Module
 from .instancenorm import (InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, LazyInstanceNorm1d, LazyInstanceNorm2d,
                            LazyInstanceNorm3d)
@@ -61,6 +61,7 @@ __all__ += ["MultiMarginLoss", "MultiLabelMarginLoss", "TripletMarginWithDistanc
 __all__ += ["Fold", "Unfold"]
 __all__ += ["MaxUnpool1d", "MaxUnpool2d", "ChannelShuffle"]
 __all__ += ["RReLU"]
+__all__ += ["NLLLoss2d"]
 __all__ += ["LazyConv1d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d",
             "LazyInstanceNorm3d"]
 
