@@ -153,6 +153,32 @@ def is_lazy(param):
     return isinstance(param, _UninitializedTensorMixin)
 
 
+__all__ += ["Buffer"]
+
+
+class _BufferMeta(type):
+    """``isinstance(t, Buffer)`` is True for any tensor marked as a buffer (``torch/nn/parameter.py``)."""
+
+    def __instancecheck__(cls, instance):
+        if cls is Buffer and isinstance(instance, Tensor) and getattr(instance, "_is_buffer", False):
+            return True
+        return super().__instancecheck__(instance)
+
+
+class Buffer(Tensor, metaclass=_BufferMeta):
+    """A tensor that registers itself as a buffer when assigned to a module attribute
+    (``self.mask = nn.Buffer(t)``); ``persistent=False`` keeps it out of the ``state_dict``.
+    Like PyTorch's, ``Buffer(t)`` returns a plain tensor (a detached alias of ``t``) marked as a buffer."""
+
+    def __new__(cls, data=None, *, persistent=True):
+        if data is None:
+            data = empty(0)
+        t = data.detach().requires_grad_(data.requires_grad)
+        t.persistent = persistent
+        t._is_buffer = True
+        return t
+
+
 from .._namespace import public_dir as _public_dir  # noqa: E402
 
 __dir__ = _public_dir(globals(), __all__)

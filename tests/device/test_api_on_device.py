@@ -986,6 +986,15 @@ def _quiet(make):
         return make()
 
 
+def _buffers(d):
+    """A module holding ``nn.Buffer`` attributes, moved to ``d``: its buffers and state_dict keys."""
+    module = nn.Module()
+    module.kept = nn.Buffer(nnref.arange(3.0))
+    module.scratch = nn.Buffer(nnref.ones(2), persistent=False)
+    module.to(d)
+    return [list(module.buffers()), list(module.state_dict()), module.kept.device == d]
+
+
 def _in_place(x, change):
     """``change`` applied to a non-leaf copy of ``x``, so the gradient flows back through it."""
     y = x * 1
@@ -1495,6 +1504,7 @@ CASES.update({
     "nnref.nn.functional.upsample": op(lambda x: _quiet(lambda: F.upsample(x, scale_factor=2)), (1, 2, 3, 4)),
     "nnref.nn.functional.upsample_nearest": op(lambda x: _quiet(lambda: F.upsample_nearest(x, size=(4, 5))), (1, 2, 3, 4)),
     "nnref.nn.functional.upsample_bilinear": HOST_ONLY("refused at once: nnref has no bilinear interpolation"),
+    "nnref.nn.Buffer": case(lambda d: _buffers(d)),
     # (end of the cases of tests/nn/test_more_modules.py)
 
     # nnref.optim and its schedulers

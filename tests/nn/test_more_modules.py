@@ -600,6 +600,28 @@ def test_deprecated_names_warn_as_pytorch_and_compute_the_same():
     assert results[0] == results[1]
 
 
+def test_buffer_registers_itself_as_pytorchs():
+    results = []
+    for m in (torch, nnref):
+        class Holder(m.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.kept = m.nn.Buffer(m.ones(2))
+                self.scratch = m.nn.Buffer(m.zeros(3), persistent=False)
+                self.plain = m.ones(1)
+
+        module = Holder()
+        leaf = m.ones(2, requires_grad=True)
+        marked = m.nn.Buffer(leaf)
+        module.kept = m.nn.Buffer(m.full((2,), 3.0), persistent=False)  # re-assigned: now non-persistent
+        module.plain_again = m.nn.Buffer(m.zeros(1))
+        results.append([list(module.state_dict()), [n for n, _ in module.named_buffers()],
+                        isinstance(module.scratch, m.nn.Buffer), isinstance(m.ones(1), m.nn.Buffer),
+                        type(marked).__name__, marked.requires_grad, marked.grad_fn is None, marked.persistent,
+                        list(m.nn.Buffer().shape), repr(module), module.kept.tolist()])
+    assert results[0] == results[1]
+
+
 def test_softmin_without_dim_warns_as_pytorch():
     for m in (nnref, torch):
         with pytest.warns(UserWarning, match="Implicit dimension choice for softmin"):

@@ -31,7 +31,7 @@ from ..._dtype import dtype as _dtype_class
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from ...utils.hooks import RemovableHandle
-from ..parameter import Parameter, is_lazy
+from ..parameter import Buffer, Parameter, is_lazy
 from ._backward_hook import BackwardHook
 
 __all__ = [
@@ -802,11 +802,13 @@ class Module:
                 modules[name] = _registered(_global_module_registration_hooks, self, name, value)
             else:
                 buffers = self.__dict__.get("_buffers")
-                if buffers is not None and name in buffers:
+                if isinstance(value, Buffer) or buffers is not None and name in buffers:
                     if value is not None and not isinstance(value, Tensor):
                         raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
                                         "(torch.Tensor or None expected)")
-                    self.register_buffer(name, value, name not in self._non_persistent_buffers_set)
+                    persistent = (value.persistent if isinstance(value, Buffer)
+                                  else name not in self._non_persistent_buffers_set)
+                    self.register_buffer(name, value, persistent)
                 else:
                     super().__setattr__(name, value)
 
