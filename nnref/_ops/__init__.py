@@ -346,3 +346,8 @@ __all__ += ["diagonal_builders"]
 from . import integration  # noqa: E402
 
 __all__ += ["integration"]
+
+from . import histograms  # noqa: E402
+
+Tensor.histc = histograms.histc
+__all__ += ["histograms"]

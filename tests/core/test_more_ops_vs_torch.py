@@ -497,6 +497,16 @@ CASES = {
     "cumulative_trapezoid": lambda m: (m.cumulative_trapezoid(grid(m, True)), m.cumulative_trapezoid(grid(m, True), dim=0, dx=0.5),
                                        m.cumulative_trapezoid(grid(m, True), m.tensor([0.0, 1.0, 3.0], requires_grad=True)),
                                        m.cumulative_trapezoid(m.tensor([1, 2, 3]), dx=3)),
+    "histc": lambda m: (m.histc(m.tensor([1.0, 2.0, 1.0]), bins=4, min=0, max=3), m.histc(m.tensor([1.0, 2.0, 1.0, 4.0]), 3),
+                        m.histc(m.tensor([2.0, 2.0]), 3), m.histc(m.tensor([1.0, float("nan")]), 4, 0, 2),
+                        m.histc(m.tensor([1.0, 2.0], dtype=m.float64), 2), m.histc(m.tensor([1.0, 2.0], requires_grad=True), 2),
+                        m.histc(m.tensor([]), 3), m.histc(m.tensor([0.1, 0.2, 0.3]), 3, 0.1, 0.3),
+                        m.tensor([0.5, 0.25, 3.0]).histc(5, -1, 1), m.histc(m.tensor([1.0, 2.0]).half(), 2),
+                        m.histc(m.linspace(-3.0, 3.0, 1001) ** 3, 17, -20.0, 20.0)),
+    "histc_integers": lambda m: m.histc(m.tensor([1, 2]), 3),
+    "histc_no_bins": lambda m: m.histc(m.tensor([1.0]), 0),
+    "histc_reversed_range": lambda m: m.histc(m.tensor([1.0]), 3, min=2, max=1),
+    "histc_infinite_range": lambda m: m.histc(m.tensor([1.0, -1.0, float("inf")]), 4),
 }
 
 _LEAF = []

@@ -1191,6 +1191,9 @@ CASES.update({
     **{f"nnref.{name}": op(lambda y, x, name=name: [getattr(nnref, name)(y), getattr(nnref, name)(y, dx=0.5, dim=0),
                                                     getattr(nnref, name)(y, x.sort().values)], (3, 4), (4,))
        for name in ("trapezoid", "trapz", "cumulative_trapezoid")},
+    **{f"{where}histc": case(lambda d, where=where: [(nnref.histc if where == "nnref." else nnref.Tensor.histc)(
+        leaf(d, (50,), grad=False), 7), nnref.histc(leaf(d, (50,), grad=False, dtype=nnref.float64), 4, -1, 1)])
+       for where in ("nnref.", "nnref.Tensor.")},
     # running ops
     "nnref.cumprod": op(lambda x: [nnref.cumprod(x, 1), nnref.cumprod(x.detach() * (x.detach() > 0), 0)], (3, 4)),
     "nnref.Tensor.cumprod": op(lambda x: x.cumprod(0), (3, 4)),
