@@ -14,16 +14,16 @@ from ._common import needs_grad, record, wrap
 from ._first_order import FirstOrderBackward
 from .native import _as, _opmath, _wants, convolution
 
-__all__ = ["conv1d", "conv_transpose2d"]
+__all__ = ["conv1d", "conv_transpose1d", "conv_transpose2d"]
 
 
 class ConvolutionBackward0(FirstOrderBackward):
-    """The node of ``conv1d`` and of ``conv_transpose2d`` (PyTorch names both so)."""
+    """The node of ``conv1d``, ``conv_transpose1d`` and ``conv_transpose2d`` (PyTorch names them so)."""
 
     def backward(self, grad):
-        if self.transposed:
+        if self.transposed and getattr(self, "inner", None) is None:
             return _conv_transpose2d_backward(self, grad)
-        # conv1d: the 2-D convolution's gradients, reshaped to the 1-D tensors.
+        # conv1d, conv_transpose1d: the 2-D node's gradients, reshaped to the 1-D tensors.
         grad_input, grad_weight, grad_bias = self.inner.backward(wrap(grad._data[:, :, None, :], grad))
         return (None if grad_input is None else wrap(grad_input._data[:, :, 0, :], grad),
                 None if grad_weight is None else wrap(grad_weight._data[:, :, 0, :], grad),
@@ -194,3 +194,28 @@ def conv_transpose2d(input, weight, bias, stride, padding, output_padding, group
                                               dilation=tuple(dilation), groups=groups,
                                               padding=tuple(padding), canvas=tuple(full))
     return result
+
+
+def conv_transpose1d(input, weight, bias, stride, padding, output_padding, groups, dilation):
+    """Transposed 1-D convolution of a batched ``(N, C_in, L)`` input by ``(C_in, C_out/groups, K)``: the 2-D
+    kernel on a height of 1, recorded as one ``ConvolutionBackward0`` as in PyTorch."""
+    x, w = input._data, weight._data
+    if w.ndim != 3:
+        raise RuntimeError(f"Expected {w.ndim}-dimensional input for {w.ndim}-dimensional weight {list(w.shape)}, but "
+                           f"got 3-dimensional input of size {list(x.shape)} instead")
+    record = needs_grad(input, weight, bias)
+    parts = [_leaf_view(input, x[:, :, None, :], record and input.requires_grad),
+             _leaf_view(weight, w[:, :, None, :], record and weight.requires_grad),
+             _leaf_view(bias, None if bias is None else bias._data,
+                        record and bias is not None and bias.requires_grad)]
+    try:
+        inner = conv_transpose2d(parts[0], parts[1], parts[2], (1, stride[0]), (0, padding[0]),
+                                 (0, output_padding[0]), groups, (1, dilation[0]))
+    except RuntimeError as exc:  # name the 1-D shapes, not the 2-D views
+        raise RuntimeError(str(exc).replace(str(list(parts[1].shape)), str(list(w.shape)))
+                           .replace(str(list(parts[0].shape)), str(list(x.shape)))) from None
+    out = wrap(inner._data[:, :, 0, :], input)
+    if record:
+        out.grad_fn = ConvolutionBackward0((input, weight, bias), transposed=True, inner=inner.grad_fn)
+        inner.grad_fn = None
+    return out

@@ -1749,4 +1749,23 @@ def upsample_bilinear(input, size=None, scale_factor=None):
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
 
 
+__all__ += ["conv_transpose1d"]
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """Transposed 1-D convolution: upsamples ``(N, C_in, L)`` by ``(C_in, C_out/groups, K)``;
+    ``L_out = (L - 1) * stride - 2 * padding + dilation * (K - 1) + output_padding + 1``."""
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"Expected 2D (unbatched) or 3D (batched) input to conv_transpose1d, but got input of "
+                           f"size: {list(input.shape)}")
+    check_one_device(input, weight, bias)
+    unbatched = input.dim() == 2
+    if unbatched:
+        input = input.unsqueeze(0)
+    out = _native_conv.conv_transpose1d(input, weight, bias, _single(stride, "stride"), _single(padding, "padding"),
+                                        _single(output_padding, "output_padding"), int(groups),
+                                        _single(dilation, "dilation"))
+    return out.squeeze(0) if unbatched else out
+
+
 __dir__ = _public_dir(globals(), __all__)

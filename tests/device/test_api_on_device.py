@@ -1508,6 +1508,11 @@ CASES.update({
     "nnref.nn.functional.upsample_nearest": op(lambda x: _quiet(lambda: F.upsample_nearest(x, size=(4, 5))), (1, 2, 3, 4)),
     "nnref.nn.functional.upsample_bilinear": HOST_ONLY("refused at once: nnref has no bilinear interpolation"),
     "nnref.nn.Buffer": case(lambda d: _buffers(d)),
+    "nnref.nn.ConvTranspose1d": layer(lambda: nn.ConvTranspose1d(4, 6, 3, stride=2, padding=1, output_padding=1,
+                                                                 groups=2), (2, 4, 5)),
+    "nnref.nn.functional.conv_transpose1d": op(lambda x, w, b: [F.conv_transpose1d(x, w, b, stride=2, padding=1),
+                                                                F.conv_transpose1d(x[0], w, dilation=2)],
+                                               (2, 3, 5), (3, 2, 3), (2,)),
     # (end of the cases of tests/nn/test_more_modules.py)
 
     # nnref.optim and its schedulers

@@ -191,6 +191,17 @@ CASES = {
     "lazy_reprs": lambda m: (lambda: [repr(n) for n in (m.nn.LazyBatchNorm1d(), m.nn.LazyInstanceNorm2d(eps=1e-3),
                                                         m.nn.LazyConv1d(4, 3))] + [
         list(m.nn.LazyBatchNorm2d().state_dict()), list(m.nn.LazyInstanceNorm1d().state_dict())], []),
+    "conv_transpose1d": lambda m: (m.nn.ConvTranspose1d(3, 4, 3, stride=2, padding=1, output_padding=1, dilation=2),
+                                   [x(m, 2, 3, 5)]),
+    "conv_transpose1d_groups_no_bias": lambda m: (m.nn.ConvTranspose1d(4, 6, 2, groups=2, bias=False), [x(m, 2, 4, 5)]),
+    "conv_transpose1d_unbatched": lambda m: (m.nn.ConvTranspose1d(3, 2, 3), [x(m, 3, 5)]),
+    "conv_transpose1d_output_size": lambda m: (lambda t: _seeded_conv_t(m)(t, output_size=[12]), [x(m, 2, 3, 5)]),
+    "conv_transpose1d_functional": lambda m: (lambda t, w, b: m.nn.functional.conv_transpose1d(t, w, b, 2, 1),
+                                              [x(m, 2, 3, 5), x(m, 3, 2, 3, seed=1), x(m, 2, seed=2)]),
+    "conv_transpose1d_1d_input": lambda m: (m.nn.functional.conv_transpose1d, [x(m, 5), x(m, 3, 2, 3)]),
+    "conv_transpose1d_channels": lambda m: (m.nn.functional.conv_transpose1d, [x(m, 2, 4, 5), x(m, 3, 2, 3)]),
+    "conv_transpose1d_reprs": lambda m: (lambda: [repr(m.nn.ConvTranspose1d(3, 2, 3, stride=2)), list(
+        m.nn.ConvTranspose1d(3, 2, 3).state_dict())], []),
     # pixel shuffle
     "pixel_shuffle": lambda m: (m.nn.PixelShuffle(2), [x(m, 2, 8, 2, 3)]),
     "pixel_shuffle_unbatched": lambda m: (m.nn.PixelShuffle(3), [x(m, 9, 2, 1)]),
@@ -543,6 +554,11 @@ def _perturbed(m, module):
         for i, p in enumerate(module.parameters()):
             p.copy_(m.linspace(0.5, 1.5 + i, p.numel()).reshape(p.shape))
     return module
+
+
+def _seeded_conv_t(m):
+    m.manual_seed(0)
+    return m.nn.ConvTranspose1d(3, 2, 3, stride=2)
 
 
 def _evaluated3d(m, module):

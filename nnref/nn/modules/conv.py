@@ -294,3 +294,48 @@ class LazyConv1d(LazyModuleMixin, Conv1d):
                 if self.bias is not None:
                     self.bias.materialize((self.out_channels,))
                 self.reset_parameters()
+
+
+__all__ += ["ConvTranspose1d"]
+
+
+class ConvTranspose1d(_ConvNd):
+    """Transposed 1-D convolution: weight ``(C_in, C_out / groups, K)``;
+    ``L_out = (L - 1) * stride - 2 * padding + dilation * (K - 1) + output_padding + 1``.
+    ``forward(input, output_size=...)`` picks the ``output_padding`` that reaches that length."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                 bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {self.__class__.__name__}')
+        super().__init__(in_channels, out_channels, _single(kernel_size), _single(stride), _single(padding),
+                         _single(dilation), True, _single(output_padding), groups, bias, padding_mode,
+                         device=device, dtype=dtype)
+
+    def _output_padding(self, input, output_size):
+        """The ``output_padding`` that makes the output ``output_size`` (``_ConvTransposeNd``'s)."""
+        if output_size is None:
+            return self.output_padding
+        output_size = list(output_size)
+        if len(output_size) == input.dim():
+            output_size = output_size[-1:]
+        if len(output_size) != 1:
+            raise ValueError(f"ConvTranspose1D: for {input.dim()}D input, output_size must have 1 or {input.dim()} "
+                             f"elements (got {len(output_size)})")
+        smallest = ((input.shape[-1] - 1) * self.stride[0] - 2 * self.padding[0]
+                    + self.dilation[0] * (self.kernel_size[0] - 1) + 1)
+        largest = smallest + self.stride[0] - 1
+        if not smallest <= output_size[0] <= largest:
+            raise ValueError(f"requested an output size of {output_size}, but valid sizes range from [{smallest}] to "
+                             f"[{largest}] (for an input of {input.shape[-1:]})")
+        return (output_size[0] - smallest,)
+
+    def forward(self, input, output_size=None):
+        if input.dim() not in (2, 3) or input.shape[-2] != self.in_channels:
+            raise RuntimeError(
+                f"{self._get_name()}({self.extra_repr()}) expected input of shape (N, {self.in_channels}, L) or "
+                f"({self.in_channels}, L), but got input of size: {list(input.shape)}")
+        output_padding = self._output_padding(input, output_size)
+        with naming_layer(self, input):
+            return F.conv_transpose1d(input, self.weight, self.bias, self.stride, self.padding, output_padding,
+                                      self.groups, self.dilation)
