@@ -1513,6 +1513,8 @@ CASES.update({
     "nnref.nn.functional.conv_transpose1d": op(lambda x, w, b: [F.conv_transpose1d(x, w, b, stride=2, padding=1),
                                                                 F.conv_transpose1d(x[0], w, dilation=2)],
                                                (2, 3, 5), (3, 2, 3), (2,)),
+    "nnref.nn.LazyConvTranspose1d": case(lambda d: _lazy(d, lambda: nn.LazyConvTranspose1d(4, 3, stride=2), (2, 3, 5))),
+    "nnref.nn.LazyConvTranspose2d": case(lambda d: _lazy(d, lambda: nn.LazyConvTranspose2d(4, 3, stride=2), (2, 3, 4, 4))),
     # (end of the cases of tests/nn/test_more_modules.py)
 
     # nnref.optim and its schedulers

@@ -202,6 +202,12 @@ CASES = {
     "conv_transpose1d_channels": lambda m: (m.nn.functional.conv_transpose1d, [x(m, 2, 4, 5), x(m, 3, 2, 3)]),
     "conv_transpose1d_reprs": lambda m: (lambda: [repr(m.nn.ConvTranspose1d(3, 2, 3, stride=2)), list(
         m.nn.ConvTranspose1d(3, 2, 3).state_dict())], []),
+    "lazy_conv_transpose1d": lambda m: (m.nn.LazyConvTranspose1d(4, 3, stride=2, padding=1), [x(m, 2, 3, 5)]),
+    "lazy_conv_transpose1d_unbatched": lambda m: (m.nn.LazyConvTranspose1d(2, 2, bias=False), [x(m, 3, 5)]),
+    "lazy_conv_transpose2d": lambda m: (m.nn.LazyConvTranspose2d(4, 3, stride=2), [x(m, 2, 3, 4, 4)]),
+    "lazy_conv_transpose1d_4d": lambda m: (m.nn.LazyConvTranspose1d(4, 3), [x(m, 2, 3, 4, 4)]),
+    "lazy_conv_transpose_reprs": lambda m: (lambda: [repr(m.nn.LazyConvTranspose1d(4, 3)),
+                                                     repr(m.nn.LazyConvTranspose2d(4, 3, stride=2))], []),
     # pixel shuffle
     "pixel_shuffle": lambda m: (m.nn.PixelShuffle(2), [x(m, 2, 8, 2, 3)]),
     "pixel_shuffle_unbatched": lambda m: (m.nn.PixelShuffle(3), [x(m, 9, 2, 1)]),

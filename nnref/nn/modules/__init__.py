@@ -4,7 +4,8 @@ from .activation import (ELU, GELU, GLU, CosineSimilarity, PairwiseDistance, Har
                          PReLU, SELU, CELU, Threshold, Hardshrink, Softshrink, Tanhshrink, Softmin, RReLU)
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d, LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
-from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d, LazyConv1d, LazyConv2d
+from .conv import (Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d, LazyConv1d, LazyConv2d, LazyConvTranspose1d,
+                   LazyConvTranspose2d)
 from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from .flatten import Flatten, Unflatten, Upsample, UpsamplingNearest2d
 from .fold import Fold, Unfold
@@ -62,7 +63,7 @@ __all__ += ["Fold", "Unfold"]
 __all__ += ["MaxUnpool1d", "MaxUnpool2d", "ChannelShuffle"]
 __all__ += ["RReLU"]
 __all__ += ["NLLLoss2d"]
-__all__ += ["ConvTranspose1d"]
+__all__ += ["ConvTranspose1d", "LazyConvTranspose1d", "LazyConvTranspose2d"]
 __all__ += ["LazyConv1d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d",
             "LazyInstanceNorm3d"]
 

@@ -339,3 +339,68 @@ class ConvTranspose1d(_ConvNd):
         with naming_layer(self, input):
             return F.conv_transpose1d(input, self.weight, self.bias, self.stride, self.padding, output_padding,
                                       self.groups, self.dilation)
+
+
+__all__ += ["LazyConvTranspose1d", "LazyConvTranspose2d"]
+
+
+class _LazyConvTransposeMixin(LazyModuleMixin):
+    """Lazy transposed convolutions: ``in_channels`` from the first input, the weight ``(in, out / groups, *k)``."""
+
+    _dims = 1
+
+    def _lazy_init(self, out_channels, bias, factory_kwargs):
+        self.weight = UninitializedParameter(**factory_kwargs)
+        self.out_channels = out_channels
+        if bias:
+            self.bias = UninitializedParameter(**factory_kwargs)
+
+    def reset_parameters(self):
+        """Initialise as the eager layer once ``in_channels`` is known (``torch/nn/modules/conv.py``)."""
+        if not self.has_uninitialized_params() and self.in_channels != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input, *args, **kwargs):
+        """On the first ``forward``: take ``in_channels`` from the input, materialise the weight and bias and
+        initialise them (``torch/nn/modules/conv.py``)."""
+        if self.has_uninitialized_params():
+            batched = self._dims + 2
+            if input.dim() not in (batched - 1, batched):
+                raise RuntimeError(f"Expected {batched - 1}D (unbatched) or {batched}D (batched) input to "
+                                   f"{self.__class__.__name__}, but got input of size: {input.shape}")
+            self.in_channels = input.shape[1] if input.dim() == batched else input.shape[0]
+            if self.in_channels % self.groups != 0:
+                raise ValueError("in_channels must be divisible by groups")
+            with no_grad():
+                self.weight.materialize((self.in_channels, self.out_channels // self.groups, *self.kernel_size))
+                if self.bias is not None:
+                    self.bias.materialize((self.out_channels,))
+                self.reset_parameters()
+
+
+class LazyConvTranspose1d(_LazyConvTransposeMixin, ConvTranspose1d):
+    """A ``ConvTranspose1d`` whose ``in_channels`` is read from the first input."""
+
+    cls_to_become = ConvTranspose1d
+    _dims = 1
+
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=True,
+                 dilation=1, padding_mode="zeros", device=None, dtype=None):
+        factory_kwargs = {"device": device, "dtype": dtype}
+        super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False, dilation, padding_mode,
+                         **factory_kwargs)
+        self._lazy_init(out_channels, bias, factory_kwargs)
+
+
+class LazyConvTranspose2d(_LazyConvTransposeMixin, ConvTranspose2d):
+    """A ``ConvTranspose2d`` whose ``in_channels`` is read from the first input."""
+
+    cls_to_become = ConvTranspose2d
+    _dims = 2
+
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=True,
+                 dilation=1, padding_mode="zeros", device=None, dtype=None):
+        factory_kwargs = {"device": device, "dtype": dtype}
+        super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False, dilation, padding_mode,
+                         **factory_kwargs)
+        self._lazy_init(out_channels, bias, factory_kwargs)
