@@ -351,3 +351,8 @@ from . import histograms  # noqa: E402
 
 Tensor.histc = histograms.histc
 __all__ += ["histograms"]
+
+from . import float_parts  # noqa: E402
+
+Tensor.frexp, Tensor.ldexp, Tensor.ldexp_ = float_parts.frexp, float_parts.ldexp, _inplace(float_parts.ldexp)
+__all__ += ["float_parts"]

@@ -1022,3 +1022,8 @@ def _(draw, rng):
 def _(draw, rng):
     return [normal(rng, (3, 4)), np.sort(normal(rng, (3,)))], \
         lambda m, y, x: m.cumulative_trapezoid(y, dx=0.5) ** 2 + m.cumulative_trapezoid(y, x, dim=0).sum()
+
+
+binary("ldexp", lambda m, a, b: m.ldexp(a, b))
+unary("ldexp_integer_exponent", lambda m, a: a.ldexp(m.tensor(2)) * a)
+unary("frexp", lambda m, a: m.frexp(a).mantissa * a, values=away_from_zero)

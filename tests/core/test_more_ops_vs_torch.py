@@ -507,6 +507,13 @@ CASES = {
     "histc_no_bins": lambda m: m.histc(m.tensor([1.0]), 0),
     "histc_reversed_range": lambda m: m.histc(m.tensor([1.0]), 3, min=2, max=1),
     "histc_infinite_range": lambda m: m.histc(m.tensor([1.0, -1.0, float("inf")]), 4),
+    "frexp_ldexp": lambda m: (m.frexp(m.tensor([1.0, 3.0, -0.5, 0.0, 1e-30], requires_grad=True)),
+                              m.frexp(m.tensor([1.0], dtype=m.float64)), m.frexp(m.tensor([1.0, float("inf"), float("nan")]).half()),
+                              m.tensor([5.0]).frexp(), m.ldexp(m.tensor([1.0, 3.0], requires_grad=True), m.tensor([1, -2])),
+                              m.ldexp(m.tensor([1, 2]), m.tensor([1, 2])), m.tensor([1.0, 2.0]).ldexp_(m.tensor([3])),
+                              m.ldexp(m.tensor([1.0], dtype=m.float16), m.tensor([20]))),
+    "frexp_integers": lambda m: m.frexp(m.tensor([1, 2])),
+    "ldexp_number": lambda m: m.ldexp(m.tensor([1.0]), 2),
 }
 
 _LEAF = []

@@ -1194,6 +1194,10 @@ CASES.update({
     **{f"{where}histc": case(lambda d, where=where: [(nnref.histc if where == "nnref." else nnref.Tensor.histc)(
         leaf(d, (50,), grad=False), 7), nnref.histc(leaf(d, (50,), grad=False, dtype=nnref.float64), 4, -1, 1)])
        for where in ("nnref.", "nnref.Tensor.")},
+    **{f"{where}frexp": op(lambda x, where=where: list((nnref.frexp if where == "nnref." else nnref.Tensor.frexp)(x * 10)),
+                           (3, 4)) for where in ("nnref.", "nnref.Tensor.")},
+    **{f"{where}ldexp{suffix}": op(lambda x, e, where=where, suffix=suffix: _write_into(where, "ldexp", suffix, x, e),
+                                   (3, 4), (4,)) for where, suffix in _FORMS},
     # running ops
     "nnref.cumprod": op(lambda x: [nnref.cumprod(x, 1), nnref.cumprod(x.detach() * (x.detach() > 0), 0)], (3, 4)),
     "nnref.Tensor.cumprod": op(lambda x: x.cumprod(0), (3, 4)),
