@@ -23,7 +23,8 @@ from .._ops import (native as _native, native_activation as _native_activation,
                     margin_loss as _margin_loss, multi_margin_loss as _multi_margin_loss,
                     native_pooling as _native_pooling, piecewise_activation as _piecewise,
                     pixel_shuffle as _pixel_shuffle, embedding_bag as _embedding_bag, pad_modes as _pad_modes,
-                    smooth_activation as _smooth_activation, im2col as _im2col, unpool as _unpool)
+                    smooth_activation as _smooth_activation, im2col as _im2col, unpool as _unpool,
+                    pdist as _pdist)
 
 __all__ = ["linear", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "dropout",
            "conv2d", "max_pool2d", "max_pool2d_with_indices", "batch_norm", "layer_norm",
@@ -1766,6 +1767,15 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
                                         _single(output_padding, "output_padding"), int(groups),
                                         _single(dilation, "dilation"))
     return out.squeeze(0) if unbatched else out
+
+
+__all__ += ["pdist"]
+
+
+def pdist(input, p=2):
+    """The ``p``-norm distance between every pair of rows of a 2-D input (the upper triangle of
+    ``cdist(input, input)``, row by row) (``torch.nn.functional.pdist``, ``torch/nn/functional.py``)."""
+    return _pdist.pdist(input, p)
 
 
 __dir__ = _public_dir(globals(), __all__)

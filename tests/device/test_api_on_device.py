@@ -1519,6 +1519,8 @@ CASES.update({
                                                (2, 3, 5), (3, 2, 3), (2,)),
     "nnref.nn.LazyConvTranspose1d": case(lambda d: _lazy(d, lambda: nn.LazyConvTranspose1d(4, 3, stride=2), (2, 3, 5))),
     "nnref.nn.LazyConvTranspose2d": case(lambda d: _lazy(d, lambda: nn.LazyConvTranspose2d(4, 3, stride=2), (2, 3, 4, 4))),
+    "nnref.nn.functional.pdist": op(lambda x: [F.pdist(x), F.pdist(x, 1), F.pdist(x, 3), F.pdist(x, float("inf"))],
+                                    (5, 3)),
     # (end of the cases of tests/nn/test_more_modules.py)
 
     # nnref.optim and its schedulers

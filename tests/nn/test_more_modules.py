@@ -208,6 +208,14 @@ CASES = {
     "lazy_conv_transpose1d_4d": lambda m: (m.nn.LazyConvTranspose1d(4, 3), [x(m, 2, 3, 4, 4)]),
     "lazy_conv_transpose_reprs": lambda m: (lambda: [repr(m.nn.LazyConvTranspose1d(4, 3)),
                                                      repr(m.nn.LazyConvTranspose2d(4, 3, stride=2))], []),
+    **{f"pdist_p{p}": lambda m, p=p: (lambda t: m.nn.functional.pdist(t, p), [x(m, 4, 3)])
+       for p in (0, 0.5, 1, 2, 3, float("inf"))},
+    **{f"pdist_repeated_rows_p{p}": lambda m, p=p: (lambda t: m.nn.functional.pdist(t, p), [
+        m.tensor([[0.0, 0.0], [0.0, 0.0], [1.0, 2.0]], requires_grad=True)]) for p in (0, 0.5, 1, 2, 3, float("inf"))},
+    "pdist_one_row": lambda m: (m.nn.functional.pdist, [x(m, 1, 3)]),
+    "pdist_1d": lambda m: (m.nn.functional.pdist, [x(m, 3)]),
+    "pdist_negative_p": lambda m: (lambda t: m.nn.functional.pdist(t, -1), [x(m, 4, 3)]),
+    "pdist_long": lambda m: (m.nn.functional.pdist, [m.arange(6).reshape(3, 2)]),
     # pixel shuffle
     "pixel_shuffle": lambda m: (m.nn.PixelShuffle(2), [x(m, 2, 8, 2, 3)]),
     "pixel_shuffle_unbatched": lambda m: (m.nn.PixelShuffle(3), [x(m, 9, 2, 1)]),
