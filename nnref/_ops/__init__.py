@@ -356,3 +356,8 @@ from . import float_parts  # noqa: E402
 
 Tensor.frexp, Tensor.ldexp, Tensor.ldexp_ = float_parts.frexp, float_parts.ldexp, _inplace(float_parts.ldexp)
 __all__ += ["float_parts"]
+
+from . import correlation  # noqa: E402
+
+Tensor.cov, Tensor.corrcoef = correlation.cov, correlation.corrcoef
+__all__ += ["correlation"]

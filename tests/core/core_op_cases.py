@@ -1027,3 +1027,21 @@ def _(draw, rng):
 binary("ldexp", lambda m, a, b: m.ldexp(a, b))
 unary("ldexp_integer_exponent", lambda m, a: a.ldexp(m.tensor(2)) * a)
 unary("frexp", lambda m, a: m.frexp(a).mantissa * a, values=away_from_zero)
+
+
+@case("cov")
+def _(draw, rng):
+    shape = draw(st.sampled_from([(3,), (2, 4), (3, 3)]))
+    weighted = draw(st.booleans())
+
+    def f(m, x):
+        if weighted:
+            return m.cov(x, fweights=m.tensor([1, 2, 1, 3][:shape[-1]]), aweights=m.tensor([0.5, 1.0, 2.0, 1.5][:shape[-1]]))
+        return m.cov(x, correction=draw_correction)
+    draw_correction = draw(st.sampled_from([0, 1]))
+    return [normal(rng, shape)], f
+
+
+@case("corrcoef")
+def _(draw, rng):
+    return [normal(rng, (3, 5))], lambda m, x: m.corrcoef(x)

@@ -514,9 +514,27 @@ CASES = {
                               m.ldexp(m.tensor([1.0], dtype=m.float16), m.tensor([20]))),
     "frexp_integers": lambda m: m.frexp(m.tensor([1, 2])),
     "ldexp_number": lambda m: m.ldexp(m.tensor([1.0]), 2),
+    "cov_corrcoef": lambda m: (m.cov(_rows(m, True)), m.corrcoef(_rows(m, True)), _rows(m).cov(correction=0),
+                               m.cov(m.tensor([1, 2, 4])), m.cov(_rows(m), fweights=m.tensor([1, 2, 1, 0])),
+                               m.cov(_rows(m), aweights=m.tensor([0.5, 1.0, 2.0, 1.0])),
+                               m.cov(_rows(m), fweights=m.tensor([1, 2, 1, 1]), aweights=m.tensor([0.5, 1.0, 2.0, 1.0]), correction=2),
+                               m.corrcoef(m.tensor([1.0, 2.0, 3.0])), m.corrcoef(m.tensor([[1.0, 1.0, 1.0], [1.0, 2.0, 3.0]]))),
+    "cov_graph": lambda m: [f.name() for f, _ in m.corrcoef(_rows(m, True)).grad_fn.next_functions],
+    "cov_3d": lambda m: m.cov(m.zeros(2, 2, 2)),
+    "cov_float_fweights": lambda m: m.cov(_rows(m), fweights=m.tensor([1.0, 2.0, 1.0, 1.0])),
+    "cov_negative_aweights": lambda m: m.cov(_rows(m), aweights=m.tensor([-1.0, 2.0, 1.0, 1.0])),
+    "cov_zero_weights": lambda m: m.cov(_rows(m), fweights=m.tensor([0, 0, 0, 0])),
+    "cov_weights_length": lambda m: m.cov(_rows(m), fweights=m.tensor([1, 2])),
+    "cov_bool": lambda m: m.cov(m.tensor([True])),
 }
 
 _LEAF = []
+
+
+def test_cov_warns_without_degrees_of_freedom_as_pytorch_does():
+    for m in (torch, nnref):
+        with pytest.warns(UserWarning, match="degrees of freedom is <= 0"):
+            m.cov(m.tensor([[1.0]]))
 
 
 def _compared(m, name, other):
