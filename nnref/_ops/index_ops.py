@@ -1,5 +1,5 @@
 """Writing into picked places: ``index_copy``, ``index_fill``, ``masked_scatter``, ``select_scatter``,
-``slice_scatter``; and ``take``, reading from the flattened tensor.
+``slice_scatter``, ``diagonal_scatter``; and ``take``, reading from the flattened tensor.
 
 Mirrors ``aten/src/ATen/native/TensorAdvancedIndexing.cpp`` (``TensorShape.cpp`` for the two
 ``*_scatter`` ops); each returns a new tensor (the in-place forms write it back).  Gradients are
@@ -14,7 +14,7 @@ from .._tensor import Tensor, _wrap_dim
 from ..autograd.graph import Node
 from ._common import check_same_device, record, wrap
 
-__all__ = ["index_copy", "index_fill", "masked_scatter", "select_scatter", "slice_scatter", "take"]
+__all__ = ["index_copy", "index_fill", "masked_scatter", "select_scatter", "slice_scatter", "diagonal_scatter", "take"]
 
 
 def _long_index(name, index):
@@ -203,6 +203,39 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
     dim = _wrap_dim(dim, input._data.ndim)
     return _scatter_into(input, src, _region(dim, slice(start, end, step)), SliceScatterBackward0, dim=dim,
                          start=start, end=end, step=step)
+
+
+class DiagonalScatterBackward0(_ScatterIntoRegion):
+    def scatter(self, grad, blank):
+        return diagonal_scatter(grad, blank, self.offset, self.dim1, self.dim2)
+
+    def read(self, grad):
+        from .tensor_shape import diagonal
+        return diagonal(grad, self.offset, self.dim1, self.dim2)
+
+
+def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
+    """A copy of ``input`` with ``input.diagonal(offset, dim1, dim2)`` replaced by ``src``
+    (``torch.diagonal_scatter``, ``aten/src/ATen/native/TensorShape.cpp``)."""
+    check_same_device(input, src)
+    ndim = input._data.ndim
+    first, second = _wrap_dim(dim1, ndim), _wrap_dim(dim2, ndim)
+    if first == second:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    xp = array_module(input._device)
+    data = input._data.copy()
+    planes = xp.moveaxis(data, (first, second), (-2, -1))  # a view of data
+    rows, columns = planes.shape[-2], planes.shape[-1]
+    n = max(0, min(rows - max(-offset, 0), columns - max(offset, 0)))
+    expected = planes.shape[:-2] + (n,)
+    if src._data.shape != expected:
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
+                           f"{list(src._data.shape)}, slice size = {list(expected)}")
+    steps = xp.arange(n)
+    planes[..., steps + max(-offset, 0), steps + max(offset, 0)] = src._data.astype(data.dtype, copy=False)
+    out = wrap(data, input)
+    return record(out, DiagonalScatterBackward0, (input, src), src_sizes=src._data.shape, offset=offset,
+                  dim1=first, dim2=second)
 
 
 class TakeBackward0(Node):

@@ -1045,3 +1045,11 @@ def _(draw, rng):
 @case("corrcoef")
 def _(draw, rng):
     return [normal(rng, (3, 5))], lambda m, x: m.corrcoef(x)
+
+
+@case("diagonal_scatter")
+def _(draw, rng):
+    offset = draw(st.integers(-1, 2))
+    size = 3 - max(-offset, 0) if offset <= 0 else min(3, 4 - offset)
+    return [normal(rng, (2, 3, 4)), normal(rng, (2, size))], \
+        lambda m, x, s: m.diagonal_scatter(x, s, offset, 1, 2) ** 2

@@ -390,6 +390,12 @@ CASES = {
                                 m.slice_scatter(grid(m), m.zeros(2, 3)), m.slice_scatter(grid(m), m.ones(2, 1), 1, -1),
                                 grid(m).slice_scatter(m.ones(1, 3), start=1)),
     "slice_scatter_size": lambda m: m.slice_scatter(grid(m), m.ones(2, 2), 1),
+    "diagonal_scatter": lambda m: (m.diagonal_scatter(grid(m, True), m.tensor([7.0, 8.0], requires_grad=True)),
+                                   m.diagonal_scatter(m.zeros(3, 4), m.ones(2), 2), m.zeros(3, 4).diagonal_scatter(m.ones(2), -1),
+                                   m.diagonal_scatter(m.zeros(2, 3, 3), m.ones(3, 2), 0, 0, 2),
+                                   m.diagonal_scatter(m.zeros(3, 4), m.ones(3, dtype=m.int64))),
+    "diagonal_scatter_size": lambda m: m.diagonal_scatter(m.zeros(3, 4), m.ones(2)),
+    "diagonal_scatter_same_dims": lambda m: m.diagonal_scatter(m.zeros(3, 3), m.ones(3), 0, 1, 1),
     "scatter_reduce": lambda m: [m.full((3, 3), 10.0).scatter_reduce(0, m.tensor([[0, 1, 0], [1, 1, 0]]),
                                                                      m.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]), r,
                                                                      include_self=i)

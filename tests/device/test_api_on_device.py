@@ -1200,6 +1200,10 @@ CASES.update({
                                    (3, 4), (4,)) for where, suffix in _FORMS},
     **{f"{where}{name}": op(lambda x, where=where, name=name: (getattr(nnref, name) if where == "nnref." else getattr(
         nnref.Tensor, name))(x), (3, 5)) for name in ("cov", "corrcoef") for where in ("nnref.", "nnref.Tensor.")},
+    **{f"{where}diagonal_scatter": op(lambda x, s, where=where: [(nnref.diagonal_scatter if where == "nnref." else
+                                                                   nnref.Tensor.diagonal_scatter)(x, s[:3]),
+                                                                  nnref.diagonal_scatter(x, s[:2], 2)], (3, 4), (4,))
+       for where in ("nnref.", "nnref.Tensor.")},
     # running ops
     "nnref.cumprod": op(lambda x: [nnref.cumprod(x, 1), nnref.cumprod(x.detach() * (x.detach() > 0), 0)], (3, 4)),
     "nnref.Tensor.cumprod": op(lambda x: x.cumprod(0), (3, 4)),
