@@ -141,6 +141,8 @@ from ._ops.float_parts import frexp, ldexp  # noqa: E402
 ldexp = _with_out(ldexp)
 from ._ops.correlation import corrcoef, cov  # noqa: E402
 from ._ops.index_ops import diagonal_scatter  # noqa: E402
+from ._ops.reduce_more import renorm  # noqa: E402
+renorm = _with_out(renorm)
 from ._ops.index_ops import index_copy, index_fill, masked_scatter, select_scatter, slice_scatter, take  # noqa: E402
 index_copy, slice_scatter, take = map(_with_out, (index_copy, slice_scatter, take))
 from ._ops.scatter_reduce import scatter_reduce  # noqa: E402

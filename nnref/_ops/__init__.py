@@ -278,8 +278,9 @@ __all__ += ["order_statistics"]
 
 from . import reduce_more  # noqa: E402
 
-for _name in ("aminmax", "nansum", "nanmean"):
+for _name in ("aminmax", "nansum", "nanmean", "renorm"):
     setattr(Tensor, _name, getattr(reduce_more, _name))
+Tensor.renorm_ = _inplace(reduce_more.renorm)
 
 __all__ += ["reduce_more"]
 

@@ -6,6 +6,7 @@ comes from one node with two outputs, as in PyTorch (``VarMeanBackward0``, ``Ami
 its backward adds the two gradients' contributions (``var_mean_backward``, ``aminmax_backward``
 in ``FunctionsManual.cpp``), written with nnref ops so that they differentiate again.
 ``nanmean`` is PyTorch's composite ``nansum(x) / count of non-NaN``, so its node is ``DivBackward0``.
+``renorm`` (``Normalization.cpp``) rescales the slices whose p-norm exceeds ``maxnorm``.
 """
 import builtins
 from collections import namedtuple
@@ -19,7 +20,7 @@ from ..autograd.graph import Node
 from ._common import from_accumulator, needs_grad, record, wrap
 from .reduction import _dims, _expand_back, _var_backward, _variance
 
-__all__ = ["var_mean", "std_mean", "aminmax", "nansum", "nanmean"]
+__all__ = ["var_mean", "std_mean", "aminmax", "nansum", "nanmean", "renorm"]
 
 
 class _PairBackward(Node):
@@ -150,3 +151,44 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     count = sum(isnan(input).logical_not(), dim, keepdim)
     with np.errstate(invalid="ignore", divide="ignore"):
         return nansum(input, dim, keepdim, dtype=dtype) / count
+
+
+class RenormBackward0(Node):
+    """PyTorch's ``renorm_backward`` (``FunctionsManual.cpp``), with nnref ops."""
+
+    def backward(self, grad):
+        from .reduction import norm, norm_backward
+        from .pointwise import where
+        (self_,) = self.saved_tensors
+        dims = self.reduce_dims
+        size = norm(self_, self.p, dims, keepdim=True)
+        grad_output = (self_ * grad).sum(dims, keepdim=True)
+        nb = norm_backward(grad_output, self_, size, self.p, dims, True)
+        invnorm = (size + 1e-7).reciprocal()
+        scaled = self.maxnorm * invnorm * (grad - invnorm * nb)
+        return (where(size > self.maxnorm, scaled, grad),)
+
+
+def renorm(input, p, dim, maxnorm):
+    """``input`` with each slice along ``dim`` whose p-norm exceeds ``maxnorm`` scaled down to norm
+    ``maxnorm`` (``torch.renorm``, ``aten/src/ATen/native/Normalization.cpp``)."""
+    from .reduction import _vector_norm
+    if not input._dtype.is_floating_point:
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{input._dtype._legacy_name[:-6]}")
+    if p <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}")
+    ndim = input._data.ndim
+    if ndim <= 1:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {ndim} dimensions")
+    dim = _wrap_dim(dim, ndim)
+    reduce_dims = tuple(d for d in range(ndim) if d != dim)
+    xp = array_module(input._device)
+    data = input._data.astype(input._dtype._accumulate, copy=False)
+    size = _vector_norm(data, p, reduce_dims, True)
+    one = data.dtype.type(1)
+    scale = xp.where(size > maxnorm, data.dtype.type(maxnorm) / (size + data.dtype.type(1e-7)), one)
+    out = wrap(from_accumulator(xp.asarray(data * scale), input._dtype), input)
+    return record(out, RenormBackward0, (input,), saved=(input,), p=p, maxnorm=maxnorm, reduce_dims=reduce_dims)

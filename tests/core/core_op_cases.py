@@ -1053,3 +1053,11 @@ def _(draw, rng):
     size = 3 - max(-offset, 0) if offset <= 0 else min(3, 4 - offset)
     return [normal(rng, (2, 3, 4)), normal(rng, (2, size))], \
         lambda m, x, s: m.diagonal_scatter(x, s, offset, 1, 2) ** 2
+
+
+@case("renorm")
+def _(draw, rng):
+    p = draw(st.sampled_from([2, 1, 3]))
+    dim = draw(st.integers(-2, 1))
+    values = rng.standard_normal((3, 4)) + np.where(rng.random((3, 4)) > 0.5, 0.5, -0.5)
+    return [values], lambda m, a: m.renorm(a, p, dim, 1.0) ** 2  # (norms away from maxnorm: smooth)

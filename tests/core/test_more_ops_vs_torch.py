@@ -532,6 +532,14 @@ CASES = {
     "cov_zero_weights": lambda m: m.cov(_rows(m), fweights=m.tensor([0, 0, 0, 0])),
     "cov_weights_length": lambda m: m.cov(_rows(m), fweights=m.tensor([1, 2])),
     "cov_bool": lambda m: m.cov(m.tensor([True])),
+    "renorm": lambda m: [_grad_of(m, lambda x: (m.renorm(x.reshape(3, 3), p, dim, top) * m.arange(9.0).reshape(3, 3)).sum(),
+                                  [1.0, 2.0, 3.0, 0.1, 0.2, 0.1, 4.0, 0.0, -3.0])
+                         for p, dim, top in ((2, 0, 2.0), (1, 1, 3.0), (3, 0, 1.5), (float("inf"), 1, 2.0))] + [
+        m.renorm(grid(m, True), 2, 0, 1.0), m.ones(2, 2).renorm_(2, 0, 1.0), m.ones(2, 2).half().renorm(2, 1, 0.5)],
+    "renorm_integers": lambda m: m.renorm(m.tensor([[1, 2]]), 2, 0, 1.0),
+    "renorm_p_zero": lambda m: m.renorm(m.ones(2, 2), 0, 0, 1.0),
+    "renorm_negative_maxnorm": lambda m: m.renorm(m.ones(2, 2), 2, 0, -1.0),
+    "renorm_1d": lambda m: m.renorm(m.ones(2), 2, 0, 1.0),
 }
 
 _LEAF = []

@@ -1204,6 +1204,8 @@ CASES.update({
                                                                    nnref.Tensor.diagonal_scatter)(x, s[:3]),
                                                                   nnref.diagonal_scatter(x, s[:2], 2)], (3, 4), (4,))
        for where in ("nnref.", "nnref.Tensor.")},
+    **{f"{where}renorm{suffix}": op(lambda x, where=where, suffix=suffix: _write_into(where, "renorm", suffix, x, 2, 0, 1.0),
+                                    (3, 4)) for where, suffix in _FORMS},
     # running ops
     "nnref.cumprod": op(lambda x: [nnref.cumprod(x, 1), nnref.cumprod(x.detach() * (x.detach() > 0), 0)], (3, 4)),
     "nnref.Tensor.cumprod": op(lambda x: x.cumprod(0), (3, 4)),
