@@ -143,6 +143,9 @@ from ._ops.correlation import corrcoef, cov  # noqa: E402
 from ._ops.index_ops import diagonal_scatter  # noqa: E402
 from ._ops.reduce_more import renorm  # noqa: E402
 renorm = _with_out(renorm)
+from ._ops.shape_composites import narrow_copy  # noqa: E402
+from ._ops.queries import can_cast, is_nonzero, is_same_size  # noqa: E402
+narrow_copy = _with_out(narrow_copy)
 from ._ops.index_ops import index_copy, index_fill, masked_scatter, select_scatter, slice_scatter, take  # noqa: E402
 index_copy, slice_scatter, take = map(_with_out, (index_copy, slice_scatter, take))
 from ._ops.scatter_reduce import scatter_reduce  # noqa: E402

@@ -286,7 +286,8 @@ __all__ += ["reduce_more"]
 
 from . import shape_composites  # noqa: E402
 
-for _name in ("tensor_split", "hsplit", "vsplit", "dsplit", "fliplr", "flipud", "rot90", "diff", "unique_consecutive"):
+for _name in ("tensor_split", "hsplit", "vsplit", "dsplit", "fliplr", "flipud", "rot90", "diff", "unique_consecutive",
+              "narrow_copy"):
     setattr(Tensor, _name, getattr(shape_composites, _name))
 
 __all__ += ["shape_composites"]
@@ -362,3 +363,8 @@ from . import correlation  # noqa: E402
 
 Tensor.cov, Tensor.corrcoef = correlation.cov, correlation.corrcoef
 __all__ += ["correlation"]
+
+from . import queries  # noqa: E402
+
+Tensor.is_nonzero, Tensor.is_same_size = queries.is_nonzero, queries.is_same_size
+__all__ += ["queries"]

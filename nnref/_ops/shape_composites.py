@@ -23,7 +23,7 @@ from .shape import cat, expand, reshape, unsqueeze
 
 __all__ = ["tensor_split", "hsplit", "vsplit", "dsplit", "hstack", "vstack", "dstack", "column_stack",
            "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_tensors", "fliplr", "flipud", "rot90", "diff",
-           "cartesian_prod", "unique_consecutive"]
+           "cartesian_prod", "unique_consecutive", "narrow_copy"]
 
 
 # -- splitting -------------------------------------------------------------------------------------
@@ -315,3 +315,24 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     if return_counts:
         results.append(wrap(xp.diff(xp.concatenate([kept, xp.asarray([n])])).astype(np.int64), input))
     return results[0] if len(results) == 1 else tuple(results)
+
+
+class NarrowCopyBackward0(Node):
+    def backward(self, grad):
+        from .indexing import _place_into_zeros
+        return (_place_into_zeros(grad, self.self_sizes, (slice(None),) * self.dim + (slice(self.start, self.end),)),)
+
+
+def narrow_copy(input, dim, start, length):
+    """A copy of ``length`` elements of ``dim`` from ``start`` (``narrow``, but never a view)
+    (``torch.narrow_copy``, ``aten/src/ATen/native/TensorShape.cpp``)."""
+    dim = _wrap_dim(dim, input._data.ndim)
+    size = input._data.shape[dim]
+    if start < 0:
+        start += size
+    if start + length > size or length < 0 or start < 0:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    xp = array_module(input._device)
+    out = wrap(xp.ascontiguousarray(input._data[(slice(None),) * dim + (slice(start, start + length),)]), input)
+    return record(out, NarrowCopyBackward0, (input,), dim=dim, start=start, end=start + length,
+                  self_sizes=input._data.shape)

@@ -1061,3 +1061,7 @@ def _(draw, rng):
     dim = draw(st.integers(-2, 1))
     values = rng.standard_normal((3, 4)) + np.where(rng.random((3, 4)) > 0.5, 0.5, -0.5)
     return [values], lambda m, a: m.renorm(a, p, dim, 1.0) ** 2  # (norms away from maxnorm: smooth)
+
+
+unary("narrow_copy", lambda m, a: m.narrow_copy(a, -1, 1, 2) ** 2,
+      values=lambda rng, shape: rng.standard_normal(tuple(shape[:-1]) + (3,)), min_dims=1)

@@ -540,6 +540,17 @@ CASES = {
     "renorm_p_zero": lambda m: m.renorm(m.ones(2, 2), 0, 0, 1.0),
     "renorm_negative_maxnorm": lambda m: m.renorm(m.ones(2, 2), 2, 0, -1.0),
     "renorm_1d": lambda m: m.renorm(m.ones(2), 2, 0, 1.0),
+    "narrow_copy": lambda m: (m.narrow_copy(grid(m, True), 1, 0, 2), m.narrow_copy(m.arange(6).reshape(2, 3), -1, 1, 2),
+                              m.arange(6).reshape(2, 3).narrow_copy(0, -1, 1),
+                              _grad_of(m, lambda x: (m.narrow_copy(x.reshape(2, 3), 1, 1, 2) ** 2).sum(), [1.0, 2, 3, 4, 5, 6])),
+    "narrow_copy_too_long": lambda m: m.narrow_copy(grid(m), 1, 2, 2),
+    "queries": lambda m: (m.is_nonzero(m.tensor([[0.0]])), m.tensor([3]).is_nonzero(), m.is_same_size(grid(m), grid(m)),
+                          grid(m).is_same_size(m.zeros(3, 2)),
+                          [m.can_cast(a, b) for a in (m.float64, m.float32, m.float16, m.bfloat16, m.int64, m.int32, m.int8,
+                                                      m.uint8, m.bool)
+                           for b in (m.float64, m.float16, m.int64, m.int8, m.uint8, m.bool)]),
+    "is_nonzero_empty": lambda m: m.is_nonzero(m.tensor([])),
+    "is_nonzero_many": lambda m: m.is_nonzero(m.tensor([1, 2])),
 }
 
 _LEAF = []

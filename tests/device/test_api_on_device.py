@@ -1206,6 +1206,13 @@ CASES.update({
        for where in ("nnref.", "nnref.Tensor.")},
     **{f"{where}renorm{suffix}": op(lambda x, where=where, suffix=suffix: _write_into(where, "renorm", suffix, x, 2, 0, 1.0),
                                     (3, 4)) for where, suffix in _FORMS},
+    **{f"{where}narrow_copy": op(lambda x, where=where: (nnref.narrow_copy if where == "nnref." else nnref.Tensor.narrow_copy)(
+        x, -1, 1, 2), (3, 4)) for where in ("nnref.", "nnref.Tensor.")},
+    **{f"{where}is_nonzero": case(lambda d, where=where: [(nnref.is_nonzero if where == "nnref." else nnref.Tensor.is_nonzero)(
+        labels(d, [[v]])) for v in (0.0, 2.5)]) for where in ("nnref.", "nnref.Tensor.")},
+    **{f"{where}is_same_size": case(lambda d, where=where: [(nnref.is_same_size if where == "nnref." else nnref.Tensor.is_same_size)(
+        leaf(d, (2, 3)), leaf(d, shape)) for shape in ((2, 3), (3, 2))]) for where in ("nnref.", "nnref.Tensor.")},
+    "nnref.can_cast": HOST_ONLY("dtypes, no tensor values"),
     # running ops
     "nnref.cumprod": op(lambda x: [nnref.cumprod(x, 1), nnref.cumprod(x.detach() * (x.detach() > 0), 0)], (3, 4)),
     "nnref.Tensor.cumprod": op(lambda x: x.cumprod(0), (3, 4)),
