@@ -6,12 +6,13 @@ a lower group only matters when it brings a higher *category* (bool < int < floa
 So ``int_tensor * 2.5`` is float32 and ``half_tensor * 2.0`` stays float16.
 """
 import builtins
+import importlib
 import numbers
 
 import numpy as np
 
 from .. import _dtype
-from .._device import array_module
+from .._device import array_module, array_module_of
 from .._tensor import Tensor
 from ..autograd.grad_mode import _GradState
 
@@ -130,6 +131,27 @@ def broadcast_error(a, b):
                 f"non-singleton dimension {builtins.max(len(sa), len(sb)) - i}; shapes "
                 f"{list(sa)} and {list(sb)} cannot be broadcast together")
     return RuntimeError(f"shapes {list(sa)} and {list(sb)} cannot be broadcast together")
+
+
+def float_input(name, input):
+    """``input``'s array, or PyTorch's "not implemented for 'Long'" error for a kernel (``name``)
+    that only has floating-point versions."""
+    if not input._dtype.is_floating_point:
+        raise NotImplementedError(f'"{name}" not implemented for \'{input._dtype._legacy_name[:-6]}\'; '
+                                  "convert the input to a floating point dtype first, e.g. x.float()")
+    return input._data
+
+
+def special_function(name, x, *args):
+    """``scipy.special.<name>(*args, x)`` (``cupyx.scipy.special`` on the GPU), in ``x``'s dtype:
+    numpy has no erf, gamma functions or their kin."""
+    module = "scipy.special" if array_module_of(x) is np else "cupyx.scipy.special"
+    try:
+        special = importlib.import_module(module)
+    except ImportError:
+        raise RuntimeError(f"{name} needs {module}: install SciPy (pip install scipy)") from None
+    with np.errstate(all="ignore"):
+        return getattr(special, name)(*args, x).astype(x.dtype, copy=False)
 
 
 def record(out, node_class, inputs, saved=(), *, save_result=False, **fields):

@@ -6,7 +6,7 @@ formulas of ``tools/autograd/derivatives.yaml``, written with differentiable ten
 that they differentiate again (``create_graph=True``).  Integer inputs become the default
 float dtype, as in PyTorch, except for ``floor``/``ceil``/``trunc``, which copy them.
 """
-import importlib
+import functools
 import math
 
 import numpy as np
@@ -14,7 +14,7 @@ import numpy as np
 from .._device import array_module, array_module_of
 from .._tensor import Tensor
 from ..autograd.graph import Node
-from ._common import check_same_device, record, wrap
+from ._common import check_same_device, record, special_function, wrap
 from .arithmetic import pow
 from .pointwise import ZeroGradient, _unary, exp
 
@@ -165,19 +165,9 @@ class ErfBackward0(Node):
         return (grad * (2.0 / math.sqrt(math.pi)) * exp(-(self_ * self_)),)
 
 
-def _erf(x):
-    """scipy's ``erf`` (cupyx's on the GPU): numpy has none."""
-    special = "scipy.special" if array_module_of(x) is np else "cupyx.scipy.special"
-    try:
-        module = importlib.import_module(special)
-    except ImportError:
-        raise RuntimeError(f"erf needs {special}: install SciPy (pip install scipy)") from None
-    return module.erf(x).astype(x.dtype, copy=False)
-
-
 def erf(input):
     """The error function, ``2 / sqrt(pi)`` times the integral of ``exp(-t**2)`` from 0 to ``x``."""
-    return _unary(_erf, ErfBackward0, input, save_input=True)
+    return _unary(functools.partial(special_function, "erf"), ErfBackward0, input, save_input=True)
 
 
 class AcoshBackward0(Node):

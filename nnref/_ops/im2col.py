@@ -4,7 +4,7 @@ each the other's backward (``aten/src/ATen/native/Im2Col.cpp``, ``Col2Im.cpp``, 
 """
 from .._device import array_module
 from ..autograd.graph import Node
-from ._common import record, wrap
+from ._common import float_input, record, wrap
 
 __all__ = ["im2col", "col2im"]
 
@@ -42,12 +42,6 @@ class Col2ImBackward0(Node):
         return (im2col(grad, self.kernel, self.dilation, self.padding, self.stride),)
 
 
-def _float(name, input):
-    if not input._dtype.is_floating_point:
-        raise NotImplementedError(f'"{name}" not implemented for \'{input._dtype._legacy_name[:-6]}\'; '
-                                  "convert the input with .float()")
-
-
 def im2col(input, kernel, dilation, padding, stride):
     """``(N, C, H, W)`` or ``(C, H, W)`` -> ``(N, C * kh * kw, L)``: every ``kernel`` block, flattened, one column
     per block position (``L`` of them, row by row)."""
@@ -58,7 +52,7 @@ def im2col(input, kernel, dilation, padding, stride):
     if ndim > 4 or any(s == 0 for s in input.shape[ndim - 3:]):
         raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero "
                            f"dimensions for input, but got: {list(input.shape)}")
-    _float("im2col_out_cpu", input)
+    float_input("im2col_out_cpu", input)
     size = tuple(input.shape[-2:])
     blocks = _blocks(size, kernel, dilation, padding, stride)
     if blocks[0] < 1 or blocks[1] < 1:
@@ -88,7 +82,7 @@ def col2im(input, output_size, kernel, dilation, padding, stride):
         raise RuntimeError(f"Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and non-zero "
                            f"dimensions for input, but got: {list(input.shape)}")
     _check_sizes(kernel, dilation, padding, stride)
-    _float("col2im_out_cpu", input)
+    float_input("col2im_out_cpu", input)
     per_block = kernel[0] * kernel[1]
     channels_blocks, length = input.shape[-2], input.shape[-1]
     if channels_blocks % per_block:

@@ -9,13 +9,12 @@ for 16-bit floats as PyTorch's CPU kernels do.  The backward passes are plain nu
 so these nodes are first-order only: ``create_graph=True`` through them raises
 (PyTorch supports it) instead of silently dropping the second-derivative term.
 """
-import importlib
 import math
 
 import numpy as np
 
 from .._device import array_module_of
-from ._common import record, wrap
+from ._common import float_input, record, special_function, wrap
 from ._first_order import FirstOrderBackward
 from .native import _as, _opmath
 
@@ -23,21 +22,12 @@ __all__ = ["gelu", "leaky_relu", "silu", "elu", "softplus", "hardtanh"]
 
 
 def _float_input(name, input):
-    if not input._dtype.is_floating_point:
-        raise NotImplementedError(f'"{name}" not implemented for \'{input._dtype._legacy_name[:-6]}\'; '
-                                  "convert the input to a floating point dtype first, e.g. x.float()")
-    return _opmath(input._data)
+    return _opmath(float_input(name, input))
 
 
 def _erf(x):
-    """The error function, elementwise, from SciPy (CPU) or cupyx (GPU): numpy has none."""
-    xp = array_module_of(x)
-    special = "scipy.special" if xp is np else "cupyx.scipy.special"
-    try:
-        return importlib.import_module(special).erf(x)
-    except ImportError:
-        raise RuntimeError(f"F.gelu (approximate='none') needs the error function from {special}; "
-                           "install SciPy (pip install scipy), or use approximate='tanh'") from None
+    """The error function: GELU's exact form needs it (see :func:`special_function`)."""
+    return special_function("erf", x)
 
 
 def _unary(input, data, node_class, **attributes):

@@ -10,18 +10,11 @@ import numpy as np
 
 from .._device import array_module
 from ..autograd.graph import Node
-from ._common import record, wrap
+from ._common import float_input, record, wrap
 from .native_activation import EluBackward0, EluBackward1, elu
 from .pointwise import where
 
 __all__ = ["threshold", "hardshrink", "softshrink", "prelu", "celu", "rrelu", "INPLACE_NODES"]
-
-
-def _float(name, input):
-    if not input._dtype.is_floating_point:
-        raise NotImplementedError(f'"{name}" not implemented for \'{input._dtype._legacy_name[:-6]}\'; '
-                                  "convert the input with .float()")
-    return input._data
 
 
 class ThresholdBackward0(Node):
@@ -57,7 +50,7 @@ class HardshrinkBackward0(Node):
 
 def hardshrink(input, lambd=0.5):
     """``0`` where ``-lambd <= x <= lambd``, else ``x``."""
-    x = _float("hardshrink_cpu", input)
+    x = float_input("hardshrink_cpu", input)
     xp = array_module(input._device)
     data = xp.where(_shrink_mask(x, lambd), x.dtype.type(0), x)
     return record(wrap(data, input), HardshrinkBackward0, (input,), saved=(input,), lambd=lambd)
@@ -71,7 +64,7 @@ class SoftshrinkBackward0(Node):
 
 def softshrink(input, lambd=0.5):
     """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, ``0`` between (NaN stays NaN)."""
-    x = _float("softshrink_check", input)
+    x = float_input("softshrink_check", input)
     if not 0 <= lambd <= _largest(input):
         raise RuntimeError(f"lambda must be in range [0, {_max_text(input)}] for input dtype "
                            f"{input._dtype._legacy_name[:-6]}, but found {_number_text(lambd)}")
@@ -118,7 +111,7 @@ def prelu(input, weight):
     if input._dtype is not weight._dtype:
         raise RuntimeError(f"prelu: Type promoting not supported. Got {input._dtype._legacy_name[:-6]} and "
                            f"{weight._dtype._legacy_name[:-6]}")
-    _float("prelu_cpu", input)
+    float_input("prelu_cpu", input)
     count = weight.numel()
     broadcast = None
     if count != 1:
@@ -179,7 +172,7 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
     value in row-major order (PyTorch's draws on the CPU), else ``a = (lower + upper) / 2``."""
     if not lower <= upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
-    x = _float("rrelu_with_noise_out_cpu" if training else "leaky_relu_cpu", input)
+    x = float_input("rrelu_with_noise_out_cpu" if training else "leaky_relu_cpu", input)
     xp = array_module(input._device)
     noise = None
     if training:

@@ -11,18 +11,11 @@ import numpy as np
 from .._device import array_module
 from .._tensor import _wrap_dim
 from ..autograd.graph import Node, NotImplemented  # noqa: A004 - PyTorch's name
-from ._common import needs_grad, record, wrap
+from ._common import float_input, needs_grad, record, wrap
 from .pointwise import where
 from .shape import cat
 
 __all__ = ["logsigmoid", "mish", "hardswish", "hardsigmoid", "glu", "constant_pad_nd", "upsample_nearest"]
-
-
-def _float(name, input):
-    if not input._dtype.is_floating_point:
-        raise NotImplementedError(f'"{name}" not implemented for \'{input._dtype._legacy_name[:-6]}\'; '
-                                  "convert the input with .float()")
-    return input._data
 
 
 class LogSigmoidBackward0(Node):
@@ -33,7 +26,7 @@ class LogSigmoidBackward0(Node):
 
 def logsigmoid(input):
     """``log(sigmoid(x))``, computed as ``min(x, 0) - log1p(exp(-|x|))`` so that it never overflows."""
-    x = _float("log_sigmoid_forward", input)
+    x = float_input("log_sigmoid_forward", input)
     xp = array_module(input._device)
     data = xp.minimum(x, 0) - xp.log1p(xp.exp(-xp.abs(x)))
     out = wrap(data.astype(x.dtype, copy=False), input)
@@ -54,7 +47,7 @@ class MishBackward0(Node):
 
 def mish(input):
     """``x * tanh(softplus(x))`` (Misra, 2019)."""
-    x = _float("mish_cpu", input)
+    x = float_input("mish_cpu", input)
     xp = array_module(input._device)
     with np.errstate(over="ignore"):
         softplus = xp.where(x > 20, x, xp.log1p(xp.exp(xp.minimum(x, 20))))
@@ -72,7 +65,7 @@ class HardswishBackward0(Node):
 
 def hardswish(input):
     """``x * relu6(x + 3) / 6`` (MobileNetV3)."""
-    x = _float("hardswish_cpu", input)
+    x = float_input("hardswish_cpu", input)
     xp = array_module(input._device)
     data = x * xp.clip(x + 3, 0, 6) / 6
     out = wrap(data.astype(x.dtype, copy=False), input)
@@ -94,7 +87,7 @@ class HardsigmoidBackward0(Node):
 
 def hardsigmoid(input):
     """``relu6(x + 3) / 6``."""
-    x = _float("hardsigmoid_cpu", input)
+    x = float_input("hardsigmoid_cpu", input)
     xp = array_module(input._device)
     data = xp.clip(x + 3, 0, 6) / 6
     out = wrap(data.astype(x.dtype, copy=False), input)
@@ -111,7 +104,7 @@ class GluBackward0(Node):
 
 def glu(input, dim=-1):
     """The gated linear unit: the first half of ``dim`` times the sigmoid of the second half."""
-    x = _float("glu", input)
+    x = float_input("glu", input)
     if not x.ndim:
         raise RuntimeError("glu does not support scalars because halving size must be even")
     dim = _wrap_dim(dim, x.ndim)

@@ -7,7 +7,6 @@ with nnref ops so that they differentiate again.  numpy has no ``erfc``, ``erfin
 or ``digamma``: their values come from ``scipy.special`` (``cupyx.scipy.special`` on a GPU), as
 ``erf``'s do.  Integer and bool inputs give the default float dtype, as in PyTorch.
 """
-import importlib
 import math
 
 import numpy as np
@@ -16,22 +15,12 @@ from .. import _dtype
 from .._device import array_module, array_module_of
 from .._tensor import Tensor
 from ..autograd.graph import Node
-from ._common import broadcast_error, check_same_device, float_data, operand_data, record, result_type, wrap
+from ._common import (broadcast_error, check_same_device, float_data, operand_data, record,
+                      result_type, special_function, wrap)
 from .pointwise import _unary, exp
 
 __all__ = ["erfc", "erfinv", "lgamma", "digamma", "polygamma", "logit", "sinc", "exp2", "xlogy",
            "logaddexp", "logaddexp2"]
-
-
-def _special(name, x, *args):
-    """``scipy.special.<name>`` (``cupyx.scipy.special`` on the GPU) of ``x``, in ``x``'s dtype."""
-    module = "scipy.special" if array_module_of(x) is np else "cupyx.scipy.special"
-    try:
-        special = importlib.import_module(module)
-    except ImportError:
-        raise RuntimeError(f"{name} needs {module}: install SciPy (pip install scipy)") from None
-    with np.errstate(all="ignore"):
-        return getattr(special, name)(*args, x).astype(x.dtype, copy=False)
 
 
 class ErfcBackward0(Node):
@@ -43,7 +32,7 @@ class ErfcBackward0(Node):
 def erfc(input):
     """``1 - erf(x)``, accurate where ``erf(x)`` is close to 1 (``torch.erfc``,
     ``aten/src/ATen/native/UnaryOps.cpp``)."""
-    return _unary(lambda x: _special("erfc", x), ErfcBackward0, input, save_input=True)
+    return _unary(lambda x: special_function("erfc", x), ErfcBackward0, input, save_input=True)
 
 
 class ErfinvBackward0(Node):
@@ -55,7 +44,7 @@ class ErfinvBackward0(Node):
 def erfinv(input):
     """The inverse of ``erf``, on ``[-1, 1]`` (``±inf`` at the ends, NaN outside) (``torch.erfinv``,
     ``aten/src/ATen/native/UnaryOps.cpp``)."""
-    return _unary(lambda x: _special("erfinv", x), ErfinvBackward0, input, save_input=True)
+    return _unary(lambda x: special_function("erfinv", x), ErfinvBackward0, input, save_input=True)
 
 
 class LgammaBackward0(Node):
@@ -66,7 +55,7 @@ class LgammaBackward0(Node):
 
 def lgamma(input):
     """``log(|gamma(x)|)`` (``torch.lgamma``, ``aten/src/ATen/native/UnaryOps.cpp``)."""
-    return _unary(lambda x: _special("gammaln", x), LgammaBackward0, input, save_input=True)
+    return _unary(lambda x: special_function("gammaln", x), LgammaBackward0, input, save_input=True)
 
 
 class DigammaBackward0(Node):
@@ -79,7 +68,7 @@ def _digamma(x):
     """SciPy's ``psi`` is NaN at 0; PyTorch's ``digamma(0)`` is ``-inf`` (``calc_digamma`` in
     ``aten/src/ATen/native/Math.h``)."""
     xp = array_module_of(x)
-    return xp.where(x == 0, x.dtype.type(-np.inf), _special("psi", x))
+    return xp.where(x == 0, x.dtype.type(-np.inf), special_function("psi", x))
 
 
 def digamma(input):
@@ -125,7 +114,7 @@ def polygamma(n, input):
         if n == 1:
             return _trigamma(x)
         sign = 1.0 if n % 2 else -1.0  # (-1)**(n + 1) n! zeta(n + 1, x), as PyTorch's calc_polygamma
-        return x.dtype.type(sign * math.factorial(n)) * _special(
+        return x.dtype.type(sign * math.factorial(n)) * special_function(
             "zeta", x, array_module_of(x).full(x.shape, n + 1, dtype=x.dtype))
     out = wrap(values(float_data(input)), input)
     return record(out, PolygammaBackward0, (input,), saved=(input,), n=n)
