@@ -304,6 +304,8 @@ def _save_to_path(write, obj, user_path):
                               user_path)
     mode = status.st_mode & 0o7777 if status is not None else _default_file_mode()
     _remove_stale_temporaries(directory, os.path.basename(path))
+    if status is not None:
+        _drop_cached_pages(path)
     temporary = os.path.join(directory, f".{os.path.basename(path)}.{os.getpid()}."
                                         f"{secrets.token_hex(4)}{_TEMPORARY_SUFFIX}")
     try:
@@ -325,6 +327,30 @@ def _save_to_path(write, obj, user_path):
             pass
         raise
     _fsync_directory(directory)
+
+
+def _drop_cached_pages(path):
+    """Let the new checkpoint reuse the memory that caches ``path``, the file it replaces.
+
+    Those pages would stay cached until the rename, so the new file would be
+    written into as much fresh memory again.  On a virtual machine that hands
+    free memory back to its host (virtio-balloon free page reporting, as on
+    Firecracker) fresh memory costs a host page fault per page: a 191 MiB save
+    took about 0.6 s instead of 0.2 s.  Only the cache goes: the file is untouched
+    (a failed save leaves it whole), and pages not yet on disk stay cached.
+    """
+    if not hasattr(os, "posix_fadvise"):
+        return
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # NONBLOCK: never wait on a FIFO swapped in
+    except OSError:
+        return  # not readable: it keeps its pages, the save goes on
+    try:
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def _remove_stale_temporaries(directory, name):

@@ -381,6 +381,36 @@ def test_a_fifo_is_written_through_not_replaced(tmp_path):
     assert nnref.load(io.BytesIO(received[0]))["w"].tolist() == [0, 1, 2]
 
 
+@pytest.mark.skipif(not hasattr(os, "posix_fadvise"), reason="no posix_fadvise on this system")
+@pytest.mark.parametrize("fmt", ["nnref", "torch", "safetensors"])
+def test_the_replaced_files_cache_is_dropped_before_its_successor_is_written(
+        tmp_path, monkeypatch, fmt):
+    path = tmp_path / "ck.pt"
+    nnref.save({"w": nnref.zeros(1000)}, path, format=fmt)
+    old_inode = path.stat().st_ino
+    advised = []
+    real = os.posix_fadvise
+
+    def recording(fd, offset, length, advice):
+        # which file, what advice, and whether the new file was begun yet
+        advised.append((os.fstat(fd).st_ino, offset, length, advice, sorted(os.listdir(tmp_path))))
+        return real(fd, offset, length, advice)
+
+    monkeypatch.setattr(os, "posix_fadvise", recording)
+    open_fds = len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else None
+    nnref.save({"w": nnref.ones(1000)}, path, format=fmt)
+    assert advised == [(old_inode, 0, 0, os.POSIX_FADV_DONTNEED, ["ck.pt"])]
+    assert nnref.load(path)["w"].tolist() == [1.0] * 1000
+    if open_fds is not None:
+        assert len(os.listdir("/proc/self/fd")) == open_fds  # the descriptor was closed
+    # A file system that refuses the advice does not stop the save.
+    monkeypatch.setattr(os, "posix_fadvise", lambda *args: (_ for _ in ()).throw(
+        OSError(22, "Invalid argument")))
+    nnref.save({"w": nnref.full((1000,), 2.0)}, path, format=fmt)
+    assert nnref.load(path)["w"].tolist() == [2.0] * 1000
+    assert os.listdir(tmp_path) == ["ck.pt"]
+
+
 def test_missing_directory_names_the_users_path_like_pytorch(tmp_path):
     target = tmp_path / "no" / "such" / "ck.pt"
     with pytest.raises(RuntimeError, match=f"Parent directory {tmp_path / 'no' / 'such'} does "
