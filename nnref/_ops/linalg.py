@@ -32,15 +32,29 @@ def _product(function, a, b):
 
 
 def _matrix_product(a, b):
-    """``a @ b`` for 2-D arrays.
+    """``a @ b`` for 2-D arrays, as a row-major array like PyTorch's result.
 
-    With an inner size of 1 (a weight's gradient at batch size 1) the product is an outer
-    product, and numpy's matmul has no fast path for it: a broadcast multiply is 5x faster.
+    Two shapes are slow on numpy's usual route and take another one to the same BLAS:
+
+    * an inner size of 1 (a weight's gradient at batch size 1) is an outer product, which
+      ``matmul`` computes without BLAS; ``dot`` hands it to BLAS's gemm, 8x faster;
+    * a few rows times a transposed matrix (``x @ W.t()`` in every Linear at a small batch):
+      OpenBLAS's kernel for that layout is up to 2x slower than for ``W @ x.t()``, the same
+      numbers transposed, so the product is computed that way and copied back row-major (a
+      cheap copy: the result is small when the rows are few).
     """
     xp = array_module_of(a)
-    if a.shape[1] == 1:
-        return xp.multiply(a, b)
+    rows, inner = a.shape
+    if inner == 1:
+        return xp.dot(a, b)
+    if xp is np and 1 < rows <= _FEW_ROWS and b.shape[1] >= 4 * rows and _is_transposed(b):
+        return xp.ascontiguousarray(xp.matmul(b.T, a.T).T)
     return xp.matmul(a, b)
+
+
+# Up to this many rows, ``(b^T @ a^T)^T`` beats ``a @ b`` for a transposed ``b`` (OpenBLAS,
+# one thread: 2x at 8 rows, 1.2x at 64, even at 256, slower beyond).
+_FEW_ROWS = 64
 
 
 def _shape_text(t):

@@ -12,7 +12,7 @@ from .._device import array_module
 from ..autograd.graph import Node
 from ._common import float_input, record, wrap
 from .native_activation import EluBackward0, EluBackward1, elu
-from .pointwise import where
+from .pointwise import threshold_backward, where
 
 __all__ = ["threshold", "hardshrink", "softshrink", "prelu", "celu", "rrelu", "INPLACE_NODES"]
 
@@ -22,7 +22,7 @@ class ThresholdBackward0(Node):
 
     def backward(self, grad):
         (self_,) = self.saved_tensors
-        return (where(self_ <= self.threshold, 0.0, grad),)
+        return (threshold_backward(grad, self_, self.threshold),)
 
 
 class ThresholdBackward1(ThresholdBackward0):

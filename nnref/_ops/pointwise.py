@@ -192,7 +192,36 @@ def sigmoid(input):
 class ReluBackward0(Node):
     def backward(self, grad):
         (result,) = self.saved_tensors
-        return (grad * (result > 0),)
+        return (threshold_backward(grad, result, 0),)
+
+
+class ThresholdBackwardBackward0(Node):
+    """``threshold_backward`` is linear in ``grad_output`` (its gradient is the same masking) and
+    flat in ``self`` (derivatives.yaml: ``zeros_like(grad)``)."""
+
+    def backward(self, grad):
+        from .._creation import zeros_like
+        (self_,) = self.saved_tensors
+        wants_grad_output, wants_self = self.needs_input_grad
+        return (threshold_backward(grad, self_, self.threshold) if wants_grad_output else None,
+                zeros_like(grad) if wants_self else None)
+
+
+def threshold_backward(grad_output, input, threshold):
+    """``grad_output`` where ``input > threshold`` (and where it is NaN), ``0`` elsewhere.
+
+    ReLU's backward as one op, as in PyTorch (``aten/src/ATen/native/Activation.cpp``). PyTorch
+    selects; multiplying by the mask is 2x faster and the same unless an infinite or NaN
+    gradient meets a dropped element (0 * inf is NaN), which the select then redoes.
+    """
+    g = grad_output._data
+    xp = array_module_of(g)
+    keep = ~(input._data <= threshold)  # a NaN input passes its gradient, as in PyTorch
+    data = g * keep
+    if xp.isnan(data).any():
+        data = xp.where(keep, g, g.dtype.type(0))
+    return record(wrap(data, grad_output), ThresholdBackwardBackward0, (grad_output, input),
+                  saved=(input,), threshold=threshold)
 
 
 def relu(input):

@@ -24,11 +24,41 @@ def _floating_data(input, dtype, name):
 
 
 class SoftmaxBackward0(Node):
-    """d softmax = y * (grad - sum(grad * y))."""
+    """d softmax = y * (grad - sum(grad * y)), one op (``_softmax_backward_data``)."""
 
     def backward(self, grad):
         (result,) = self.saved_tensors
-        return (result * (grad - (grad * result).sum(self.dim, keepdim=True)),)
+        return (_softmax_backward_data(grad, result, self.dim),)
+
+
+class SoftmaxBackwardDataBackward0(Node):
+    """``_softmax_backward_data`` is linear in ``grad_output``; in ``output`` it is PyTorch's
+    ``softmax_double_backward`` (``torch/csrc/autograd/FunctionsManual.cpp``)."""
+
+    def backward(self, grad):
+        grad_output, output = self.saved_tensors
+        wants_grad_output, wants_output = self.needs_input_grad
+        dim = self.dim
+        return (_softmax_backward_data(grad, output, dim) if wants_grad_output else None,
+                grad_output * grad - (output * grad_output).sum(dim, keepdim=True) * grad
+                - grad_output * (output * grad).sum(dim, keepdim=True) if wants_output else None)
+
+
+def _softmax_backward_data(grad_output, output, dim):
+    """``y * (g - sum(g * y))`` along ``dim``: softmax's gradient as one recorded op."""
+    g, y, dtype = _backward_operands(grad_output, output)
+    data = g * y
+    data -= y * data.sum(axis=dim, keepdims=True)
+    out = wrap(from_accumulator(data, dtype), grad_output)
+    return record(out, SoftmaxBackwardDataBackward0, (grad_output, output),
+                  saved=(grad_output, output), dim=dim)
+
+
+def _backward_operands(grad_output, output):
+    """Both arrays in the precision to compute in (16-bit floats in float32), and the result's dtype."""
+    accumulate = output._dtype._accumulate
+    return (grad_output._data.astype(accumulate, copy=False), output._data.astype(accumulate, copy=False),
+            output._dtype)
 
 
 def softmax(input, dim, dtype=None):
@@ -37,18 +67,40 @@ def softmax(input, dim, dtype=None):
     dim = _wrap_dim(dim, data.ndim)
     xp = array_module_of(data)
     with np.errstate(invalid="ignore"):  # inf - inf is nan, quietly (PyTorch)
-        shifted = xp.exp(data - xp.max(data, axis=dim, keepdims=True))
-        result = shifted / xp.sum(shifted, axis=dim, keepdims=True)
+        shifted = xp.exp(data - data.max(axis=dim, keepdims=True))
+        result = shifted / shifted.sum(axis=dim, keepdims=True)
     out = wrap(from_accumulator(result, result_dtype), input)
     return record(out, SoftmaxBackward0, (input,), save_result=True, dim=dim)
 
 
 class LogSoftmaxBackward0(Node):
-    """d log_softmax = grad - exp(y) * sum(grad)."""
+    """d log_softmax = grad - exp(y) * sum(grad), one op (``_log_softmax_backward_data``)."""
 
     def backward(self, grad):
         (result,) = self.saved_tensors
-        return (grad - result.exp() * grad.sum(self.dim, keepdim=True),)
+        return (_log_softmax_backward_data(grad, result, self.dim),)
+
+
+class LogSoftmaxBackwardDataBackward0(Node):
+    """derivatives.yaml: for ``grad_output``, ``grad - (grad * exp(output)).sum(dim)``; for
+    ``output``, ``-grad_output.sum(dim) * exp(output) * grad``."""
+
+    def backward(self, grad):
+        grad_output, output = self.saved_tensors
+        wants_grad_output, wants_output = self.needs_input_grad
+        dim = self.dim
+        return (grad - (grad * output.exp()).sum(dim, keepdim=True) if wants_grad_output else None,
+                -grad_output.sum(dim, keepdim=True) * output.exp() * grad if wants_output else None)
+
+
+def _log_softmax_backward_data(grad_output, output, dim):
+    """``g - exp(y) * sum(g)`` along ``dim``: log_softmax's gradient as one recorded op."""
+    g, y, dtype = _backward_operands(grad_output, output)
+    data = array_module_of(y).exp(y)
+    data *= g.sum(axis=dim, keepdims=True)
+    out = wrap(from_accumulator(g - data, dtype), grad_output)
+    return record(out, LogSoftmaxBackwardDataBackward0, (grad_output, output),
+                  saved=(grad_output, output), dim=dim)
 
 
 def log_softmax(input, dim, dtype=None):
@@ -57,7 +109,7 @@ def log_softmax(input, dim, dtype=None):
     dim = _wrap_dim(dim, data.ndim)
     xp = array_module_of(data)
     with np.errstate(invalid="ignore", divide="ignore"):
-        shifted = data - xp.max(data, axis=dim, keepdims=True)
-        result = shifted - xp.log(xp.sum(xp.exp(shifted), axis=dim, keepdims=True))
+        shifted = data - data.max(axis=dim, keepdims=True)
+        result = shifted - xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True))
     out = wrap(from_accumulator(result, result_dtype), input)
     return record(out, LogSoftmaxBackward0, (input,), save_result=True, dim=dim)

@@ -5,6 +5,7 @@ them instead.  Both hand the real work to :func:`engine.run_backward`.
 """
 import warnings
 
+from .._device import array_module_of
 from . import graph
 from .engine import run_backward
 from .function import Function, FunctionCtx, once_differentiable
@@ -26,7 +27,7 @@ def _as_list(x):
 
 def _root_gradients(outputs, grad_outputs):
     """The gradient each root starts with: ``1`` for scalars, else it must be given."""
-    from .._creation import ones_like
+    from .._tensor import Tensor  # _tensor imports autograd
     grads = _as_list(grad_outputs) or [None] * len(outputs)
     if len(grads) != len(outputs):
         raise RuntimeError(f"grad can be implicitly created only for scalar outputs: got "
@@ -43,7 +44,7 @@ def _root_gradients(outputs, grad_outputs):
                     "grad can be implicitly created only for scalar outputs; this output has shape "
                     f"{list(out.shape)}. Pass gradient= (a tensor of that shape, e.g. "
                     "torch.ones_like(out)) or reduce it first (out.sum()).")
-            g = ones_like(out)
+            g = Tensor._make(array_module_of(out._data).ones_like(out._data), out._device)
         elif g._data.shape != out._data.shape:
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
                                f"output[{i}] has a shape of {out.shape}.")

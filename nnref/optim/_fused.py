@@ -6,7 +6,8 @@ intermediate into existing memory (``out=``): the parameter, the optimizer state
 arrays shared by all parameters of one shape, so a step allocates nothing after the first. The
 results agree with the default updates up to rounding (``tests/nn/test_optim.py``).
 
-Their last step, ``param -= scale * update`` in one pass over memory:
+Their last step, ``param += alpha * update`` in one pass over memory (``add_scaled_``, which the
+default ``SGD._update`` uses too):
 
 numpy has no fused "scale and add" (BLAS's ``axpy``), so ``param -= lr * grad`` reads
 and writes the parameter-sized arrays twice: once for ``lr * grad`` into a scratch
@@ -30,20 +31,27 @@ except ImportError:  # SciPy is optional: the fallback below is just one pass sl
 _AXPY = {} if _blas is None else {np.dtype(np.float32): _blas.saxpy, np.dtype(np.float64): _blas.daxpy}
 
 
-def subtract_scaled_(param, scale, update, work):
-    """``param -= scale * update`` in place; ``work`` is a scratch array shaped like ``param``."""
+def add_scaled_(param, alpha, update, work=None):
+    """``param += alpha * update`` in place: PyTorch's ``param.add_(update, alpha=alpha)``.
+
+    With SciPy, BLAS's ``axpy`` does it in one pass; otherwise ``alpha * update`` goes
+    through ``work`` (a scratch array shaped like ``param``) or, without one, a temporary.
+    """
     xp = array_module_of(param)
     axpy = _AXPY.get(param.dtype) if xp is np else None  # SciPy's BLAS reads host memory only
     if (axpy is not None and update.dtype == param.dtype and param.flags.c_contiguous
             and update.flags.c_contiguous):
         flat = param.reshape(-1)
-        result = axpy(update.reshape(-1), flat, a=-scale)
+        result = axpy(update.reshape(-1), flat, a=alpha)
         if result is flat or xp.shares_memory(result, flat):
             return
         param[...] = result.reshape(param.shape)  # BLAS could not write in place: copy back
         return
-    xp.multiply(update, scale, out=work)
-    xp.subtract(param, work, out=param)
+    if work is None:
+        param += alpha * update
+        return
+    xp.multiply(update, alpha, out=work)
+    xp.add(param, work, out=param)
 
 
 def sgd_update_(optimizer, p, group):
@@ -83,7 +91,7 @@ def sgd_update_(optimizer, p, group):
             d_p = work
         else:
             d_p = buf._data
-    subtract_scaled_(param, lr, d_p, work)
+    add_scaled_(param, -lr, d_p, work)
     p._bump_version()
 
 

@@ -15,7 +15,7 @@ import functools
 
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
-from ._fused import sgd_update_
+from ._fused import add_scaled_, sgd_update_
 from .optimizer import Optimizer, _params_with_grad
 
 __all__ = ["SGD"]
@@ -79,6 +79,6 @@ class SGD(Optimizer):
                 buf._data += (1 - dampening) * grad
                 buf._bump_version()
             grad = grad + momentum * buf._data if nesterov else buf._data
-        param -= lr * grad  # param.add_(grad, alpha=-lr), in place: p is the model's parameter
+        add_scaled_(param, -lr, grad)  # param.add_(grad, alpha=-lr): in place, in one pass
         p._bump_version()
         ### END SOLUTION
