@@ -134,6 +134,8 @@ column_stack, diff, dstack, hstack, vstack = map(_with_out, (column_stack, diff,
 from ._ops.blas import addbmm, addmv, addr, baddbmm, cross, kron, vdot  # noqa: E402
 addbmm, addmv, addr, baddbmm, cross, kron, vdot = map(_with_out, (addbmm, addmv, addr, baddbmm, cross, kron, vdot))
 from ._ops.blas import dist  # noqa: E402
+from ._ops.tensordot import inner, tensordot  # noqa: E402
+inner, tensordot = _with_out(inner), _with_out(tensordot)
 from ._ops.integration import cumulative_trapezoid, trapezoid, trapz  # noqa: E402
 from ._ops.histograms import histc  # noqa: E402
 histc = _with_out(histc)

@@ -368,3 +368,8 @@ from . import queries  # noqa: E402
 
 Tensor.is_nonzero, Tensor.is_same_size = queries.is_nonzero, queries.is_same_size
 __all__ += ["queries"]
+
+from . import tensordot  # noqa: E402
+
+Tensor.inner = tensordot.inner
+__all__ += ["tensordot"]

@@ -1128,6 +1128,10 @@ CASES.update({
        for name in ("vdot", "kron") for where in ("nnref.", "nnref.Tensor.")},
     **{f"{where}cross": op(lambda a, b, where=where: (nnref.cross if where == "nnref." else nnref.Tensor.cross)(
         a, b, dim=1), (2, 3, 4), (1, 3, 4)) for where in ("nnref.", "nnref.Tensor.")},
+    "nnref.tensordot": op(lambda a, b: [nnref.tensordot(a, b, dims=([1, 2], [0, 1])),
+                                        nnref.tensordot(a[0, 0], b[0, :, 0], dims=1)], (2, 3, 4), (3, 4, 5)),
+    **{f"{where}inner": op(lambda a, b, where=where: (nnref.inner if where == "nnref." else nnref.Tensor.inner)(
+        a, b), (2, 3, 4), (5, 4)) for where in ("nnref.", "nnref.Tensor.")},
     # writing into picked places, and take
     **{f"{where}take": op(lambda x, where=where: (nnref.take if where == "nnref." else nnref.Tensor.take)(
         x, labels(x.device, [[0, 5], [-1, 11]])), (3, 4)) for where in ("nnref.", "nnref.Tensor.")},
