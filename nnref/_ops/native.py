@@ -821,17 +821,22 @@ def nll_loss_nd(input, target, weight, reduction, ignore_index):
     if weight is not None and weight._data.size != classes:
         raise RuntimeError(f"weight tensor should be defined either for all {classes} classes or "
                            f"no classes but got weight tensor of shape: {list(weight.shape)}")
-    ignored = t == ignore_index
-    bad = ~ignored & ((t < 0) | (t >= classes))
-    if bad.any():
-        raise IndexError(f"Target {t[bad][0]} is out of bounds.")
-    safe = xp.where(ignored, 0, t)
+    if t.size and 0 <= t.min() and t.max() < classes and not 0 <= ignore_index < classes:
+        # The common case, told by two reductions: every target is a class, none is ignored.
+        safe, ignored = t, None
+    else:
+        ignored = t == ignore_index
+        bad = ~ignored & ((t < 0) | (t >= classes))
+        if bad.any():
+            raise IndexError(f"Target {t[bad][0]} is out of bounds.")
+        safe = xp.where(ignored, 0, t)
     picked = _pick_classes(x, safe)
-    if weight is None:  # the common case: every non-ignored target weighs 1
-        picked_weight = (~ignored).astype(x.dtype)
+    if weight is None:  # every target that is not ignored weighs 1
+        picked_weight = (xp.ones_like(picked) if ignored is None else (~ignored).astype(x.dtype))
     else:
         class_weight = weight._data.astype(x.dtype, copy=False)
-        picked_weight = xp.where(ignored, x.dtype.type(0), class_weight[safe])
+        picked_weight = (class_weight[safe] if ignored is None
+                         else xp.where(ignored, x.dtype.type(0), class_weight[safe]))
     losses = -picked_weight * picked
     total_weight = picked_weight.sum(dtype=x.dtype)
     if reduction == "mean":
