@@ -149,15 +149,24 @@ def constant_pad_nd(input, pad, value=0):
     return record(out, ConstantPadNdBackward0, (input,), pad=pad)
 
 
-def _nearest_source(input_size, output_size, scale, xp):
-    """ATen's ``nearest_idx``: the input position each output position copies."""
+def _nearest_source(input_size, output_size, scale, xp, exact=False):
+    """ATen's ``nearest_idx`` (or, with ``exact``, ``HelperInterpNearestExact``, which floors the
+    centre ``(i + 0.5) * scale`` instead of ``i * scale``): the input position each output
+    position copies."""
     positions = xp.arange(output_size)
     if output_size == input_size:
         return positions
-    if output_size == 2 * input_size:
+    if output_size == 2 * input_size and not exact:
         return positions >> 1
     step = np.float32(1.0 / scale) if scale else np.float32(input_size / output_size)
-    return xp.minimum(xp.floor(positions.astype(np.float32) * step).astype(np.int64), input_size - 1)
+    if exact:
+        # area_pixel_compute_source_index, scale * (i + 0.5) - 0.5 rounded once (PyTorch's kernel is
+        # compiled with FMA contraction), clamped at 0, then rounded half up: floorf(x + 0.5).
+        centre = (positions.astype(np.float64) + 0.5) * float(step) - 0.5
+        source = xp.maximum(centre.astype(np.float32), np.float32(0)) + np.float32(0.5)
+    else:
+        source = positions.astype(np.float32) * step
+    return xp.minimum(xp.floor(source).astype(np.int64), input_size - 1)
 
 
 class _UpsampleNearestBackward(Node):
@@ -179,17 +188,39 @@ class UpsampleNearest2DBackward0(_UpsampleNearestBackward):
     pass
 
 
-def upsample_nearest(input, output_size, scales):
-    """Each output pixel copies the nearest input pixel (ATen's legacy ``nearest``), 1-d or 2-d."""
+class UpsampleNearest3DBackward0(_UpsampleNearestBackward):
+    pass
+
+
+class UpsampleNearestExact1DBackward0(_UpsampleNearestBackward):
+    pass
+
+
+class UpsampleNearestExact2DBackward0(_UpsampleNearestBackward):
+    pass
+
+
+class UpsampleNearestExact3DBackward0(_UpsampleNearestBackward):
+    pass
+
+
+_NEAREST_NODES = {(False, 1): UpsampleNearest1DBackward0, (False, 2): UpsampleNearest2DBackward0,
+                  (False, 3): UpsampleNearest3DBackward0, (True, 1): UpsampleNearestExact1DBackward0,
+                  (True, 2): UpsampleNearestExact2DBackward0, (True, 3): UpsampleNearestExact3DBackward0}
+
+
+def upsample_nearest(input, output_size, scales, exact=False):
+    """Each output pixel copies the nearest input pixel (ATen's legacy ``nearest``, or with ``exact``
+    ``nearest-exact``), 1-d, 2-d or 3-d."""
     xp = array_module(input._device)
     spatial = input._data.ndim - 2
-    sources = [_nearest_source(input._data.shape[2 + k], output_size[k], scales[k], xp) for k in range(spatial)]
+    sources = [_nearest_source(input._data.shape[2 + k], output_size[k], scales[k], xp, exact)
+               for k in range(spatial)]
     data = input._data
     for k, index in enumerate(sources):
         data = xp.take(data, index, axis=2 + k)
     out = wrap(data, input)
     if needs_grad(input):
-        node_class = UpsampleNearest1DBackward0 if spatial == 1 else UpsampleNearest2DBackward0
-        out.grad_fn = node_class((input,), input_sizes=input._data.shape[2:],
-                                 sources=[wrap(index.astype(np.int64), input) for index in sources])
+        out.grad_fn = _NEAREST_NODES[exact, spatial]((input,), input_sizes=input._data.shape[2:],
+                                                     sources=[wrap(index.astype(np.int64), input) for index in sources])
     return out

@@ -13,7 +13,7 @@ import numpy as np
 from .. import _dtype, _random
 from .._device import array_module
 from .._ops import pointwise as _pointwise, shape as _shape, softmax as _softmax
-from .._ops._common import broadcast_error, check_one_device, needs_grad
+from .._ops._common import broadcast_error, check_one_device, float_input, needs_grad
 from .._ops.inplace import apply_inplace
 from .._ops.linalg import addmm, matmul
 from .._tensor import Tensor
@@ -24,6 +24,7 @@ from .._ops import (native as _native, native_activation as _native_activation,
                     native_pooling as _native_pooling, piecewise_activation as _piecewise,
                     pixel_shuffle as _pixel_shuffle, embedding_bag as _embedding_bag, pad_modes as _pad_modes,
                     smooth_activation as _smooth_activation, im2col as _im2col, unpool as _unpool,
+                    upsample as _upsample,
                     pdist as _pdist)
 
 __all__ = ["linear", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "dropout",
@@ -868,39 +869,87 @@ __all__ += ["interpolate"]
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
-    """Resize the spatial dims of ``(N, C, L)`` or ``(N, C, H, W)`` to ``size`` or by ``scale_factor``.
+    """Resize the spatial dims of ``(N, C, L)``, ``(N, C, H, W)`` or ``(N, C, D, H, W)`` to ``size`` or by
+    ``scale_factor`` (``torch.nn.functional.interpolate``, ``torch/nn/functional.py``).
 
-    nnref has the ``nearest`` mode (nn.Upsample's default); the others raise
-    ``NotImplementedError`` (see "Differences from PyTorch").
+    Modes ``nearest``, ``nearest-exact``, ``linear`` (3-D), ``bilinear`` (4-D), ``trilinear`` (5-D) and
+    ``area`` (adaptive average pooling, 3-D and 4-D) as in PyTorch; ``bicubic``, ``lanczos`` and
+    ``antialias=True`` raise ``NotImplementedError`` (see "Differences from PyTorch").
     """
-    if mode != "nearest":
-        raise NotImplementedError(f"nnref's interpolate has mode='nearest' only, not {mode!r}; upsample with "
-                                  "'nearest', or pad and average neighbouring pixels yourself")
-    if align_corners is not None:
-        raise ValueError("align_corners option can only be set with the interpolating modes: linear | bilinear | "
-                         "bicubic | trilinear")
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating modes: linear | bilinear | "
+                             "bicubic | trilinear")
+    elif align_corners is None:
+        align_corners = False
     spatial = input.dim() - 2
-    if spatial not in (1, 2):
-        raise NotImplementedError(f"nnref's interpolate takes 3-D or 4-D inputs (1 or 2 spatial dims), got "
-                                  f"{input.dim()}-D")
     if size is not None and scale_factor is not None:
         raise ValueError("only one of size or scale_factor should be defined")
-    if size is None and scale_factor is None:
-        raise ValueError("either size or scale_factor should be defined")
     if size is not None:
-        sizes = [int(size)] * spatial if isinstance(size, numbers.Integral) else [int(s) for s in size]
-        if len(sizes) != spatial:
-            raise ValueError(f"Input and output must have the same number of spatial dimensions, but got input with "
-                             f"spatial dimensions of {list(input.shape[2:])} and output size of {sizes}. Please "
-                             "provide input tensor in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, "
-                             "...,oK) format.")
+        if isinstance(size, (list, tuple)):
+            if len(size) != spatial:
+                raise ValueError(f"Input and output must have the same number of spatial dimensions, but got input "
+                                 f"with spatial dimensions of {list(input.shape[2:])} and output size of {size}. "
+                                 "Please provide input tensor in (N, C, d1, d2, ...,dK) format and output size in "
+                                 "(o1, o2, ...,oK) format.")
+            if not all(isinstance(s, numbers.Integral) for s in size):
+                raise TypeError("expected size to be one of int or Tuple[int] or Tuple[int, int] or "
+                                f"Tuple[int, int, int], but got size with types {[type(s) for s in size]}")
+            sizes = [int(s) for s in size]
+        else:
+            sizes = [int(size)] * spatial
         scales = [None] * spatial
+    elif scale_factor is not None:
+        if isinstance(scale_factor, (list, tuple)):
+            if len(scale_factor) != spatial:
+                raise ValueError(f"Input and scale_factor must have the same number of spatial dimensions, but got "
+                                 f"input with spatial dimensions of {list(input.shape[2:])} and scale_factor of "
+                                 f"shape {scale_factor}. Please provide input tensor in (N, C, d1, d2, ...,dK) "
+                                 "format and scale_factor in (s1, s2, ...,sK) format.")
+            scales = [float(s) for s in scale_factor]
+        else:
+            scales = [float(scale_factor)] * spatial
+        # ATen's compute_output_size: the product in double, truncated.
+        sizes = [int(input.shape[2 + k] * scales[k]) for k in range(spatial)]
     else:
-        factors = [float(scale_factor)] * spatial if isinstance(scale_factor, numbers.Number) else \
-            [float(s) for s in scale_factor]
-        sizes = [math.floor(input.shape[2 + k] * factors[k]) for k in range(spatial)]
-        scales = [None] * spatial if recompute_scale_factor else factors
-    return _smooth_activation.upsample_nearest(input, sizes, scales)
+        raise ValueError("either size or scale_factor should be defined")
+    if recompute_scale_factor and size is not None:
+        raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+    if recompute_scale_factor or mode == "area":
+        scales = [None] * spatial  # the kernel then uses in/out, as if size had been given
+    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.dim() == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a "
+                         "4-D tensor as input")
+    linear = {"linear": 1, "bilinear": 2, "trilinear": 3}
+    if mode in ("nearest", "nearest-exact") and spatial in (1, 2, 3):
+        return _smooth_activation.upsample_nearest(input, sizes, scales, exact=mode == "nearest-exact")
+    if mode == "area" and spatial in (1, 2):
+        return (adaptive_avg_pool1d if spatial == 1 else adaptive_avg_pool2d)(input, sizes)
+    if mode in linear and spatial == linear[mode]:
+        if antialias:
+            raise NotImplementedError("nnref's bilinear interpolation has no antialias filter (PyTorch's "
+                                      "_upsample_bilinear2d_aa); call it with antialias=False, or blur first")
+        return _upsample_linear(input, sizes, align_corners, scales, mode)
+    if mode in linear and spatial in (1, 2, 3):
+        wanted = {1: "3D", 2: "4D", 3: "5D"}[linear[mode]]
+        raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {wanted} input")
+    if mode in ("bicubic", "lanczos", "area") and spatial in (1, 2, 3):
+        raise NotImplementedError(f"nnref's interpolate has no mode={mode!r} for {input.dim()}-D inputs; use "
+                                  "'bilinear' (or 'area' on 3-D and 4-D inputs)")
+    raise NotImplementedError("Input Error: Only 3D, 4D and 5D input Tensors supported"
+                              f" (got {input.dim()}D) for the modes: nearest | linear | bilinear | bicubic | "
+                              f"trilinear | lanczos | area | nearest-exact (got {mode})")
+
+
+def _upsample_linear(input, sizes, align_corners, scales, mode):
+    """The checks of the kernels behind the linear modes, then :func:`nnref._ops.upsample.upsample_linear`."""
+    if not input._dtype.is_floating_point:
+        if mode == "bilinear" and input._dtype.numpy == np.uint8:
+            raise NotImplementedError("nnref's bilinear interpolation takes floating-point inputs (PyTorch's uint8 "
+                                      "kernel rounds its own fixed-point weights); convert with x.float()")
+        kernel = "upsample_bilinear2d_channels_last" if mode == "bilinear" else "compute_indices_weights_linear"
+        float_input(kernel, input)
+    return _upsample.upsample_linear(input, sizes, align_corners, scales)
 
 
 # --------------------------------------------------------------------------------------------
@@ -1742,9 +1791,8 @@ def upsample_nearest(input, size=None, scale_factor=None):
 
 
 def upsample_bilinear(input, size=None, scale_factor=None):
-    """Deprecated: :func:`interpolate` with ``mode='bilinear'``, which nnref does not have, so it raises
-    ``NotImplementedError`` after PyTorch's warning (``torch.nn.functional.upsample_bilinear``,
-    ``torch/nn/functional.py``)."""
+    """Deprecated: :func:`interpolate` with ``mode='bilinear'`` and ``align_corners=True``, with PyTorch's
+    warning (``torch.nn.functional.upsample_bilinear``, ``torch/nn/functional.py``)."""
     warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead.",
                   stacklevel=2)
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)

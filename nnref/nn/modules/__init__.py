@@ -7,7 +7,7 @@ from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Seq
 from .conv import (Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d, LazyConv1d, LazyConv2d, LazyConvTranspose1d,
                    LazyConvTranspose2d)
 from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
-from .flatten import Flatten, Unflatten, Upsample, UpsamplingNearest2d
+from .flatten import Flatten, Unflatten, Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 from .fold import Fold, Unfold
 from .lazy import LazyModuleMixin
 from .linear import Bilinear, Identity, LazyLinear, Linear
@@ -58,6 +58,7 @@ __all__ += ["EmbeddingBag"]
 __all__ += ["ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
             "ReplicationPad3d", "CircularPad1d", "CircularPad2d", "CircularPad3d"]
 __all__ += ["BatchNorm3d"]
+__all__ += ["UpsamplingBilinear2d"]
 __all__ += ["MultiMarginLoss", "MultiLabelMarginLoss", "TripletMarginWithDistanceLoss", "LPPool1d", "LPPool2d"]
 __all__ += ["Fold", "Unfold"]
 __all__ += ["MaxUnpool1d", "MaxUnpool2d", "ChannelShuffle"]

@@ -48,7 +48,8 @@ class Unflatten(Module):
 
 
 class Upsample(Module):
-    """Resize the spatial dims with ``F.interpolate`` (``size`` or ``scale_factor``, mode ``nearest``)."""
+    """Resize the spatial dims with ``F.interpolate`` (``size`` or ``scale_factor``; modes ``nearest``,
+    ``nearest-exact``, ``linear``, ``bilinear``, ``trilinear``, ``area``)."""
 
     __constants__ = ["size", "scale_factor", "mode", "align_corners", "name", "recompute_scale_factor"]
 
@@ -56,7 +57,10 @@ class Upsample(Module):
         super().__init__()
         self.name = type(self).__name__
         self.size = size
-        self.scale_factor = float(scale_factor) if isinstance(scale_factor, (int, float)) else scale_factor
+        if isinstance(scale_factor, tuple):
+            self.scale_factor = tuple(float(factor) for factor in scale_factor)
+        else:
+            self.scale_factor = float(scale_factor) if scale_factor else None
         self.mode, self.align_corners, self.recompute_scale_factor = mode, align_corners, recompute_scale_factor
 
     def forward(self, input):
@@ -81,3 +85,14 @@ class UpsamplingNearest2d(Upsample):
 
     def __init__(self, size=None, scale_factor=None):
         super().__init__(size, scale_factor, mode="nearest")
+
+
+__all__ += ["UpsamplingBilinear2d"]
+
+
+class UpsamplingBilinear2d(Upsample):
+    """Bilinear upsampling of ``(N, C, H, W)`` with ``align_corners=True`` (``torch/nn/modules/upsampling.py``;
+    deprecated there in favour of ``F.interpolate(..., mode='bilinear', align_corners=True)``)."""
+
+    def __init__(self, size=None, scale_factor=None):
+        super().__init__(size, scale_factor, mode="bilinear", align_corners=True)
