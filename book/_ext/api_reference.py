@@ -33,7 +33,7 @@ NAMESPACES = (
     "nnref", "nnref.nn", "nnref.nn.functional", "nnref.nn.init", "nnref.autograd",
     "nnref.autograd.graph", "nnref.optim", "nnref.optim.lr_scheduler", "nnref.serialization",
     "nnref.random", "nnref.utils", "nnref.utils.data", "nnref.utils.hooks",
-    "nnref.utils.safetensors", "nnref.accelerator", "nnref.cuda", "nnref.viz",
+    "nnref.utils.safetensors", "nnref.accelerator", "nnref.cuda", "nnref.viz", "nnref.linalg",
 )
 
 PAGES = Path(__file__).resolve().parent.parent / "api"

@@ -373,3 +373,9 @@ from . import tensordot  # noqa: E402
 
 Tensor.inner = tensordot.inner
 __all__ += ["tensordot"]
+
+from . import linalg_decompositions, linalg_determinants, linalg_norms, linalg_solvers  # noqa: E402
+
+Tensor.det, Tensor.logdet, Tensor.inverse = linalg_determinants.det, linalg_determinants.logdet, linalg_solvers.inverse
+Tensor.slogdet = linalg_determinants.torch_slogdet
+__all__ += ["linalg_decompositions", "linalg_determinants", "linalg_norms", "linalg_solvers"]

@@ -24,7 +24,7 @@ RANKS = {
     0: ("nnref._dtype", "nnref._device", "nnref._namespace", "nnref._source"),
     1: ("nnref._tensor", "nnref._tensor_str", "nnref._tensor_docs", "nnref._ops", "nnref.autograd",
         "nnref._creation", "nnref._random", "nnref.random", "nnref.utils.hooks", "nnref.cuda",
-        "nnref.accelerator"),
+        "nnref.accelerator", "nnref.linalg"),
     2: ("nnref.nn", "nnref.optim", "nnref.utils.data"),
     3: ("nnref.serialization", "nnref._torch_checkpoint", "nnref.utils.safetensors", "nnref.viz",
         "nnref.utils"),

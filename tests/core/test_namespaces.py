@@ -13,7 +13,7 @@ torch = pytest.importorskip("torch")
 NNREF_ONLY = {"": {"viz"}}
 
 MODULES = ["", ".nn", ".nn.functional", ".nn.init", ".nn.parameter", ".nn.modules", ".optim",
-           ".optim.lr_scheduler", ".cuda", ".accelerator"]
+           ".optim.lr_scheduler", ".cuda", ".accelerator", ".linalg"]
 
 
 @pytest.mark.parametrize("suffix", MODULES)

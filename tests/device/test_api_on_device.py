@@ -47,7 +47,7 @@ HERE = pathlib.Path(__file__).parent
 PLUMBING = {"__dict__", "__module__", "__slots__", "__weakref__", "__doc__", "__init__", "__repr__",
             "__hash__", "__array_priority__", "__setstate__", "__getstate__", "__reduce_ex__",
             "__new__", "__init_subclass__", "__format__", "__str__", "__class_getitem__"}
-SUBMODULES = {"autograd", "cuda", "nn", "optim", "serialization", "utils", "viz", "functional", "init",
+SUBMODULES = {"autograd", "cuda", "nn", "optim", "serialization", "utils", "viz", "functional", "init", "linalg",
               "modules", "parameter", "lr_scheduler"}
 
 
@@ -56,7 +56,8 @@ def public_api():
     method, property and operator of Tensor."""
     names = {f"nnref.{n}" for n in dir(nnref) if not n.startswith("_") and n not in SUBMODULES}
     namespaces = {"nnref.nn": nn, "nnref.nn.functional": F, "nnref.nn.init": init,
-                  "nnref.optim": optim, "nnref.optim.lr_scheduler": lr_scheduler}
+                  "nnref.optim": optim, "nnref.optim.lr_scheduler": lr_scheduler,
+                  "nnref.linalg": nnref.linalg}
     try:
         from nnref.utils import data
         namespaces["nnref.utils.data"] = data
@@ -1586,6 +1587,37 @@ CASES.update({
     "nnref.utils.data.default_convert": case(lambda d: data.default_convert(
         [leaf(d, (2,), grad=False), (labels(d, [1, 2]), 3)])),
     "nnref.utils.data.get_worker_info": HOST_ONLY("None in the main process: worker metadata, no tensors"),
+})
+
+
+def _spd(a):
+    """A well-conditioned symmetric positive-definite batch built from ``a`` (differentiably)."""
+    return a @ a.mT + a.shape[-1] * nnref.eye(a.shape[-1], device=a.device)
+
+
+# torch.linalg, and the top-level names and methods PyTorch has for its determinants and inverse
+CASES.update({
+    "nnref.linalg.vector_norm": op(lambda x: [nnref.linalg.vector_norm(x), nnref.linalg.vector_norm(x, 1, (0, 2)),
+                                              nnref.linalg.vector_norm(x, float("inf"), -1, keepdim=True)], (2, 3, 4)),
+    "nnref.linalg.matrix_norm": op(lambda x: [nnref.linalg.matrix_norm(x), nnref.linalg.matrix_norm(x, 1),
+                                              nnref.linalg.matrix_norm(x, -float("inf"), (0, 2), keepdim=True),
+                                              nnref.linalg.matrix_norm(x, 2), nnref.linalg.matrix_norm(x, "nuc")],
+                                   (2, 3, 4)),
+    "nnref.linalg.norm": op(lambda x: [nnref.linalg.norm(x), nnref.linalg.norm(x[0], 1),
+                                       nnref.linalg.norm(x, 3, -1)], (2, 3, 4)),
+    "nnref.linalg.svdvals": op(lambda x: nnref.linalg.svdvals(x), (2, 3, 4)),
+    **{name: op(lambda a, f=f: f(_spd(a)), (2, 3, 3)) for name, f in (
+        ("nnref.linalg.det", nnref.linalg.det), ("nnref.det", nnref.det), ("nnref.Tensor.det", nnref.Tensor.det),
+        ("nnref.logdet", nnref.logdet), ("nnref.Tensor.logdet", nnref.Tensor.logdet),
+        ("nnref.linalg.slogdet", lambda a: list(nnref.linalg.slogdet(a))),
+        ("nnref.slogdet", lambda a: list(nnref.slogdet(a))), ("nnref.Tensor.slogdet", lambda a: list(a.slogdet())),
+        ("nnref.linalg.inv", nnref.linalg.inv), ("nnref.inverse", nnref.inverse),
+        ("nnref.Tensor.inverse", nnref.Tensor.inverse),
+        ("nnref.linalg.cholesky", lambda a: [nnref.linalg.cholesky(a), nnref.linalg.cholesky(a, upper=True)]))},
+    "nnref.linalg.solve": op(lambda a, b: [nnref.linalg.solve(_spd(a), b), nnref.linalg.solve(_spd(a), b[0, :, 0]),
+                                           nnref.linalg.solve(_spd(a), b.mT, left=False)], (2, 3, 3), (2, 3, 2)),
+    "nnref.linalg.LinAlgError": HOST_ONLY("an exception class; its raising is checked on the CPU "
+                                          "(tests/core/test_linalg_vs_torch.py)"),
 })
 
 

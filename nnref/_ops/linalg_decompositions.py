@@ -1,0 +1,82 @@
+"""Matrix factorizations: ``torch.linalg.cholesky`` (and ``svdvals``, which ``matrix_norm`` uses
+for its orders 2, -2 and ``'nuc'``).
+
+Mirrors ``aten/src/ATen/native/BatchLinearAlgebra.cpp`` (``linalg_cholesky_ex``: LAPACK's
+``potrf`` reads one triangle of ``A``, the lower one, or the upper one when ``upper=True``; a
+matrix that is not positive-definite raises ``torch.linalg.LinAlgError`` naming the leading
+minor) and ``linalg_svdvals``.  The gradients are ``cholesky_backward`` and
+``svd_backward`` of ``torch/csrc/autograd/FunctionsManual.cpp``, written with nnref ops so that
+they differentiate again.
+"""
+import numpy as np
+
+from .._device import array_module
+from ..autograd.graph import Node
+from ._common import record, wrap
+from .linalg import matmul
+from .linalg_checks import check_floating, check_is_matrix, check_square, no_half_kernel, raise_linalg_error
+from .linalg_solvers import solve
+from .tensor_shape import tril
+
+__all__ = ["cholesky", "svdvals"]
+
+_NOT_POSITIVE_DEFINITE = ("The factorization could not be completed because the input is not positive-definite "
+                          "(the leading minor of order {info} is not positive-definite).")
+
+
+class LinalgCholeskyExBackward0(Node):
+    """``cholesky_backward`` (Iain Murray, arXiv:1602.07527):
+    ``gA = L^{-H} Phi(L^H gL) L^{-1}``, ``Phi`` taking the lower triangle with a halved diagonal,
+    symmetrised."""
+
+    def backward(self, grad):
+        (L,) = self.saved_tensors
+        if self.upper:
+            L, grad = L.mT, grad.mT
+        gA = tril(matmul(L.mT, grad))
+        gA = 0.5 * (gA + tril(gA, -1).mT)
+        # PyTorch's two triangular solves; a general solve gives the same values
+        gA = solve(L.mT, gA)
+        return (solve(L, gA, left=False),)
+
+
+def cholesky(A, *, upper=False):
+    """The Cholesky factor ``L`` (lower triangular, ``A = L L^H``) of each symmetric
+    positive-definite matrix of ``A``; ``U = L^H`` when ``upper=True``
+    (``torch.linalg.cholesky``, ``aten/src/ATen/native/BatchLinearAlgebra.cpp``; backward
+    ``cholesky_backward`` of ``torch/csrc/autograd/FunctionsManual.cpp``)."""
+    check_square("linalg.cholesky", A)
+    check_floating("linalg.cholesky", A)
+    no_half_kernel("cholesky_cpu", A)
+    xp = array_module(A._device)
+    # numpy reads the lower triangle; upper=True reads the upper one, the lower one of A^T
+    data = xp.swapaxes(A._data, -1, -2) if upper else A._data
+    try:
+        factor = xp.linalg.cholesky(data)
+    except np.linalg.LinAlgError:
+        raise_linalg_error("linalg.cholesky", data, "potrf", _NOT_POSITIVE_DEFINITE)
+    out = wrap(xp.ascontiguousarray(xp.swapaxes(factor, -1, -2) if upper else factor), A)
+    return record(out, LinalgCholeskyExBackward0, (A,), save_result=True, upper=upper)
+
+
+class LinalgSvdBackward0(Node):
+    """``svd_backward`` for the singular values alone: ``gA = U diag(gS) V^H``.  ``U`` and ``V^H``
+    enter as constants (nnref has no differentiable ``svd``): no second derivative."""
+
+    def backward(self, grad):
+        (A,) = self.saved_tensors
+        xp = array_module(A._device)
+        u, _, vh = xp.linalg.svd(A._data, full_matrices=False)
+        U, Vh = wrap(u, A), wrap(vh, A)
+        return (matmul(U * grad.unsqueeze(-2), Vh),)
+
+
+def svdvals(A):
+    """The singular values of each matrix of ``A``, in descending order (``torch.linalg.svdvals``,
+    ``aten/src/ATen/native/BatchLinearAlgebra.cpp``; backward ``svd_backward`` of
+    ``torch/csrc/autograd/FunctionsManual.cpp``)."""
+    check_is_matrix("linalg.svd", A)
+    check_floating("linalg.svd", A, low_precision=False)
+    xp = array_module(A._device)
+    out = wrap(xp.ascontiguousarray(xp.linalg.svd(A._data, compute_uv=False)), A)
+    return record(out, LinalgSvdBackward0, (A,), saved=(A,))
