@@ -4,8 +4,12 @@
 Mirrors ``aten/src/ATen/native/Activation.cpp`` and the CPU kernels of
 ``native/cpu/Activation.cpp``; the gradient formulas are those of
 ``tools/autograd/derivatives.yaml`` (``gelu_backward``, ``leaky_relu_backward``, ...).
-Forward and backward are one vectorised numpy expression each, computed in float32
-for 16-bit floats as PyTorch's CPU kernels do.  The backward passes are plain numpy,
+Forward and backward are a few vectorised numpy passes each, computed in float32 for 16-bit
+floats as PyTorch's CPU kernels do.  Their speed is the number of passes over memory and of new
+arrays: each kernel works in place on the few arrays it creates, keeps what its backward pass
+needs (an exponential, a CDF) instead of computing it again, and selects between the sides of a
+piecewise function with arithmetic (``np.clip``, a 0/1 mask) rather than ``np.where``, which is
+slow where the mask changes from one element to the next.  The backward passes are plain numpy,
 so these nodes are first-order only: ``create_graph=True`` through them raises
 (PyTorch supports it) instead of silently dropping the second-derivative term.
 """
@@ -14,7 +18,7 @@ import math
 import numpy as np
 
 from .._device import array_module_of
-from ._common import float_input, record, special_function, wrap
+from ._common import float_input, needs_grad, record, special_function, wrap
 from ._first_order import FirstOrderBackward
 from .native import _as, _opmath
 
@@ -25,19 +29,22 @@ def _float_input(name, input):
     return _opmath(float_input(name, input))
 
 
-def _erf(x):
-    """The error function: GELU's exact form needs it (see :func:`special_function`)."""
-    return special_function("erf", x)
-
-
 def _unary(input, data, node_class, **attributes):
     """Wrap ``data`` as the op's output and record ``node_class`` (which saves the input).
 
-    ``attributes`` may hold arrays the forward pass computed anyway (a CDF, an
-    exponential) so that the backward pass does not compute them again.
+    ``attributes`` may hold arrays the forward pass computed anyway (a derivative, a
+    denominator) so that the backward pass does not compute them again.
     """
     return record(wrap(_as(data, input._data), input), node_class, (input,), saved=(input,),
                   **attributes)
+
+
+def _scale(array, factor):
+    """``array *= factor`` in place, skipped when ``factor`` is 1 (the default of most
+    activation parameters): a pass over memory saved."""
+    if factor != 1:
+        array *= array.dtype.type(factor)
+    return array
 
 
 # --------------------------------------------------------------------------------------------
@@ -47,35 +54,89 @@ def _unary(input, data, node_class, **attributes):
 _SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
 _KAPPA = 0.044715
 
+# Abramowitz & Stegun 7.1.26 (Hastings): for z >= 0,
+# erfc(z) = t (a1 + a2 t + a3 t^2 + a4 t^3 + a5 t^4) exp(-z^2) + e(z), t = 1 / (1 + p z), |e(z)| <= 1.5e-7.
+_AS_P = 0.3275911
+_AS_A = (0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429)
+
+
+def _normal_cdf(x):
+    """``(x * Phi(x), Phi(x), exp(-x^2 / 2))``, the last ``None`` where computing Phi did not give it.
+
+    float32 (16-bit floats compute in it too) takes the upper tail ``Phi(-|x|) = erfc(|x| / sqrt 2) / 2``
+    from Abramowitz & Stegun 7.1.26: numpy has no vectorised erf, and SciPy's computes each
+    float32 through float64 one element at a time, 30 times slower than an exp.  Its error on
+    Phi is absolute, 7.5e-8 and as much again from float32 rounding: GELU stays within 5e-7 of
+    its float64 value (PyTorch's float32 kernel: 1.2e-6), and within 8 units in the last place
+    near 0, where PyTorch's is within 2 (tests/nn/test_activation_edges.py).  Its exponential is
+    the one the derivative ``Phi(x) + x phi(x)`` needs.  float64 keeps SciPy's erf, exact to the
+    last bit.
+    """
+    xp = array_module_of(x)
+    dtype = x.dtype.type
+    if x.dtype != np.float32:
+        cdf = special_function("erf", x * dtype(math.sqrt(0.5)))
+        cdf += 1
+        cdf *= dtype(0.5)
+        return x * cdf, cdf, None
+    t = xp.abs(x)
+    t *= dtype(_AS_P * math.sqrt(0.5))
+    t += 1
+    xp.divide(1, t, out=t)
+    upper = t * dtype(_AS_A[4] / 2)  # the halved coefficients give Phi(-|x|), not erfc
+    for a in reversed(_AS_A[:4]):
+        upper += dtype(a / 2)
+        upper *= t
+    exponential = xp.multiply(x, x)
+    exponential *= dtype(-0.5)
+    xp.exp(exponential, out=exponential)
+    upper *= exponential
+    # Phi(x) is 1 - upper for x >= 0 and upper below 0: upper + [x >= 0] (1 - 2 upper), no select.
+    cdf = xp.multiply(upper, dtype(-2), out=t)
+    cdf += 1
+    cdf *= xp.greater_equal(x, 0)
+    cdf += upper
+    return xp.multiply(x, cdf, out=upper), cdf, exponential  # (upper's memory, free again, for the output)
+
+
+def _gelu_derivative(x, cdf, exponential):
+    """``Phi(x) + x phi(x)``, ``phi(x) = exp(-x^2 / 2) / sqrt(2 pi)``, in the memory of ``exponential``
+    when computing Phi gave it: the node then keeps one array, not two (and a backward pass
+    allocates one array fewer)."""
+    xp = array_module_of(x)
+    dtype = x.dtype.type
+    if exponential is None:
+        exponential = xp.multiply(x, x)
+        exponential *= dtype(-0.5)
+        xp.exp(exponential, out=exponential)
+    exponential *= x
+    exponential *= dtype(1 / math.sqrt(2 * math.pi))
+    exponential += cdf
+    return exponential
+
 
 class GeluBackward0(FirstOrderBackward):
     """d gelu = Phi(x) + x * phi(x)  (exact), or the derivative of the tanh formula."""
 
     def backward(self, grad):
         (self_,) = self.saved_tensors
-        x, g = _opmath(self_._data), _opmath(grad._data)
+        g = _opmath(grad._data)
+        if self.approximate == "none":  # the forward pass computed the derivative
+            return (wrap(_as(self.intermediate * g, grad._data), grad),)
+        x, t = _opmath(self_._data), self.intermediate
         xp = array_module_of(x)
         dtype = x.dtype.type
-        square = x * x
-        if self.approximate == "tanh":
-            t = self.intermediate
-            # 0.5 (1 + t) + 0.5 x (1 - t^2) sqrt(2/pi) (1 + 3 kappa x^2)
-            d_inner = xp.multiply(square, dtype(3 * _KAPPA * _SQRT_2_OVER_PI), out=square)
-            d_inner += dtype(_SQRT_2_OVER_PI)
-            derivative = t * t
-            xp.subtract(1, derivative, out=derivative)
-            derivative *= x
-            derivative *= d_inner
-            derivative += t
-            derivative += 1
-            derivative *= dtype(0.5)
-        else:
-            # Phi(x) (saved by the forward pass) + x phi(x)
-            pdf = xp.multiply(square, dtype(-0.5), out=square)
-            xp.exp(pdf, out=pdf)
-            pdf *= x
-            pdf *= dtype(1 / math.sqrt(2 * math.pi))
-            derivative = xp.add(pdf, self.intermediate, out=pdf)
+        # 0.5 (1 + t) + 0.5 x (1 - t^2) sqrt(2/pi) (1 + 3 kappa x^2)
+        d_inner = xp.multiply(x, x)
+        d_inner *= dtype(3 * _KAPPA * _SQRT_2_OVER_PI)
+        d_inner += dtype(_SQRT_2_OVER_PI)
+        derivative = t * t
+        xp.subtract(1, derivative, out=derivative)
+        derivative *= x
+        derivative *= d_inner
+        derivative += t
+        derivative += 1
+        derivative *= dtype(0.5)
         derivative *= g
         return (wrap(_as(derivative, grad._data), grad),)
 
@@ -97,15 +158,12 @@ def gelu(input, approximate="none"):
         inner *= dtype(_SQRT_2_OVER_PI)
         saved = xp.tanh(inner, out=inner)  # t, for the backward pass
         data = saved + 1
-    else:
-        saved = _erf(x * dtype(math.sqrt(0.5)))
-        saved += 1
-        saved *= dtype(0.5)  # Phi(x), for the backward pass
-        data = saved.copy()
-    data *= x
-    if approximate == "tanh":
+        data *= x
         data *= dtype(0.5)
-    return _unary(input, data, GeluBackward0, approximate=approximate, intermediate=saved)
+        return _unary(input, data, GeluBackward0, approximate=approximate, intermediate=saved)
+    data, cdf, exponential = _normal_cdf(x)
+    derivative = _gelu_derivative(x, cdf, exponential) if needs_grad(input) else None
+    return _unary(input, data, GeluBackward0, approximate=approximate, intermediate=derivative)
 
 
 # --------------------------------------------------------------------------------------------
@@ -113,14 +171,19 @@ def gelu(input, approximate="none"):
 # --------------------------------------------------------------------------------------------
 
 class LeakyReluBackward0(FirstOrderBackward):
+    """``grad`` where ``x > 0``, ``grad * negative_slope`` elsewhere (NaN included)."""
+
     def backward(self, grad):
         (self_,) = self.saved_tensors
         xp = array_module_of(grad._data)
         g = _opmath(grad._data)
         slope = g.dtype.type(self.negative_slope)
-        local = (self_._data > 0).astype(g.dtype)  # 1 where positive, then slope elsewhere
-        local *= 1 - slope
-        local += slope
+        positive = xp.greater(self_._data, 0)
+        if not 0 <= slope <= 1:
+            return (wrap(_as(xp.where(positive, g, g * slope), grad._data), grad),)
+        # The 0/1 mask clipped to [slope, 1] is slope where x <= 0 and 1 elsewhere, exactly.
+        local = positive.astype(g.dtype)
+        xp.clip(local, slope, g.dtype.type(1), out=local)
         local *= g
         return (wrap(_as(local, grad._data), grad),)
 
@@ -135,52 +198,59 @@ def leaky_relu(input, negative_slope=0.01):
     xp = array_module_of(x)
     slope = x.dtype.type(negative_slope)
     scaled = x * slope
-    if 0 <= negative_slope <= 1:  # then max(x, slope x) is x where positive, slope x elsewhere
-        data = xp.maximum(x, scaled, out=scaled)
-    else:
+    if slope == 0:  # 0 * inf is NaN, but leaky_relu(inf) is inf
         data = xp.where(x > 0, x, scaled)
+    else:  # x or slope * x, whichever is larger (slope < 1, negative ones too) or smaller (slope > 1)
+        data = (xp.maximum if slope < 1 else xp.minimum)(x, scaled, out=scaled)
     return _unary(input, data, LeakyReluBackward0, negative_slope=negative_slope)
 
 
 class SiluBackward0(FirstOrderBackward):
-    """d silu = s (1 + x (1 - s)), s = sigmoid(x)."""
+    """d silu = s (1 + x (1 - s)), s = sigmoid(x) = 1 / d: that is ``(1 + x - x / d) / d`` with
+    ``d = 1 + exp(-x)`` kept by the forward pass."""
 
     def backward(self, grad):
         (self_,) = self.saved_tensors
-        x, s = _opmath(self_._data), self.sigmoid
+        x, d = _opmath(self_._data), self.denominator
         xp = array_module_of(x)
-        result = xp.subtract(1, s)
-        result *= x
+        result = xp.divide(x, d)
+        xp.subtract(x, result, out=result)
         result += 1
-        result *= s
+        result /= d
         result *= _opmath(grad._data)
         return (wrap(_as(result, grad._data), grad),)
 
 
 def silu(input, inplace=False):
-    """``x * sigmoid(x)`` (the swish function)."""
+    """``x * sigmoid(x)`` (the swish function), as PyTorch's kernel computes it: ``x / (1 + exp(-x))``."""
     x = _float_input("silu_cpu", input)
     xp = array_module_of(x)
     with np.errstate(over="ignore"):  # exp(-x) overflows to inf for very negative x: silu is -0
-        sigmoid = xp.negative(x)
-        xp.exp(sigmoid, out=sigmoid)
-        sigmoid += 1
-        xp.divide(1, sigmoid, out=sigmoid)
-    return _unary(input, x * sigmoid, SiluBackward0, sigmoid=sigmoid)
+        denominator = xp.negative(x)
+        xp.exp(denominator, out=denominator)
+        denominator += 1
+    return _unary(input, xp.divide(x, denominator), SiluBackward0, denominator=denominator)
 
 
 class EluBackward0(FirstOrderBackward):
     """``grad * scale`` where x > 0, else ``grad * input_scale * scale * alpha * exp(x * input_scale)``,
-    which is ``grad * input_scale * (result + scale * alpha)``: no exponential to compute again."""
+    which is ``grad * input_scale * (negative_part + scale * alpha)`` with the forward pass's
+    ``negative_part = scale * alpha * expm1(min(x, 0) * input_scale)``: no exponential to compute
+    again.  Where x > 0 that is ``input_scale * scale * alpha``: ``scale`` itself for ELU (and for
+    CELU where ``1 / alpha * alpha`` rounds to 1); SELU and the others replace it through a 0/1 mask."""
 
     def backward(self, grad):
-        self_, result = self.saved_tensors
-        x, y, g = _opmath(self_._data), _opmath(result._data), _opmath(grad._data)
-        xp = array_module_of(x)
-        dtype = x.dtype.type
-        local = y + dtype(self.scale * self.alpha)  # right where x <= 0; replaced elsewhere
-        local *= dtype(self.input_scale)
-        xp.copyto(local, dtype(self.scale), where=x > 0)
+        self_, _ = self.saved_tensors  # the result too, so that changing it in place is caught
+        g = _opmath(grad._data)
+        xp = array_module_of(g)
+        dtype = g.dtype.type
+        local = self.negative_part + dtype(self.scale * self.alpha)
+        _scale(local, self.input_scale)
+        if self.input_scale * self.scale * self.alpha != self.scale:
+            positive = xp.greater(_opmath(self_._data), 0).astype(g.dtype)
+            local *= 1 - positive
+            positive *= dtype(self.scale)
+            local += positive
         local *= g
         return (wrap(_as(local, grad._data), grad),)
 
@@ -195,17 +265,17 @@ def elu(input, alpha=1.0, scale=1.0, input_scale=1.0):
     xp = array_module_of(x)
     dtype = x.dtype.type
     # scale * alpha * expm1(min(x, 0) * input_scale) is 0 where x > 0, and scale * max(x, 0)
-    # is 0 elsewhere: their sum is ELU without a select.
-    data = xp.minimum(x, 0)
-    data *= dtype(input_scale)
-    xp.expm1(data, out=data)
-    data *= dtype(scale * alpha)
-    positive = xp.maximum(x, 0)
-    positive *= dtype(scale)
-    data += positive
+    # is 0 elsewhere: their sum is ELU without a select.  (np.clip with both bounds is numpy's
+    # fast min/max against a number; np.minimum(x, 0) is not.)
+    negative_part = xp.clip(x, dtype(-np.inf), dtype(0))
+    _scale(negative_part, input_scale)
+    xp.expm1(negative_part, out=negative_part)
+    _scale(negative_part, scale * alpha)
+    data = _scale(xp.clip(x, dtype(0), dtype(np.inf)), scale)
+    data += negative_part
     out = wrap(_as(data, input._data), input)
     return record(out, EluBackward0, (input,), saved=(input,), save_result=True, alpha=alpha,
-                  scale=scale, input_scale=input_scale)
+                  scale=scale, input_scale=input_scale, negative_part=negative_part)
 
 
 class SoftplusBackward0(FirstOrderBackward):
@@ -213,12 +283,13 @@ class SoftplusBackward0(FirstOrderBackward):
 
     def backward(self, grad):
         (self_,) = self.saved_tensors
-        x, g = _opmath(self_._data), _opmath(grad._data)
-        xp = array_module_of(x)
-        z, smooth = self.exp, self.smooth
+        g = _opmath(grad._data)
+        xp = array_module_of(self_._data)
+        z = self.exp
         local = z + 1
         xp.divide(z, local, out=local)  # sigmoid(beta x)
-        local[~smooth] = 1
+        if self.linear is not None:
+            xp.copyto(local, local.dtype.type(1), where=self.linear)
         local *= g
         return (wrap(_as(local, grad._data), grad),)
 
@@ -228,15 +299,21 @@ def softplus(input, beta=1.0, threshold=20.0):
     x = _float_input("softplus_cpu", input)
     xp = array_module_of(x)
     dtype = x.dtype.type
-    scaled = x * dtype(beta)
-    smooth = ~(scaled > threshold)  # NaN stays on the smooth side, as in PyTorch
-    z = xp.exp(xp.minimum(scaled, dtype(threshold)))  # exp(beta x), kept for the backward pass
-    data = x.copy()
-    soft = xp.log1p(z)
-    soft /= dtype(beta)
-    xp.copyto(data, soft, where=smooth)  # (CuPy's ufuncs take no where=)
+    z = xp.multiply(x, dtype(beta))
+    # Where beta x > threshold (NaN stays on the smooth side, as in PyTorch).  Usually nowhere:
+    # then no select at all, and when there is one, numpy's masked copy is fast on a sparse mask.
+    linear = z > threshold
+    if not linear.any():
+        linear = None
+    xp.clip(z, dtype(-np.inf), dtype(threshold), out=z)
+    xp.exp(z, out=z)  # exp(beta x), kept for the backward pass
+    data = xp.log1p(z)
+    if beta != 1:
+        data /= dtype(beta)
+    if linear is not None:
+        xp.copyto(data, x, where=linear)  # (CuPy's ufuncs take no where=)
     return _unary(input, data, SoftplusBackward0, beta=beta, threshold=threshold, exp=z,
-                  smooth=smooth)
+                  linear=linear)
 
 
 class HardtanhBackward0(FirstOrderBackward):
@@ -246,17 +323,19 @@ class HardtanhBackward0(FirstOrderBackward):
         (self_,) = self.saved_tensors
         x = self_._data
         xp = array_module_of(x)
-        inside = x > self.min_val
-        inside &= x < self.max_val
-        return (wrap(xp.multiply(grad._data, inside, dtype=grad._data.dtype), grad),)
+        inside = xp.greater(x, self.min_val)
+        inside &= xp.less(x, self.max_val)
+        local = inside.astype(grad._data.dtype)
+        local *= grad._data
+        return (wrap(local, grad),)
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0):
     """``x`` clamped to ``[min_val, max_val]``."""
     x = _float_input("hardtanh_cpu", input) if input._dtype.name == "bool" else input._data
     xp = array_module_of(x)
-    data = xp.maximum(x, x.dtype.type(min_val))
-    xp.minimum(data, x.dtype.type(max_val), out=data)
+    # np.clip with both bounds: numpy's fast path (np.maximum and np.minimum with a number are not)
+    data = xp.clip(x, x.dtype.type(min_val), x.dtype.type(max_val))
     return _unary(input, data, HardtanhBackward0, min_val=min_val, max_val=max_val)
 
 

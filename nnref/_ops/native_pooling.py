@@ -8,18 +8,18 @@ Mirrors ``aten/src/ATen/native/AveragePool2d.cpp``, ``AdaptiveAveragePooling.cpp
 * ``adaptive_avg_pool2d`` is two matrix products with 0/1 "which rows/columns does
   window i cover" matrices, divided by each window's area; the backward is the
   transposed products.
-* ``adaptive_max_pool2d`` gathers every window (padded to the longest one by
-  repeating its last index, which never changes a maximum) and takes an argmax.
+* ``adaptive_max_pool2d`` scans each window's columns, then its rows, one elementwise
+  maximum per offset over all windows at once, on the input laid out planes-innermost;
+  short windows repeat their last position, which never changes a maximum.
 """
 import math
 
 import numpy as np
 
 from .._device import array_module_of
-from ..autograd.grad_mode import no_grad
-from ._common import needs_grad, record, wrap
+from ._common import float_input, needs_grad, record, wrap
 from ._first_order import FirstOrderBackward
-from .native import _as, _opmath, _pool_output_size, max_pool2d_with_indices
+from .native import _as, _opmath, _pool_output_size
 
 __all__ = ["avg_pool2d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "adaptive_windows"]
 
@@ -195,24 +195,44 @@ class AdaptiveMaxPool2DBackward0(FirstOrderBackward):
     def backward(self, grad):
         indices = self.indices
         xp = array_module_of(indices)
+        g = _opmath(grad._data)
         planes, hw = self.planes, self.hw
         offsets = (xp.arange(planes, dtype=np.int64) * hw).reshape(indices.shape[:-2] + (1, 1))
-        summed = xp.bincount((indices + offsets).ravel(), weights=grad._data.ravel(),
-                             minlength=planes * hw)
-        return (wrap(summed.astype(grad._data.dtype, copy=False).reshape(self.self_sizes), grad),)
+        summed = xp.zeros(planes * hw, dtype=g.dtype)
+        # Overlapping windows may pick the same position: add.at adds both, an assignment would not.
+        xp.add.at(summed, (indices + offsets).ravel(), g.ravel())
+        return (wrap(_as(summed.reshape(self.self_sizes), grad._data), grad),)
 
 
 def _window_index(xp, size, out):
     """``(out, longest)`` positions of each window, the short ones padded with their last position."""
     start, end = adaptive_windows(xp, size, out)
-    longest = int((end - start).max()) if out else 0
+    longest = int((end - start).max())
     return xp.minimum(start[:, None] + xp.arange(longest), end[:, None] - 1)
+
+
+def _running_max(candidate, count, xp):
+    """The largest of ``candidate(0), ..., candidate(count - 1)`` (same-shape arrays, in scan
+    order) and which one it was, as PyTorch's scan picks it: the first maximum, or the last NaN
+    (``val > maxval || isnan(val)`` in ``aten/src/ATen/native/cpu/AdaptiveMaxPoolKernel.cpp``)."""
+    values = candidate(0)
+    # The smallest integers that hold every pick (one byte for windows up to 256 long): less
+    # memory for the scan to go through than int64.
+    picked = xp.zeros(values.shape, dtype=np.min_scalar_type(count - 1))
+    for k in range(1, count):
+        next_values = candidate(k)
+        better = next_values > values
+        better |= xp.isnan(next_values)
+        # k exceeds every earlier pick: max(picked, k * better) is k where better, picked elsewhere
+        xp.maximum(picked, xp.multiply(better, k, dtype=picked.dtype), out=picked)
+        xp.maximum(values, next_values, out=values)  # a NaN on either side stays, as in the scan
+    return values, picked
 
 
 def adaptive_max_pool2d(input, output_size):
     """Largest value of each adaptive window, and its flat index into ``H*W``."""
     x, _ = _batched(input, "adaptive_max_pool2d", ":")
-    h, w = x.shape[2:]
+    n, c, h, w = x.shape
     oh, ow = _output_size(output_size, h, w)
     if oh < 0 or ow < 0:
         raise RuntimeError(f"adaptive_max_pool2d(): elements of output_size must be greater than or "
@@ -222,31 +242,27 @@ def adaptive_max_pool2d(input, output_size):
             raise RuntimeError(f"adaptive_max_pool2d(): Expected input to have non-zero size for "
                                f"non-batch dimensions, but input has sizes {list(input.shape)} with "
                                f"dimension {d} being empty")
-    data = input._data
-    xp = array_module_of(data)
-    lead = data.shape[:-2]
-    if oh and ow and h % oh == 0 and w % ow == 0:
-        # Equal windows that tile the input: plain max pooling with kernel = stride.
-        kernel = (h // oh, w // ow)
-        with no_grad():
-            values, indices = max_pool2d_with_indices(input, kernel, kernel, (0, 0), (1, 1), False)
-        return _adaptive_max_result(input, values._data, indices._data, lead, h, w)
+    float_input("adaptive_max_pool2d", input)
+    xp = array_module_of(x)
+    lead = input._data.shape[:-2]
+    if not n * oh * ow:
+        return _adaptive_max_result(input, xp.empty(lead + (oh, ow), dtype=x.dtype),
+                                    xp.zeros(lead + (oh, ow), dtype=np.int64), lead, h, w)
+    # (H, W, N*C): with the planes innermost, every step below runs over long contiguous rows.
+    planes = xp.ascontiguousarray(x.reshape(n * c, h, w).transpose(1, 2, 0))
     rows, cols = _window_index(xp, h, oh), _window_index(xp, w, ow)
-    kh, kw = rows.shape[1], cols.shape[1]
-    # (..., OH, KH, OW, KW) gathered windows, then (..., OH, OW, KH*KW) for one argmax.
-    windows = data[..., rows[:, :, None, None], cols[None, None, :, :]]
-    windows = xp.moveaxis(windows, -3, -2).reshape(lead + (oh, ow, kh * kw))
-    # The first maximum, or the first NaN, wins: PyTorch's `val > max || isnan(val)` scan.
-    is_nan = xp.isnan(windows) if input._dtype.is_floating_point else None
-    if is_nan is not None and is_nan.any():
-        best = xp.where(is_nan.any(axis=-1), xp.argmax(is_nan, axis=-1), xp.argmax(windows, axis=-1))
-    else:
-        best = xp.argmax(windows, axis=-1)
-    values = xp.take_along_axis(windows, best[..., None], axis=-1)[..., 0]
-    row_of = rows[xp.arange(oh)[:, None], best // kw]
-    col_of = cols[xp.arange(ow)[None, :], best % kw]
-    indices = (row_of * w + col_of).astype(np.int64, copy=False)
-    return _adaptive_max_result(input, values, indices, lead, h, w)
+    # A window's pick (its first maximum in row-major order, or its last NaN) is the pick of the
+    # first of its rows holding the maximum (the last holding a NaN), so the scan is separable:
+    # the columns of each row's part of every window (H, OW, N*C), then those rows (OH, OW, N*C),
+    # one elementwise step per kernel offset.
+    row_max, col_pick = _running_max(lambda k: planes[:, cols[:, k]], cols.shape[1], xp)
+    values, row_pick = _running_max(lambda k: row_max[rows[:, k]], rows.shape[1], xp)
+    window_rows, window_cols = xp.arange(oh)[:, None, None], xp.arange(ow)[None, :, None]
+    row_of = rows[window_rows, row_pick]
+    col_of = cols[window_cols, col_pick][row_of, window_cols, xp.arange(n * c)]
+    indices = row_of * w + col_of
+    return _adaptive_max_result(input, values.transpose(2, 0, 1).reshape(lead + (oh, ow)),
+                                indices.transpose(2, 0, 1).reshape(lead + (oh, ow)), lead, h, w)
 
 
 def _adaptive_max_result(input, values, indices, lead, h, w):
