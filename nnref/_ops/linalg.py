@@ -37,9 +37,9 @@ def _matrix_product(a, b):
     Two shapes are slow on numpy's usual route and take another one to the same BLAS:
 
     * an inner size of 1 (a weight's gradient at batch size 1) is an outer product, which
-      ``matmul`` computes without BLAS; ``dot`` hands it to BLAS's gemm, 8x faster;
+      ``matmul`` computes without BLAS; ``dot`` hands it to BLAS's gemm, several times faster;
     * a few rows times a transposed matrix (``x @ W.t()`` in every Linear at a small batch):
-      OpenBLAS's kernel for that layout is up to 2x slower than for ``W @ x.t()``, the same
+      OpenBLAS's kernel for that layout is slower than for ``W @ x.t()``, the same
       numbers transposed, so the product is computed that way and copied back row-major (a
       cheap copy: the result is small when the rows are few).
     """
