@@ -218,7 +218,7 @@ def _running_max(candidate, count, xp):
     values = candidate(0)
     # The smallest integers that hold every pick (one byte for windows up to 256 long): less
     # memory for the scan to go through than int64.
-    picked = xp.zeros(values.shape, dtype=np.min_scalar_type(count - 1))
+    picked = xp.zeros(values.shape, dtype=xp.min_scalar_type(count - 1))
     for k in range(1, count):
         next_values = candidate(k)
         better = next_values > values
