@@ -469,9 +469,29 @@ def _window_max(x, kernel, stride, dilation, out_size):
             better = candidate > values
             if floating:
                 better |= xp.isnan(candidate)
-            xp.copyto(values, candidate, where=better)
-            xp.copyto(offsets, i * kw + j, where=better)
+            # Offsets only grow in this scan, so max(offsets, k * better) is k exactly where better
+            # (a masked copy is several times slower); a NaN on either side stays in the maximum.
+            xp.maximum(offsets, xp.multiply(better, i * kw + j, dtype=np.int64), out=offsets)
+            xp.maximum(values, candidate, out=values)
+    if floating:
+        _first_zero_sign(values, offsets, x, kw, stride, dilation)
     return values, offsets
+
+
+def _first_zero_sign(values, offsets, x, kw, stride, dilation):
+    """Where a window's maximum is zero, take the picked element itself: ``maximum`` may return
+    either of 0.0 and -0.0 on a tie, PyTorch returns the element at the first maximum."""
+    xp = array_module_of(values)
+    flat_values = values.reshape(-1)
+    at = xp.flatnonzero(flat_values == 0)
+    if not at.size:
+        return
+    oh, ow = values.shape[2:]
+    planes, cell = xp.divmod(at, oh * ow)
+    row, col = xp.divmod(cell, ow)
+    i, j = xp.divmod(offsets.reshape(-1)[at], kw)
+    flat_values[at] = x.reshape(-1, *x.shape[2:])[planes, row * stride[0] + i * dilation[0],
+                                                  col * stride[1] + j * dilation[1]]
 
 
 def max_pool2d_with_indices(input, kernel, stride, padding, dilation, ceil_mode):

@@ -165,3 +165,27 @@ def test_adaptive_max_pool_empty_outputs_and_integer_inputs_as_pytorch():
         nnref.nn.functional.adaptive_max_pool2d(nnref.ones(1, 2, 4, 4, dtype=nnref.int64), 2)
     with pytest.raises(NotImplementedError, match="\"adaptive_max_pool2d\" not implemented for 'Long'"):
         torch.nn.functional.adaptive_max_pool2d(torch.ones(1, 2, 4, 4, dtype=torch.int64), 2)
+
+
+@pytest.mark.parametrize("args", [dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1),
+                                  dict(kernel_size=3, stride=1), dict(kernel_size=(2, 3), stride=(1, 2),
+                                                                      padding=(1, 1), dilation=(2, 1)),
+                                  dict(kernel_size=3, stride=2, ceil_mode=True)])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_max_pool_picks_pytorchs_element_with_ties_signed_zeros_and_nans(args, dtype):
+    """The running maximum over kernel offsets gives PyTorch's value bit for bit (the sign of a
+    zero included) and its index: the first maximum, or the last NaN."""
+    rng = np.random.default_rng(3)
+    pool = np.array([0.0, -0.0, 1.0, -1.0, np.nan], dtype=dtype)
+    x = rng.choice(pool, size=(2, 3, 13, 14), p=[0.35, 0.35, 0.1, 0.1, 0.1])
+    results = []
+    for fw in (torch, nnref):
+        t = fw.tensor(x, requires_grad=True)
+        values, indices = fw.nn.functional.max_pool2d(t, return_indices=True, **args)
+        (grad,) = fw.autograd.grad(values, t, fw.ones(tuple(values.shape), dtype=values.dtype))
+        results.append((values.detach().numpy(), indices.numpy(), grad.numpy()))
+    (tv, ti, tg), (nv, ni, ng) = results
+    np.testing.assert_array_equal(np.signbit(nv), np.signbit(tv))
+    np.testing.assert_array_equal(nv, tv)  # NaN positions must agree too
+    np.testing.assert_array_equal(ni, ti)
+    np.testing.assert_array_equal(ng, tg)
