@@ -217,85 +217,6 @@ class ConvTranspose2d(_ConvNd):
                                       output_padding, self.groups, self.dilation)
 
 
-__all__ += ["LazyConv2d"]
-
-
-class LazyConv2d(LazyModuleMixin, Conv2d):
-    """A ``Conv2d`` whose ``in_channels`` is read from the first input (``input.shape[-3]``)."""
-
-    cls_to_become = Conv2d
-
-    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
-                 bias=True, padding_mode="zeros", device=None, dtype=None):
-        factory_kwargs = {"device": device, "dtype": dtype}
-        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode,
-                         **factory_kwargs)
-        self.weight = UninitializedParameter(**factory_kwargs)
-        self.out_channels = out_channels
-        if bias:
-            self.bias = UninitializedParameter(**factory_kwargs)
-
-    def reset_parameters(self):
-        if not self.has_uninitialized_params() and self.in_channels != 0:
-            super().reset_parameters()
-
-    def initialize_parameters(self, input, *args, **kwargs):
-        """On the first ``forward``: take ``in_channels`` from the input, materialise the weight
-        and bias and initialise them (``torch/nn/modules/conv.py``)."""
-        if self.has_uninitialized_params():
-            if input.dim() not in (3, 4):
-                raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to "
-                                   f"{self.__class__.__name__}, but got input of size: {input.shape}")
-            self.in_channels = input.shape[1] if input.dim() == 4 else input.shape[0]
-            if self.in_channels % self.groups != 0:
-                raise ValueError("in_channels must be divisible by groups")
-            with no_grad():
-                self.weight.materialize((self.out_channels, self.in_channels // self.groups,
-                                         *self.kernel_size))
-                if self.bias is not None:
-                    self.bias.materialize((self.out_channels,))
-                self.reset_parameters()
-
-
-__all__ += ["LazyConv1d"]
-
-
-class LazyConv1d(LazyModuleMixin, Conv1d):
-    """A ``Conv1d`` whose ``in_channels`` is read from the first input (``input.shape[-2]``)."""
-
-    cls_to_become = Conv1d
-
-    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
-                 padding_mode="zeros", device=None, dtype=None):
-        factory_kwargs = {"device": device, "dtype": dtype}
-        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, **factory_kwargs)
-        self.weight = UninitializedParameter(**factory_kwargs)
-        self.out_channels = out_channels
-        if bias:
-            self.bias = UninitializedParameter(**factory_kwargs)
-
-    def reset_parameters(self):
-        """Initialise as ``Conv1d`` once ``in_channels`` is known (``torch/nn/modules/conv.py``)."""
-        if not self.has_uninitialized_params() and self.in_channels != 0:
-            super().reset_parameters()
-
-    def initialize_parameters(self, input, *args, **kwargs):
-        """On the first ``forward``: take ``in_channels`` from the input, materialise the weight
-        and bias and initialise them (``torch/nn/modules/conv.py``)."""
-        if self.has_uninitialized_params():
-            if input.dim() not in (2, 3):
-                raise RuntimeError(f"Expected 2D (unbatched) or 3D (batched) input to {self.__class__.__name__}, but "
-                                   f"got input of size: {input.shape}")
-            self.in_channels = input.shape[1] if input.dim() == 3 else input.shape[0]
-            if self.in_channels % self.groups != 0:
-                raise ValueError("in_channels must be divisible by groups")
-            with no_grad():
-                self.weight.materialize((self.out_channels, self.in_channels // self.groups, *self.kernel_size))
-                if self.bias is not None:
-                    self.bias.materialize((self.out_channels,))
-                self.reset_parameters()
-
-
 __all__ += ["ConvTranspose1d"]
 
 
@@ -341,13 +262,15 @@ class ConvTranspose1d(_ConvNd):
                                       self.groups, self.dilation)
 
 
-__all__ += ["LazyConvTranspose1d", "LazyConvTranspose2d"]
+__all__ += ["LazyConv1d", "LazyConv2d", "LazyConvTranspose1d", "LazyConvTranspose2d"]
 
 
-class _LazyConvTransposeMixin(LazyModuleMixin):
-    """Lazy transposed convolutions: ``in_channels`` from the first input, the weight ``(in, out / groups, *k)``."""
+class _LazyConvXdMixin(LazyModuleMixin):
+    """What the lazy convolutions share (``_LazyConvXdMixin`` of ``torch/nn/modules/conv.py``):
+    ``in_channels`` is read from the first input, then the weight is materialised in the eager
+    layer's shape and initialised as the eager layer initialises it."""
 
-    _dims = 1
+    _dims = 2  # spatial dims of the eager layer
 
     def _lazy_init(self, out_channels, bias, factory_kwargs):
         self.weight = UninitializedParameter(**factory_kwargs)
@@ -356,13 +279,13 @@ class _LazyConvTransposeMixin(LazyModuleMixin):
             self.bias = UninitializedParameter(**factory_kwargs)
 
     def reset_parameters(self):
-        """Initialise as the eager layer once ``in_channels`` is known (``torch/nn/modules/conv.py``)."""
+        """Initialise as the eager layer once ``in_channels`` is known."""
         if not self.has_uninitialized_params() and self.in_channels != 0:
             super().reset_parameters()
 
     def initialize_parameters(self, input, *args, **kwargs):
-        """On the first ``forward``: take ``in_channels`` from the input, materialise the weight and bias and
-        initialise them (``torch/nn/modules/conv.py``)."""
+        """On the first ``forward``: take ``in_channels`` from the input, materialise the weight and
+        bias and initialise them."""
         if self.has_uninitialized_params():
             batched = self._dims + 2
             if input.dim() not in (batched - 1, batched):
@@ -371,14 +294,44 @@ class _LazyConvTransposeMixin(LazyModuleMixin):
             self.in_channels = input.shape[1] if input.dim() == batched else input.shape[0]
             if self.in_channels % self.groups != 0:
                 raise ValueError("in_channels must be divisible by groups")
+            # A transposed convolution's weight is (in, out / groups, *k), a plain one's (out, in / groups, *k).
+            channels = ((self.in_channels, self.out_channels // self.groups) if self.transposed
+                        else (self.out_channels, self.in_channels // self.groups))
             with no_grad():
-                self.weight.materialize((self.in_channels, self.out_channels // self.groups, *self.kernel_size))
+                self.weight.materialize((*channels, *self.kernel_size))
                 if self.bias is not None:
                     self.bias.materialize((self.out_channels,))
                 self.reset_parameters()
 
 
-class LazyConvTranspose1d(_LazyConvTransposeMixin, ConvTranspose1d):
+class LazyConv1d(_LazyConvXdMixin, Conv1d):
+    """A ``Conv1d`` whose ``in_channels`` is read from the first input (``input.shape[-2]``)."""
+
+    cls_to_become = Conv1d
+    _dims = 1
+
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+                 padding_mode="zeros", device=None, dtype=None):
+        factory_kwargs = {"device": device, "dtype": dtype}
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode,
+                         **factory_kwargs)
+        self._lazy_init(out_channels, bias, factory_kwargs)
+
+
+class LazyConv2d(_LazyConvXdMixin, Conv2d):
+    """A ``Conv2d`` whose ``in_channels`` is read from the first input (``input.shape[-3]``)."""
+
+    cls_to_become = Conv2d
+
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        factory_kwargs = {"device": device, "dtype": dtype}
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode,
+                         **factory_kwargs)
+        self._lazy_init(out_channels, bias, factory_kwargs)
+
+
+class LazyConvTranspose1d(_LazyConvXdMixin, ConvTranspose1d):
     """A ``ConvTranspose1d`` whose ``in_channels`` is read from the first input."""
 
     cls_to_become = ConvTranspose1d
@@ -392,11 +345,10 @@ class LazyConvTranspose1d(_LazyConvTransposeMixin, ConvTranspose1d):
         self._lazy_init(out_channels, bias, factory_kwargs)
 
 
-class LazyConvTranspose2d(_LazyConvTransposeMixin, ConvTranspose2d):
+class LazyConvTranspose2d(_LazyConvXdMixin, ConvTranspose2d):
     """A ``ConvTranspose2d`` whose ``in_channels`` is read from the first input."""
 
     cls_to_become = ConvTranspose2d
-    _dims = 2
 
     def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=True,
                  dilation=1, padding_mode="zeros", device=None, dtype=None):
