@@ -26,14 +26,21 @@ def _first_order(result, grad, input, op):
     return result
 
 
+def _inputs_and_upstream(node, input, grad, per_frame_shape):
+    """The saved input as ``(frames, classes)`` in the compute precision, its array module, and
+    the incoming gradient with the loss's ``1 / classes`` (and ``1 / frames`` for 'mean') applied;
+    with reduction 'none' it is one value per frame, shaped ``per_frame_shape`` to broadcast."""
+    x = _opmath(input._data).reshape(node.frames, node.classes)
+    g = _opmath(grad._data)
+    scale = 1.0 / (node.frames * node.classes) if node.reduction == "mean" else 1.0 / node.classes
+    upstream = (g.reshape(per_frame_shape) if node.reduction == "none" else g) * x.dtype.type(scale)
+    return x, array_module(input._device), upstream
+
+
 class MultiMarginLossBackward0(Node):
     def backward(self, grad):
         (input,) = self.saved_tensors
-        x = _opmath(input._data).reshape(self.frames, self.classes)
-        xp = array_module(input._device)
-        g = _opmath(grad._data)
-        scale = 1.0 / (self.frames * self.classes) if self.reduction == "mean" else 1.0 / self.classes
-        upstream = (g.reshape(self.frames, 1) if self.reduction == "none" else g) * x.dtype.type(scale)
+        x, xp, upstream = _inputs_and_upstream(self, input, grad, (self.frames, 1))
         z, active = self.z, self.active
         local = xp.where(active, x.dtype.type(1) if self.p == 1 else 2 * z, x.dtype.type(0))
         if self.weights is not None:
@@ -82,11 +89,7 @@ def multi_margin_loss(input, target, p, margin, weight, reduction):
 class MultilabelMarginLossBackward0(Node):
     def backward(self, grad):
         (input,) = self.saved_tensors
-        x = _opmath(input._data).reshape(self.frames, self.classes)
-        xp = array_module(input._device)
-        g = _opmath(grad._data)
-        scale = 1.0 / (self.frames * self.classes) if self.reduction == "mean" else 1.0 / self.classes
-        upstream = (g.reshape(self.frames, 1, 1) if self.reduction == "none" else g) * x.dtype.type(scale)
+        x, xp, upstream = _inputs_and_upstream(self, input, grad, (self.frames, 1, 1))
         pairs = self.pairs.astype(x.dtype) * upstream  # (frame, target entry, other class k)
         local = pairs.sum(axis=1)  # + on each other class k
         rows = xp.broadcast_to(xp.arange(self.frames)[:, None], self.targets.shape)
