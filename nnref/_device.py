@@ -1,8 +1,9 @@
 """``nnref.device`` and the one place that picks the array library for a device.
 
 Mirrors ``torch.device`` (c10/core/Device.h).  A CPU tensor keeps its values in
-a numpy array; a ``'cuda'`` tensor keeps them in a CuPy array.  Every other
-module asks :func:`array_module` instead of testing the device itself.
+a numpy array; a ``'cuda'`` tensor keeps them in a CuPy array; a ``'meta'`` tensor
+keeps only a shape and a dtype (``nnref/_meta.py``).  Every other module asks
+:func:`array_module` instead of testing the device itself.
 """
 import importlib.machinery
 import importlib.util
@@ -12,17 +13,24 @@ import sys
 
 import numpy as np
 
+from ._meta import MetaArray, meta
+
 __all__ = ["device", "array_module", "array_module_of", "to_host", "check_dtype_on_device", "cuda_unavailable_reason"]
 
 
-# Device types PyTorch knows that nnref does not implement ('meta': shapes without data).
-_PYTORCH_ONLY_DEVICES = {"meta", "mps", "xpu", "xla", "hpu", "mtia", "ipu", "privateuseone"}
+# Device types PyTorch knows that nnref does not implement.
+_PYTORCH_ONLY_DEVICES = {"mps", "xpu", "xla", "hpu", "mtia", "ipu", "privateuseone"}
 
 
 class device:
-    """Where a tensor's memory lives: ``device('cpu')``, ``device('cuda')``, ``device('cuda', 0)``."""
+    """Where a tensor's memory lives: ``device('cpu')``, ``device('cuda')``, ``device('cuda', 0)``,
+    ``device('meta')`` (shapes and dtypes, no values).
 
-    __slots__ = ("type", "index")
+    ``with device('meta'):`` makes it the default device of factories and layers inside the
+    block, as a ``torch.device`` does (``torch/utils/_device.py``, ``DeviceContext``).
+    """
+
+    __slots__ = ("type", "index", "_previous")
 
     def __init__(self, type_or_string, index=None):
         if isinstance(type_or_string, device):
@@ -30,11 +38,11 @@ class device:
             return
         text = str(type_or_string)
         kind, colon, number = text.partition(":")
-        if kind not in ("cpu", "cuda"):
-            hint = (f" (PyTorch's '{kind}' device is not part of nnref; use 'cpu', or 'cuda' with CuPy)"
-                    if kind in _PYTORCH_ONLY_DEVICES else "")
+        if kind not in ("cpu", "cuda", "meta"):
+            hint = (f" (PyTorch's '{kind}' device is not part of nnref; use 'cpu', 'meta', or 'cuda' "
+                    f"with CuPy)" if kind in _PYTORCH_ONLY_DEVICES else "")
             raise RuntimeError(
-                f"Expected one of cpu, cuda device type at start of device string: {text}{hint}")
+                f"Expected one of cpu, cuda, meta device type at start of device string: {text}{hint}")
         if colon:
             if index is not None:
                 raise RuntimeError(f"type (string) must not include an index because index was "
@@ -58,8 +66,22 @@ class device:
         index = "" if self.index is None else f", index={self.index}"
         return f"device(type='{self.type}'{index})"
 
+    def __enter__(self):
+        # A stack of previous defaults, so one device object may be entered again inside itself.
+        previous = getattr(self, "_previous", None) or []
+        previous.append(_default_device)
+        self._previous = previous
+        set_default_device(self)
+        return self
+
+    def __exit__(self, *exc):
+        global _default_device
+        _default_device = self._previous.pop()
+        return False
+
 
 CPU = device("cpu")
+META = device("meta")
 
 
 def _import_cupy():
@@ -138,6 +160,8 @@ def canonical_device(spec):
     d = spec if isinstance(spec, device) else device(spec)
     if d.type == "cpu":
         return CPU  # CPU tensors never carry an index, as in PyTorch ('cpu:0' tensors say 'cpu')
+    if d.type == "meta":
+        return META  # as CPU: PyTorch's meta tensors say 'meta' whatever index was asked
     if d.index not in (None, 0):
         # CuPy allocates on its *current* GPU; keeping every tensor on GPU 0 keeps that right.
         raise RuntimeError(f"nnref's GPU path uses one GPU, cuda:0, but {d} was asked for. To run "
@@ -165,18 +189,30 @@ def array_module(dev):
     """
     if dev.type == "cpu":
         return np
+    if dev.type == "meta":
+        return meta
     return _import_cupy()
 
 
 def array_module_of(array):
-    """The library that owns ``array``: numpy for numpy arrays and scalars, else CuPy."""
+    """The library that owns ``array``: numpy for numpy arrays and scalars, the meta namespace
+    for meta arrays, else CuPy."""
     if isinstance(array, (np.ndarray, np.generic)):
         return np
+    if isinstance(array, MetaArray):
+        return meta
     return _import_cupy()
 
 
+def has_values(array):
+    """False for a meta array: value checks (index bounds, probabilities, ...) are skipped on
+    'meta', as PyTorch's meta kernels skip them, since there is nothing to read."""
+    return not isinstance(array, MetaArray)
+
+
 def to_host(array):
-    """``array`` as a numpy array: CUDA arrays are copied to host memory, numpy ones returned as they are."""
+    """``array`` as a numpy array: CUDA arrays are copied to host memory, numpy ones returned as
+    they are; a meta array has nothing to copy (PyTorch's NotImplementedError)."""
     if isinstance(array, (np.ndarray, np.generic)):
         return array
     return array.get()

@@ -382,6 +382,8 @@ def generator(device=CPU):
     """
     if device.type == "cpu":
         return default_generator
+    if device.type == "meta":
+        return array_module(device).random.default_rng()  # draws nothing: meta tensors have no values
     found = _State.cuda.get(device)
     if found is None:
         xp = array_module(device)

@@ -335,6 +335,12 @@ class Tensor:
         ``torch/csrc/autograd/python_variable.cpp``)."""
         return self._device.type == "cuda"
 
+    @property
+    def is_meta(self):
+        """True if the tensor lives on the ``meta`` device: a shape and a dtype, no values
+        (``torch.Tensor.is_meta``, ``torch/csrc/autograd/python_variable.cpp``)."""
+        return self._device.type == "meta"
+
     def to(self, *args, **kwargs):
         """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other)``: a copy only when needed."""
         dtype, dev, copy = _parse_to(self, args, kwargs)

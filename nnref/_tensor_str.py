@@ -149,7 +149,13 @@ def tensor_repr(tensor, prefix="tensor("):
     if tensor._device.type != "cpu":
         suffixes.append(f"device='{tensor._device}'")
     default = tensor._dtype in (_dtype.get_default_dtype(), _dtype.int64, _dtype.bool)
-    if tensor._data.size == 0:
+    if tensor._device.type == "meta":
+        # No values to show: the size, and any dtype but the default float one (_str_intern's is_meta)
+        suffixes.append(f"size={tuple(tensor._data.shape)}")
+        if tensor._dtype is not _dtype.get_default_dtype():
+            suffixes.append(f"dtype={tensor._dtype!r}")
+        body = "..."
+    elif tensor._data.size == 0:
         if tensor._data.ndim != 1:
             suffixes.append(f"size={tuple(tensor._data.shape)}")
         if tensor._dtype is not _dtype.get_default_dtype():

@@ -71,6 +71,8 @@ def check_same_device(a, b):
         return
     if (a._device.type == "cpu" and not a._data.ndim) or (b._device.type == "cpu" and not b._data.ndim):
         return
+    if "meta" in (a._device.type, b._device.type):  # PyTorch's meta kernels word it this way
+        raise RuntimeError(f"Tensor on device {b._device} is not on the expected device {a._device}!")
     raise RuntimeError(
         f"Expected all tensors to be on the same device, but found at least two devices, "
         f"{a._device} and {b._device}! Move one of them first, e.g. b.to(a.device).")

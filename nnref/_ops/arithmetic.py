@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from .. import _dtype
-from .._device import array_module
+from .._device import array_module, has_values
 from .._tensor import Tensor
 from ..autograd.graph import Node, NotImplemented
 from ._common import (broadcast_error, check_same_device, needs_grad, operand_data, record,
@@ -205,7 +205,8 @@ def _integer_division_dtype(name, input, other):
     dtype = result_type(input, other)
     if dtype is _dtype.bool:
         raise NotImplementedError(f'"{name}_cpu" not implemented for \'Bool\'')
-    if not dtype.is_floating_point and not operand_data(other, dtype).all():
+    divisor = operand_data(other, dtype)
+    if not dtype.is_floating_point and has_values(divisor) and not divisor.all():
         raise RuntimeError("ZeroDivisionError")
     return dtype
 

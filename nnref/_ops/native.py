@@ -20,7 +20,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import _dtype
-from .._device import array_module_of
+from .._device import array_module_of, has_values
 from ..autograd.grad_mode import _GradState, no_grad
 from ..autograd.graph import Node
 from ._common import needs_grad, record, wrap
@@ -473,7 +473,7 @@ def _window_max(x, kernel, stride, dilation, out_size):
             # (a masked copy is several times slower); a NaN on either side stays in the maximum.
             xp.maximum(offsets, xp.multiply(better, i * kw + j, dtype=np.int64), out=offsets)
             xp.maximum(values, candidate, out=values)
-    if floating:
+    if floating and has_values(values):  # a fix-up of values: nothing to fix on 'meta'
         _first_zero_sign(values, offsets, x, kw, stride, dilation)
     return values, offsets
 
@@ -742,7 +742,7 @@ def embedding(weight, indices, padding_idx, scale_grad_by_freq):
     if weight._data.ndim != 2:
         raise RuntimeError("'weight' must be 2-D")
     idx = indices._data
-    if idx.size and (idx.min() < 0 or idx.max() >= weight._data.shape[0]):
+    if idx.size and has_values(idx) and (idx.min() < 0 or idx.max() >= weight._data.shape[0]):
         raise IndexError("index out of range in self")
     out = wrap(array_module_of(idx).take(weight._data, idx, axis=0), weight)
     if needs_grad(weight):
@@ -781,7 +781,7 @@ class NllLossBackward0(_NumpyBackward):
     def backward(self, grad):
         g = _opmath(grad._data)
         xp = array_module_of(g)
-        if self.total_weight == 0 and self.reduction == "mean":  # every target ignored
+        if self.reduction == "mean" and has_values(g) and self.total_weight == 0:  # every target ignored
             return (wrap(xp.zeros(self._input_metadata[0][0], dtype=grad._data.dtype), grad),)
         if self.reduction == "none":
             scale = g * self.picked_weight
@@ -841,7 +841,8 @@ def nll_loss_nd(input, target, weight, reduction, ignore_index):
     if weight is not None and weight._data.size != classes:
         raise RuntimeError(f"weight tensor should be defined either for all {classes} classes or "
                            f"no classes but got weight tensor of shape: {list(weight.shape)}")
-    if t.size and 0 <= t.min() and t.max() < classes and not 0 <= ignore_index < classes:
+    if not has_values(t) or (t.size and 0 <= t.min() and t.max() < classes
+                             and not 0 <= ignore_index < classes):
         # The common case, told by two reductions: every target is a class, none is ignored.
         safe, ignored = t, None
     else:

@@ -13,7 +13,7 @@ import builtins
 import numpy as np
 
 from .. import _dtype
-from .._device import array_module, array_module_of
+from .._device import array_module, array_module_of, has_values
 from .._tensor import Tensor
 from ..autograd.graph import Node
 from ._common import (broadcast_error, check_same_device, float_data, operand_data, record,
@@ -218,7 +218,7 @@ def threshold_backward(grad_output, input, threshold):
     xp = array_module_of(g)
     keep = ~(input._data <= threshold)  # a NaN input passes its gradient, as in PyTorch
     data = g * keep
-    if xp.isnan(data).any():
+    if not has_values(data) or xp.isnan(data).any():
         data = xp.where(keep, g, g.dtype.type(0))
     return record(wrap(data, grad_output), ThresholdBackwardBackward0, (grad_output, input),
                   saved=(input,), threshold=threshold)

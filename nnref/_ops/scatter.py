@@ -6,7 +6,7 @@ zeros; scatter's are a gather (for ``src``) and the gradient with the
 overwritten positions zeroed (for ``self``).  Backward passes are written with
 these same ops, so they can be differentiated again.
 """
-from .._device import array_module
+from .._device import array_module, has_values
 from .._tensor import Tensor, _wrap_dim
 from ..autograd.graph import Node
 from ._common import check_same_device, needs_grad, record, wrap
@@ -45,7 +45,7 @@ def _check(name, input, dim, index, src=None):
                                f"size than src {list(src.shape)}")
     size = input._data.shape[dim] if input._data.ndim else 1
     data = index._data
-    if data.size and (data.min() < -size or data.max() >= size):
+    if data.size and has_values(data) and (data.min() < -size or data.max() >= size):
         bad = int(data.max()) if data.max() >= size else int(data.min())
         raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
     return dim

@@ -75,6 +75,8 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     if (mean < a - 2 * std) or (mean > b + 2 * std):
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
                       "The distribution of values may be incorrect.", stacklevel=2)
+    if tensor.is_meta:
+        return tensor  # PyTorch's in-place draws on 'meta' change nothing, and no retry can be decided
     with no_grad():
         if norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std) > 0.3:
             # the bounds as the tensor's dtype holds them, so the mask agrees with its values
