@@ -1562,6 +1562,18 @@ CASES.update({
     "nnref.optim.lr_scheduler.OneCycleLR": scheduler(lambda o: lr_scheduler.OneCycleLR(o, 0.5, total_steps=10)),
     "nnref.optim.lr_scheduler.ReduceLROnPlateau": scheduler(
         lambda o: lr_scheduler.ReduceLROnPlateau(o, mode="max", patience=0, factor=0.5), metric=True),
+    # (the cases of tests/nn/test_more_schedulers.py)
+    "nnref.optim.lr_scheduler.LinearLR": scheduler(lambda o: lr_scheduler.LinearLR(o, 0.25, total_iters=3)),
+    "nnref.optim.lr_scheduler.ConstantLR": scheduler(lambda o: lr_scheduler.ConstantLR(o, 0.5, total_iters=2)),
+    "nnref.optim.lr_scheduler.PolynomialLR": scheduler(lambda o: lr_scheduler.PolynomialLR(o, 3, power=2.0)),
+    "nnref.optim.lr_scheduler.MultiplicativeLR": scheduler(lambda o: lr_scheduler.MultiplicativeLR(o, lambda e: 0.9)),
+    "nnref.optim.lr_scheduler.CosineAnnealingWarmRestarts": scheduler(
+        lambda o: lr_scheduler.CosineAnnealingWarmRestarts(o, T_0=2, T_mult=2)),
+    "nnref.optim.lr_scheduler.CyclicLR": scheduler(lambda o: lr_scheduler.CyclicLR(o, 0.01, 0.1, step_size_up=2)),
+    "nnref.optim.lr_scheduler.SequentialLR": scheduler(lambda o: lr_scheduler.SequentialLR(
+        o, [lr_scheduler.LinearLR(o, 0.5, total_iters=2), lr_scheduler.ExponentialLR(o, 0.9)], milestones=[2])),
+    "nnref.optim.lr_scheduler.ChainedScheduler": scheduler(lambda o: lr_scheduler.ChainedScheduler(
+        [lr_scheduler.ConstantLR(o, 0.5, total_iters=2), lr_scheduler.ExponentialLR(o, 0.9)])),
 
     # nnref.utils.data over tensors on the device (index order from CPU generators, the same on both)
     "nnref.utils.data.Dataset": case(lambda d: list(data.DataLoader(_Rows(d), batch_size=2))),
