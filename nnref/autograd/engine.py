@@ -282,11 +282,11 @@ def _run_node(node, grads, keep_graph):
     """
     if node._pre_hooks:
         grads = _call_pre_hooks(node, grads)
-    if all(g is None for g in grads):
+    if grads[0] is None and all(g is None for g in grads):
         grad_inputs = (None,) * len(node.next_functions)
     else:
         grad_outputs = tuple(grads) if node._post_hooks else None
-        arguments = tuple(_fill_missing(node, grads))
+        arguments = tuple(_fill_missing(node, grads) if node.num_outputs > 1 else grads)
         grads.clear()  # the buffer list is the caller's too: empty it, so that ...
         grad_inputs = node.apply(*arguments)  # ... AccumulateGrad may adopt a gradient no one else holds
         del arguments
@@ -314,6 +314,6 @@ def _validate_outputs(node, grad_inputs):
 
 def _fill_missing(node, grads):
     """Give a multi-output node zeros for outputs that received no gradient."""
-    if node.num_outputs > 1 and any(g is None for g in grads):
+    if any(g is None for g in grads):
         return [g if g is not None else node._zeros_for_output(i) for i, g in enumerate(grads)]
     return grads

@@ -87,15 +87,16 @@ class Node:
         """Edges to ``inputs``, the tensors ``saved`` for backward (each with its version now),
         and ``fields``: the plain values the derivative needs (``alpha``, ``dim``, sizes...)."""
         self._sequence_nr = next(_sequence_numbers)
-        self.next_functions = tuple(gradient_edge(t) for t in inputs)
+        # Lists, not generators, inside tuple(): nodes are made on every op, and a list is faster.
+        self.next_functions = tuple([gradient_edge(t) for t in inputs])
         # Shape/dtype/device of each input, so the engine can reduce broadcast gradients back to it.
-        self._input_metadata = tuple(
+        self._input_metadata = tuple([
             (t._data.shape, t._dtype, t._device) if edge[0] is not None else None
-            for t, edge in zip(inputs, self.next_functions))
+            for t, edge in zip(inputs, self.next_functions)])
         # Inputs without an edge get None from apply, as PyTorch's nodes skip inputs that need no
         # gradient.  Checked once here, with a test in C: nodes are made on every op.
         self._no_edge = (None, 0) in self.next_functions and not self._all_gradients
-        self._saved = tuple(None if t is None else SavedTensor(t, False) for t in saved)
+        self._saved = tuple([None if t is None else SavedTensor(t, False) for t in saved])
         self._pre_hooks = None
         self._post_hooks = None
         self._tensor_pre_hooks = None
@@ -107,7 +108,7 @@ class Node:
     @property
     def needs_input_grad(self):
         """Which inputs want a gradient (as ``ctx.needs_input_grad`` of a custom Function)."""
-        return tuple(node is not None for node, _ in self.next_functions)
+        return tuple([node is not None for node, _ in self.next_functions])
 
     # -- what PyTorch's Python API offers on a grad_fn ------------------------------------------
     def name(self):
@@ -166,7 +167,7 @@ class Node:
         backward has freed them (``SavedVariable::unpack``, ``torch/csrc/autograd/saved_variable.cpp``)."""
         if self._saved is None:
             raise RuntimeError(FREED_MESSAGE)
-        return tuple(None if s is None else s.unpack(self) for s in self._saved)
+        return tuple([None if s is None else s.unpack(self) for s in self._saved])
 
     def release_variables(self):
         """Drop saved tensors after backward (unless ``retain_graph=True``)."""
