@@ -21,8 +21,8 @@ from ._ops.indexing import narrow, nonzero, select
 from ._ops.linalg import addmm, bmm, dot, matmul, mm, mv
 from ._ops.pointwise import (abs, clamp, cos, exp, log, masked_fill, maximum, minimum, relu, round,
                              sigmoid, sign, sin, sqrt, tanh, where)
-from ._ops.reduction import (amax, amin, argmax, argmin, bincount, max, mean, min, norm, std, sum,
-                             var)
+from ._ops.reduction import (all, amax, amin, any, argmax, argmin, bincount, max, mean, min, norm, std,
+                             sum, var)
 from ._ops.shape import (cat, clone, flatten, permute, reshape, squeeze, stack, t, transpose,
                          unbind, unsqueeze)
 from ._ops.softmax import log_softmax, softmax
@@ -95,11 +95,11 @@ from math import e, inf, nan, pi  # noqa: E402 - torch.inf and friends are Pytho
 from ._ops.out import with_out as _with_out  # noqa: E402
 
 (add, sub, mul, div, pow, neg, remainder, floor_divide, matmul, mm, bmm, mv, dot, addmm, sum, mean,
- prod, cumsum, logsumexp, amax, amin, exp, log, sqrt, abs, sin, cos, tanh, sigmoid, clamp, maximum,
- minimum, cat, stack) = map(_with_out, (
+ prod, cumsum, logsumexp, amax, amin, all, any, exp, log, sqrt, abs, sin, cos, tanh, sigmoid, clamp,
+ maximum, minimum, cat, stack) = map(_with_out, (
     add, sub, mul, div, pow, neg, remainder, floor_divide, matmul, mm, bmm, mv, dot, addmm, sum,
-    mean, prod, cumsum, logsumexp, amax, amin, exp, log, sqrt, abs, sin, cos, tanh, sigmoid, clamp,
-    maximum, minimum, cat, stack))
+    mean, prod, cumsum, logsumexp, amax, amin, all, any, exp, log, sqrt, abs, sin, cos, tanh, sigmoid,
+    clamp, maximum, minimum, cat, stack))
 (log1p, expm1, log2, log10, rsqrt, square, tan, sinh, cosh, asin, acos, atan, erf, floor, ceil, trunc,
  frac) = map(_with_out, (log1p, expm1, log2, log10, rsqrt, square, tan, sinh, cosh, asin, acos, atan, erf,
                          floor, ceil, trunc, frac))
@@ -146,7 +146,8 @@ from ._ops.index_ops import diagonal_scatter  # noqa: E402
 from ._ops.reduce_more import renorm  # noqa: E402
 renorm = _with_out(renorm)
 from ._ops.shape_composites import narrow_copy  # noqa: E402
-from ._ops.queries import can_cast, is_nonzero, is_same_size  # noqa: E402
+from ._ops.queries import (broadcast_shapes, can_cast, get_device, is_complex, is_nonzero,  # noqa: E402
+                          is_same_size, is_signed)
 narrow_copy = _with_out(narrow_copy)
 from ._ops.index_ops import index_copy, index_fill, masked_scatter, select_scatter, slice_scatter, take  # noqa: E402
 index_copy, slice_scatter, take = map(_with_out, (index_copy, slice_scatter, take))
@@ -169,6 +170,19 @@ def relu_(input):
     """``relu`` in place: ``input.relu_()`` (``torch.relu_``,
     ``aten/src/ATen/native/Activation.cpp``)."""
     return input.relu_()
+
+from ._type_info import finfo, iinfo  # noqa: E402
+from ._settings import (are_deterministic_algorithms_enabled, get_deterministic_debug_mode,  # noqa: E402
+                        get_float32_matmul_precision, get_num_interop_threads, get_num_threads,
+                        is_deterministic_algorithms_warn_only_enabled, set_deterministic_debug_mode,
+                        set_float32_matmul_precision, set_num_interop_threads, set_num_threads,
+                        use_deterministic_algorithms)
+
+
+def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
+    """A 0-d tensor holding the number ``s``, in the default dtype unless ``dtype`` is given
+    (``torch.scalar_tensor``, ``aten/src/ATen/native/TensorFactories.cpp``)."""
+    return full((), s, dtype=dtype or get_default_dtype(), device=device, requires_grad=requires_grad)
 
 from . import linalg  # noqa: E402 - torch.linalg.vector_norm, det, solve, ...
 from ._ops.linalg_determinants import det, logdet, torch_slogdet as slogdet  # noqa: E402

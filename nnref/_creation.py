@@ -176,7 +176,8 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     dtype = _dtype.as_dtype(dtype)
     dtype = dtype or _inferred_dtype(fill_value)
     shape = _size((size,))
-    return _finish(lambda xp, dev: xp.full(shape, fill_value), dtype, device, requires_grad)
+    value = _dtype.checked_scalar(fill_value, dtype) if isinstance(fill_value, (int, float)) else fill_value
+    return _finish(lambda xp, dev: xp.full(shape, value), dtype, device, requires_grad)
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):

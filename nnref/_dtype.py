@@ -5,6 +5,7 @@ Mirrors ``torch.dtype`` (c10/core/ScalarType.h) and the promotion lattice of
 bfloat16 comes from ``ml_dtypes`` because numpy has none of its own.
 """
 import builtins as _builtins
+import math
 
 import ml_dtypes
 import numpy as np
@@ -18,13 +19,15 @@ class dtype:
     """A tensor element type.  Prints as PyTorch's does, ``torch.float32``: a program written for
     PyTorch (``import nnref as torch``) prints what it prints on PyTorch."""
 
-    __slots__ = ("name", "numpy", "is_floating_point", "itemsize", "_rank", "_legacy_name",
-                 "_accumulate")
+    __slots__ = ("name", "numpy", "is_floating_point", "is_signed", "is_complex", "itemsize", "_rank",
+                 "_legacy_name", "_accumulate")
 
     def __init__(self, name, numpy_dtype, is_floating_point, rank, legacy_name):
         self.name = name
         self.numpy = np.dtype(numpy_dtype)
         self.is_floating_point = is_floating_point
+        self.is_signed = is_floating_point or bool(np.issubdtype(self.numpy, np.signedinteger))
+        self.is_complex = False  # nnref has no complex dtypes
         self.itemsize = self.numpy.itemsize
         self._rank = rank
         self._legacy_name = legacy_name
@@ -118,6 +121,37 @@ def promote_types(a, b):
     if {a, b} == {uint8, int8}:  # neither holds the other's range
         return int16
     return a if a._rank > b._rank else b
+
+
+# C++ names of the element types, as PyTorch's overflow message spells them
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+              "uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t"}
+
+
+def checked_scalar(value, dtype):
+    """The Python number ``value`` as a numpy scalar of ``dtype``, or PyTorch's RuntimeError when
+    it does not fit (``c10::checked_convert``, the rule of ``c10::overflows``): an integer
+    outside an integer type's range (unsigned types let negatives down to -max wrap), a float
+    outside its range or NaN for integer types, a finite float beyond float32's range.  16-bit
+    floats round to inf and bool takes anything, as in PyTorch.
+    """
+    if isinstance(value, _builtins.bool) or dtype is bool or dtype.itemsize == 2 and dtype.is_floating_point:
+        return dtype.numpy.type(value)
+    if dtype.is_floating_point:
+        overflows = (isinstance(value, _builtins.float) and math.isfinite(value)
+                     and dtype is float32 and abs(value) > _builtins.float(np.finfo(np.float32).max))
+    else:
+        limits = np.iinfo(dtype.numpy)
+        if isinstance(value, _builtins.float):
+            overflows = not limits.min <= value <= limits.max  # NaN and inf included
+        else:
+            low = -_builtins.int(limits.max) if limits.min == 0 else limits.min
+            overflows = not low <= value <= limits.max
+            if not overflows and value < limits.min:  # a negative number wraps into an unsigned type
+                value += _builtins.int(limits.max) + 1
+    if overflows:
+        raise RuntimeError(f"value cannot be converted to type {_CPP_NAMES[dtype.name]} without overflow")
+    return dtype.numpy.type(value)
 
 
 def category(d):

@@ -48,12 +48,13 @@ NOT_PYTORCH = {
 _TOP_LEVEL = (
     ("nnref._random", "random"), ("nnref._ops.random", "random"),
     ("nnref._creation", "creation"), ("nnref._tensor_str", "tensor"), ("nnref._tensor", "tensor"),
-    ("nnref._dtype", "dtype"), ("nnref._device", "device"), ("nnref.autograd", "grad_mode"),
+    ("nnref._dtype", "dtype"), ("nnref._type_info", "dtype"), ("nnref._device", "device"),
+    ("nnref._settings", "settings"), ("nnref.autograd", "grad_mode"),
     ("nnref.serialization", "serialization"), ("nnref._ops", "ops"), ("builtins", "dtype"),
 )
 _TOP_LEVEL_NAMES = {  # nnref's own small functions (nnref/__init__.py), and the random factories
     "is_tensor": "tensor", "numel": "tensor", "is_floating_point": "tensor",
-    "is_inference": "tensor", "relu_": "ops", "result_type": "dtype",
+    "is_inference": "tensor", "relu_": "ops", "result_type": "dtype", "scalar_tensor": "creation",
     "cosine_similarity": "ops", "pairwise_distance": "ops",  # nn.functional's, also at the top level
     **dict.fromkeys(["rand", "rand_like", "randn", "randn_like", "randint", "randint_like",
                      "randperm", "normal"], "random"),

@@ -367,6 +367,7 @@ __all__ += ["correlation"]
 from . import queries  # noqa: E402
 
 Tensor.is_nonzero, Tensor.is_same_size = queries.is_nonzero, queries.is_same_size
+Tensor.is_signed, Tensor.is_complex, Tensor.get_device = queries.is_signed, queries.is_complex, queries.get_device
 __all__ += ["queries"]
 
 from . import tensordot  # noqa: E402

@@ -10,6 +10,7 @@ import math
 
 from .. import _dtype
 from .._device import array_module
+from .._dtype import checked_scalar
 from .._tensor import Tensor, _wrap_dim
 from ..autograd.graph import Node
 from ._common import check_same_device, record, wrap
@@ -92,7 +93,7 @@ def index_fill(input, dim, index, value):
         if not -size <= i < size:
             raise IndexError(f"index {i} is out of bounds for dimension {dim} with size {size}")
     data = input._data.copy()
-    fill = value._data.astype(input._dtype.numpy)[()] if isinstance(value, Tensor) else input._dtype.numpy.type(value)
+    fill = value._data.astype(input._dtype.numpy)[()] if isinstance(value, Tensor) else checked_scalar(value, input._dtype)
     if input._data.ndim:
         data[_region(dim, picks)] = fill
     elif picks.size:

@@ -12,7 +12,7 @@ reads a snapshot of the old values so its own backward stays correct.  When the
 tensor is a view, its base's history is rewritten instead (``views.py``).
 """
 from .._device import array_module
-from .._dtype import category
+from .._dtype import category, checked_scalar
 from .. import _random
 from .._tensor import Tensor
 from ..autograd.grad_mode import _GradState, no_grad
@@ -138,7 +138,7 @@ def zero_(tensor):
 def fill_(tensor, value):
     """Set every element to ``value`` (a number, or a 0-d tensor that then gets gradients)."""
     if not isinstance(value, Tensor):
-        return _overwrite(tensor, value, FillBackward2)
+        return _overwrite(tensor, checked_scalar(value, tensor._dtype), FillBackward2)
     if value._data.ndim:
         raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                            f"{value._data.ndim} dimensions.")

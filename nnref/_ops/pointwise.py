@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import _dtype
 from .._device import array_module, array_module_of, has_values
+from .._dtype import checked_scalar
 from .._tensor import Tensor
 from ..autograd.graph import Node
 from ._common import (broadcast_error, check_same_device, float_data, operand_data, record,
@@ -255,9 +256,9 @@ def clamp(input, min=None, max=None):
     data = operand_data(input, dtype)
     xp = array_module(input._device)
     if min is not None:
-        data = xp.maximum(data, dtype.numpy.type(min))
+        data = xp.maximum(data, checked_scalar(min, dtype))
     if max is not None:
-        data = xp.minimum(data, dtype.numpy.type(max))
+        data = xp.minimum(data, checked_scalar(max, dtype))
     out = wrap(data, input)
     return record(out, ClampBackward1, (input,), saved=(input,), min=min, max=max)
 
@@ -349,7 +350,7 @@ def masked_fill(input, mask, value):
     value = value.item() if isinstance(value, Tensor) else value
     xp = array_module(input._device)
     try:
-        data = xp.where(mask._data, input._dtype.numpy.type(value), input._data)
+        data = xp.where(mask._data, checked_scalar(value, input._dtype), input._data)
     except ValueError:
         raise broadcast_error(input._data, mask._data) from None
     if data.shape != input._data.shape:

@@ -1,13 +1,17 @@
-"""Questions about tensors and dtypes that answer with a Python bool: ``is_nonzero``,
-``is_same_size`` and ``can_cast``.
+"""Questions about tensors and dtypes that answer with a Python value: ``is_nonzero``,
+``is_same_size``, ``can_cast``, ``is_signed``, ``is_complex``, ``get_device`` and
+``broadcast_shapes``.
 
 Mirrors ``aten/src/ATen/native/TensorProperties.cpp`` (``is_nonzero``, ``is_same_size``) and
 ``TypeProperties.cpp`` (``can_cast``: a cast is allowed unless it goes down a category,
-bool < integer < floating point).
+bool < integer < floating point), ``TypeProperties.cpp``/``torch/functional.py`` for the rest.
 """
+import builtins
+
 from .. import _dtype
 
-__all__ = ["is_nonzero", "is_same_size", "can_cast"]
+__all__ = ["is_nonzero", "is_same_size", "can_cast", "is_signed", "is_complex", "get_device",
+           "broadcast_shapes"]
 
 
 def is_nonzero(input):
@@ -32,3 +36,41 @@ def can_cast(from_, to):
     point to an integer or bool, nor from an integer to bool (``torch.can_cast``,
     ``aten/src/ATen/native/TypeProperties.cpp``)."""
     return _dtype.category(_dtype.as_dtype(from_)) <= _dtype.category(_dtype.as_dtype(to))
+
+
+def is_signed(input):
+    """True unless ``input`` holds unsigned integers or bools (``torch.is_signed``,
+    ``aten/src/ATen/native/TypeProperties.cpp``)."""
+    return input._dtype.is_signed
+
+
+def is_complex(input):
+    """False: nnref has no complex dtypes (``torch.is_complex``,
+    ``aten/src/ATen/native/TypeProperties.cpp``)."""
+    return input._dtype.is_complex
+
+
+def get_device(input):
+    """-1 for a CPU tensor, else the GPU's index (``torch.Tensor.get_device``,
+    ``aten/src/ATen/native/TensorProperties.cpp``)."""
+    return -1 if input.device.type == "cpu" else (input.device.index or 0)
+
+
+def broadcast_shapes(*shapes):
+    """The shape that tensors of ``shapes`` broadcast to, an :class:`nnref.Size`
+    (``torch.broadcast_shapes``, ``torch/functional.py``)."""
+    from .._tensor import Size
+    sizes = [(shape,) if isinstance(shape, int) else tuple(shape) for shape in shapes]
+    result = [1] * builtins.max((len(s) for s in sizes), default=0)
+    for index, size in enumerate(sizes):
+        for offset, length in enumerate(reversed(size), start=1):
+            if length < 0:
+                raise ValueError("Attempting to broadcast a dimension with negative length!")
+            if result[-offset] == 1 or length == result[-offset]:
+                result[-offset] = length if result[-offset] == 1 else result[-offset]
+            elif length != 1:
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {length} at "
+                                   f"{-offset}! Mismatching argument at index {index} had "
+                                   f"{tuple(size)}; but expected shape should be broadcastable to "
+                                   f"{result}")
+    return Size(result)

@@ -15,7 +15,7 @@ from collections import namedtuple
 import numpy as np
 
 from .. import _dtype
-from .._device import array_module, array_module_of
+from .._device import array_module, array_module_of, has_values
 from .._tensor import _wrap_dim
 from ..autograd.graph import Node, NotImplemented
 from ._common import from_accumulator, needs_grad, record, wrap
@@ -31,6 +31,9 @@ def _dims(dim, ndim):
         return tuple(range(ndim))
     if isinstance(dim, (list, tuple)):
         dims = tuple(sorted(_wrap_dim(d, ndim) for d in dim))
+        repeated = [d for d in dims if dims.count(d) > 1]
+        if repeated:
+            raise RuntimeError(f"dim {repeated[0]} appears multiple times in the list of dims")
     else:
         dims = (_wrap_dim(dim, ndim),)
     return dims if ndim else ()
@@ -406,19 +409,29 @@ def sum_to_size(input, *size):
     return out.reshape(shape) if extra else out
 
 
-def all(input):
-    """A 0-d bool tensor: True if every element is nonzero (``torch.Tensor.all``,
-    ``aten/src/ATen/native/ReduceOps.cpp``)."""
+def _all_any(reduce, input, dim, keepdim):
+    """``all``/``any`` over every element, over ``dim``, or over nothing for ``dim=()`` (the one
+    reduction where PyTorch reads an empty tuple as "no dimension"); uint8 stays uint8."""
     xp = array_module(input._device)
-    return wrap(xp.all(input._data), input)
+    dims = () if isinstance(dim, (list, tuple)) and not dim else _dims(dim, input._data.ndim)
+    out = reduce(input._data != 0, axis=dims, keepdims=keepdim and input._data.ndim > 0)
+    if input._dtype is _dtype.uint8:
+        out = out.astype(np.uint8)
+    return wrap(xp.asarray(out), input)
 
 
-def any(input):
-    """A 0-d bool tensor: True if some element is nonzero (``torch.Tensor.any``,
+def all(input, dim=None, keepdim=False):
+    """True where every element is nonzero: over the whole tensor, or along ``dim`` (an int or a
+    tuple), a bool tensor (uint8 for uint8 input) (``torch.all``,
     ``aten/src/ATen/native/ReduceOps.cpp``)."""
-    xp = array_module(input._device)
-    return wrap(xp.any(input._data), input)
+    return _all_any(array_module(input._device).all, input, dim, keepdim)
 
+
+def any(input, dim=None, keepdim=False):
+    """True where some element is nonzero: over the whole tensor, or along ``dim`` (an int or a
+    tuple), a bool tensor (uint8 for uint8 input) (``torch.any``,
+    ``aten/src/ATen/native/ReduceOps.cpp``)."""
+    return _all_any(array_module(input._device).any, input, dim, keepdim)
 
 
 def bincount(input, weights=None, minlength=0):
@@ -429,7 +442,7 @@ def bincount(input, weights=None, minlength=0):
     data = input._data
     if input._dtype.is_floating_point or input._dtype is _dtype.bool:
         raise NotImplementedError(f'"bincount_cpu" not implemented for \'{input._dtype._legacy_name[:-6]}\'')
-    if data.ndim != 1 or (data.size and data.min() < 0):
+    if data.ndim != 1 or (data.size and has_values(data) and data.min() < 0):
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if minlength < 0:
         raise RuntimeError("minlength should be >= 0")

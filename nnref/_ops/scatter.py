@@ -7,6 +7,7 @@ overwritten positions zeroed (for ``self``).  Backward passes are written with
 these same ops, so they can be differentiated again.
 """
 from .._device import array_module, has_values
+from .._dtype import checked_scalar
 from .._tensor import Tensor, _wrap_dim
 from ..autograd.graph import Node
 from ._common import check_same_device, needs_grad, record, wrap
@@ -133,7 +134,7 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None):
     data = input._data.copy()
     grid = _grid(_normalised(index._data, dim, input._data, xp), dim, xp)
     values = src._data[tuple(slice(0, s) for s in index._data.shape)] if tensor_src \
-        else input._dtype.numpy.type(src)
+        else checked_scalar(src, input._dtype)
     if reduce is not None:
         if reduce not in _REDUCE:
             raise RuntimeError(f"reduce argument must be either add or multiply, got {reduce!r}")

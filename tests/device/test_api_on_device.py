@@ -1218,6 +1218,27 @@ CASES.update({
     **{f"{where}is_same_size": case(lambda d, where=where: [(nnref.is_same_size if where == "nnref." else nnref.Tensor.is_same_size)(
         leaf(d, (2, 3)), leaf(d, shape)) for shape in ((2, 3), (3, 2))]) for where in ("nnref.", "nnref.Tensor.")},
     "nnref.can_cast": HOST_ONLY("dtypes, no tensor values"),
+    **{f"{where}{name}": case(lambda d, where=where, name=name: [
+        getattr(nnref if where == "nnref." else nnref.Tensor, name)(nnref.zeros(2, dtype=dtype, device=d))
+        for dtype in (nnref.float32, nnref.uint8, nnref.int64, nnref.bool)])
+       for where in ("nnref.", "nnref.Tensor.") for name in ("is_signed", "is_complex")},
+    # -1 on the CPU, the GPU's index (0) on the GPU
+    **{f"{where}get_device": case(lambda d, where=where: (nnref.get_device if where == "nnref." else nnref.Tensor.get_device)(
+        leaf(d, (2,))) == (0 if d.type == "cuda" else -1)) for where in ("nnref.", "nnref.Tensor.")},
+    "nnref.all": case(lambda d: [nnref.all(labels(d, [[1.0, 0.0], [2.0, 3.0]]), dim=dim) for dim in (None, 0, 1, ())]
+                      + [nnref.all(labels(d, [[1, 0], [2, 3]]).to(nnref.uint8), 1, keepdim=True)]),
+    "nnref.any": case(lambda d: [nnref.any(labels(d, [[1.0, 0.0], [0.0, 0.0]]), dim=dim) for dim in (None, 0, 1, ())]
+                      + [nnref.any(labels(d, [[1, 0], [0, 0]]).to(nnref.uint8), (0, 1))]),
+    "nnref.scalar_tensor": case(lambda d: [nnref.scalar_tensor(2.5, device=d),
+                                           nnref.scalar_tensor(3, dtype=nnref.int64, device=d)]),
+    "nnref.broadcast_shapes": HOST_ONLY("shapes, no tensor values"),
+    "nnref.finfo": HOST_ONLY("a dtype's limits, no tensor values"),
+    "nnref.iinfo": HOST_ONLY("a dtype's limits, no tensor values"),
+    **{f"nnref.{name}": HOST_ONLY("a process-wide switch, no tensor values") for name in (
+        "are_deterministic_algorithms_enabled", "get_deterministic_debug_mode", "get_float32_matmul_precision",
+        "get_num_interop_threads", "get_num_threads", "is_deterministic_algorithms_warn_only_enabled",
+        "set_deterministic_debug_mode", "set_float32_matmul_precision", "set_num_interop_threads",
+        "set_num_threads", "use_deterministic_algorithms")},
     # running ops
     "nnref.cumprod": op(lambda x: [nnref.cumprod(x, 1), nnref.cumprod(x.detach() * (x.detach() > 0), 0)], (3, 4)),
     "nnref.Tensor.cumprod": op(lambda x: x.cumprod(0), (3, 4)),
