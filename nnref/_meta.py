@@ -345,7 +345,11 @@ def _getitem(array, key):
     for k in arrays:
         if k.dtype.kind not in "iu":
             raise IndexError("arrays used as indices must be of integer (or boolean) type")
-    broadcast = np.broadcast_shapes(*(k.shape for k in arrays))
+    try:
+        broadcast = np.broadcast_shapes(*(k.shape for k in arrays))
+    except ValueError:
+        raise IndexError("shape mismatch: indexing arrays could not be broadcast together with shapes "
+                         + " ".join(str(k.shape) for k in arrays)) from None
     basic = _placeholder(array.shape, array.dtype)[
         tuple(0 if i in advanced else k for i, k in enumerate(expanded))]
     if advanced == list(range(advanced[0], advanced[-1] + 1)):
@@ -436,6 +440,9 @@ def _asarray(obj, dtype=None, order=None, copy=None, **kwargs):
     """Host data becomes a meta array of its shape and dtype (``tensor(data, device='meta')``)."""
     if isinstance(obj, MetaArray):
         return obj if dtype is None or np.dtype(dtype) == obj.dtype else obj.astype(dtype)
+    if hasattr(obj, "__cuda_array_interface__") or type(obj).__name__ == "ndarray" and not isinstance(
+            obj, np.ndarray):  # a CuPy array: its shape and dtype, without copying its values
+        return MetaArray(obj.shape, obj.dtype if dtype is None else dtype)
     if isinstance(obj, (list, tuple)) and builtins.any(isinstance(v, MetaArray) for v in obj):
         return _stack(obj, dtype=dtype)
     host = np.asarray(obj, dtype=dtype)

@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 
 from .. import _dtype, _random
-from .._device import array_module
+from .._device import array_module, has_values
 from .._ops import pointwise as _pointwise, shape as _shape, softmax as _softmax
 from .._ops._common import broadcast_error, check_one_device, float_input, needs_grad
 from .._ops.inplace import apply_inplace
@@ -689,7 +689,7 @@ def one_hot(tensor, num_classes=-1):
         if not data.size:
             raise RuntimeError("Can not infer total number of classes from empty tensor.")
         num_classes = int(data.max()) + 1
-    if data.size:
+    if data.size and has_values(data):
         if int(data.min()) < 0:
             raise RuntimeError("Class values must be non-negative.")
         if int(data.max()) >= num_classes:

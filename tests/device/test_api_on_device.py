@@ -200,8 +200,9 @@ def optimizer(make, steps=3):
             value.backward()
             opt.step()
             losses.append(value.item())
-        # Adam's step counts stay on the CPU, as PyTorch keeps them: compare them as numbers
-        state = [float(t) if key == "step" else t for s in opt.state.values() for key, t in s.items()]
+        # step counts (and NAdam's mu_product) stay on the CPU, as PyTorch keeps them: compare as numbers
+        state = [float(t) if key in ("step", "mu_product") else t
+                 for s in opt.state.values() for key, t in s.items()]
         return [losses, list(model.parameters()), state]
     return run
 
@@ -769,6 +770,7 @@ CASES.update({
         "dtype", "shape", "ndim", "is_leaf", "requires_grad", "retains_grad", "grad_fn")},
     "nnref.Tensor.device": case(lambda d: [leaf(d, (2,)).device == d, (labels(d, [1]) + 1).device == d]),
     "nnref.Tensor.is_cuda": case(lambda d: leaf(d, (2,)).is_cuda == (d.type == "cuda")),
+    "nnref.Tensor.is_meta": case(lambda d: [leaf(d, (2,)).is_meta, leaf(d, (2,)).to("meta").is_meta]),
     "nnref.Tensor.data": op(lambda x: [x.data * 2, x.data.requires_grad], (3,)),
     "nnref.Tensor.grad": op(lambda x: (x * x).sum(), (3,)),
     "nnref.Tensor.T": op(lambda x: x.T, (3, 4)),
@@ -1576,6 +1578,13 @@ CASES.update({
     # nnref.optim and its schedulers
     "nnref.optim.Adagrad": optimizer(lambda ps: optim.Adagrad(ps, lr=0.1, lr_decay=0.01, weight_decay=1e-2)),
     "nnref.optim.RMSprop": optimizer(lambda ps: optim.RMSprop(ps, lr=0.01, momentum=0.9, centered=True)),
+    # (the cases of tests/nn/test_more_optim.py)
+    "nnref.optim.NAdam": optimizer(lambda ps: optim.NAdam(ps, lr=0.01, weight_decay=1e-2), steps=4),
+    "nnref.optim.RAdam": optimizer(lambda ps: optim.RAdam(ps, lr=0.01, betas=(0.9, 0.9), weight_decay=1e-2,
+                                                          decoupled_weight_decay=True), steps=7),
+    "nnref.optim.Adamax": optimizer(lambda ps: optim.Adamax(ps, lr=0.01, weight_decay=1e-2)),
+    "nnref.optim.Adadelta": optimizer(lambda ps: optim.Adadelta(ps, rho=0.5, weight_decay=1e-2)),
+    "nnref.optim.LBFGS": case(lambda d: _lbfgs_on(d, line_search_fn="strong_wolfe", history_size=3)),
     "nnref.optim.lr_scheduler.CosineAnnealingLR": scheduler(lambda o: lr_scheduler.CosineAnnealingLR(o, 3)),
     "nnref.optim.lr_scheduler.ExponentialLR": scheduler(lambda o: lr_scheduler.ExponentialLR(o, 0.5)),
     "nnref.optim.lr_scheduler.LambdaLR": scheduler(lambda o: lr_scheduler.LambdaLR(o, lambda e: 1 / (e + 1))),
@@ -1745,6 +1754,22 @@ class _Stream(data.IterableDataset):
 
     def __iter__(self):
         return (self.rows[i] for i in range(5))
+
+
+def _lbfgs_on(d, **options):
+    """Two L-BFGS steps (closure, line search) on the small model: losses, parameters, directions."""
+    model = _small_model(d)
+    opt = optim.LBFGS(model.parameters(), max_iter=4, **options)
+    x, y = leaf(d, (5, 4), grad=False), leaf(d, (5, 3), seed=1, grad=False)
+
+    def closure():
+        opt.zero_grad()
+        value = F.mse_loss(model(x), y)
+        value.backward()
+        return value
+    losses = [opt.step(closure).item() for _ in range(2)]
+    state = opt.state[next(model.parameters())]
+    return [losses, list(model.parameters()), state["d"], state["prev_flat_grad"], state["func_evals"]]
 
 
 class _EveryOther(data.Sampler):

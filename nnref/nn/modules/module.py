@@ -415,8 +415,10 @@ class Module:
 
         Parameters keep their identity: the converted values are swapped in
         through ``param.data`` (PyTorch's default), so an optimizer built
-        before ``model.double()`` still holds the model's parameters.  Buffers
-        are simply replaced.
+        before ``model.double()`` still holds the model's parameters.  Moving
+        to or from ``'meta'`` makes new Parameters instead, as PyTorch does when
+        the two tensor types are not shallow-copy compatible
+        (``compute_should_use_set_data``).  Buffers are simply replaced.
         """
         if recurse:
             for module in self.children():
@@ -429,11 +431,20 @@ class Module:
             with no_grad():
                 param_applied = fn(param)
             param_grad = param.grad
-            param.data = param_applied
+            in_place = param.is_meta == param_applied.is_meta
+            if in_place:
+                param.data = param_applied
+                out_param = param
+            else:
+                out_param = Parameter(param_applied, param.requires_grad)
+                self._parameters[key] = out_param
             if param_grad is not None:
                 with no_grad():
                     grad_applied = fn(param_grad)
-                param_grad.data = grad_applied
+                if in_place:
+                    param_grad.data = grad_applied
+                else:
+                    out_param.grad = grad_applied.requires_grad_(param_grad.requires_grad)
 
         for key, buf in self._buffers.items():
             if buf is not None:
@@ -449,6 +460,14 @@ class Module:
             module.apply(fn)
         fn(self)
         return self
+
+    def to_empty(self, *, device, recurse=True):
+        """Move every parameter and buffer to ``device`` without copying their values: new,
+        uninitialised storage (zeros in nnref), as ``torch.nn.Module.to_empty``
+        (``torch/nn/modules/module.py``).  The way out of ``'meta'``: build a model there, then
+        ``model.to_empty(device='cpu')`` and initialise it (``reset_parameters()``)."""
+        from ..._creation import empty_like
+        return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
 
     def cuda(self, device=None):
         """Move every parameter and buffer to the GPU (needs CuPy)."""
