@@ -235,3 +235,26 @@ def _params_with_grad(group):
     """The group's parameters that received a gradient (the others are skipped, as in PyTorch)."""
     return [p for p in group["params"] if p.grad is not None]
 
+
+
+def _lerp(start, end, weight):
+    """``start.lerp(end, weight)`` as PyTorch's CPU kernel computes it: from the nearer end, so
+    the digits agree for any weight."""
+    if weight < 0.5:
+        return start + weight * (end - start)
+    return end - (end - start) * (1 - weight)
+
+
+def _check_capturable(p, group, tensors="params and state_steps",
+                      devices="['cuda', 'xpu', 'hpu', 'privateuseone', 'xla']"):
+    """``capturable=True`` (CUDA-graph capture) needs the parameters on an accelerator: on the
+    CPU, PyTorch's step fails with this error; on a GPU the step is the same arithmetic."""
+    if group["capturable"] and p.device.type == "cpu":
+        raise AssertionError(f"If capturable=True, {tensors} must be on supported devices: "
+                             f"{devices}.")
+
+
+def _no_differentiable(differentiable):
+    if differentiable:
+        raise NotImplementedError("nnref's optimizers update in place with numpy; "
+                                  "differentiable=True is not supported")

@@ -1,0 +1,318 @@
+"""``LBFGS``: limited-memory BFGS (``torch/optim/lbfgs.py``), a port of PyTorch's code line by line.
+
+``step(closure)`` runs up to ``max_iter`` quasi-Newton iterations, calling ``closure`` (which
+zeroes the gradients, recomputes the loss, backpropagates and returns the loss) whenever it
+needs the loss and gradient at a new point.  The direction comes from the two-loop recursion
+over the last ``history_size`` steps and gradient changes; the step length is ``lr`` (the first
+iteration scales it by ``1 / sum|g|``) or, with ``line_search_fn='strong_wolfe'``, a line search
+satisfying the strong Wolfe conditions.  All parameters are treated as one flat vector, so the
+arithmetic is the tensor operations PyTorch performs (dot products, ``add_`` with ``alpha``);
+an ``alpha`` that is a 0-d tensor is passed as ``float(...)``, the number PyTorch's Scalar
+conversion takes from it.
+"""
+from .._tensor import Tensor
+from ..autograd.grad_mode import enable_grad, no_grad
+from .._ops.shape import cat
+from .optimizer import Optimizer
+
+__all__ = ["LBFGS"]
+
+
+def _cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None):
+    """The minimiser of the cubic through two points with their slopes, clamped to ``bounds``
+    (``torch/optim/lbfgs.py``, from Torch7's polyinterp.lua)."""
+    if bounds is not None:
+        xmin_bound, xmax_bound = bounds
+    else:
+        xmin_bound, xmax_bound = (x1, x2) if x1 <= x2 else (x2, x1)
+    d1 = g1 + g2 - 3 * (f1 - f2) / (x1 - x2)
+    d2_square = d1 ** 2 - g1 * g2
+    if d2_square >= 0:
+        d2 = d2_square.sqrt()
+        if x1 <= x2:
+            min_pos = x2 - (x2 - x1) * ((g2 + d2 - d1) / (g2 - g1 + 2 * d2))
+        else:
+            min_pos = x1 - (x1 - x2) * ((g1 + d2 - d1) / (g1 - g2 + 2 * d2))
+        return min(max(min_pos, xmin_bound), xmax_bound)
+    return (xmin_bound + xmax_bound) / 2.0
+
+
+def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_change=1e-9,
+                  max_ls=25):
+    """Bracket, then zoom to a step ``t`` along ``d`` meeting the strong Wolfe conditions
+    (``torch/optim/lbfgs.py``, from Torch7's lswolfe.lua)."""
+    d_norm = d.abs().max()
+    g = g.clone()
+    f_new, g_new = obj_func(x, t, d)
+    ls_func_evals = 1
+    gtd_new = g_new.dot(d)
+
+    # bracket an interval containing a point satisfying the Wolfe criteria
+    t_prev, f_prev, g_prev, gtd_prev = 0, f, g, gtd
+    done = False
+    ls_iter = 0
+    while ls_iter < max_ls:
+        if f_new > (f + c1 * t * gtd) or (ls_iter > 1 and f_new >= f_prev):
+            bracket, bracket_f = [t_prev, t], [f_prev, f_new]
+            bracket_g, bracket_gtd = [g_prev, g_new.clone()], [gtd_prev, gtd_new]
+            break
+        if abs(gtd_new) <= -c2 * gtd:
+            bracket, bracket_f, bracket_g = [t], [f_new], [g_new]
+            done = True
+            break
+        if gtd_new >= 0:
+            bracket, bracket_f = [t_prev, t], [f_prev, f_new]
+            bracket_g, bracket_gtd = [g_prev, g_new.clone()], [gtd_prev, gtd_new]
+            break
+        # interpolate
+        min_step = t + 0.01 * (t - t_prev)
+        max_step = t * 10
+        tmp = t
+        t = _cubic_interpolate(t_prev, f_prev, gtd_prev, t, f_new, gtd_new,
+                               bounds=(min_step, max_step))
+        t_prev, f_prev, g_prev, gtd_prev = tmp, f_new, g_new.clone(), gtd_new
+        f_new, g_new = obj_func(x, t, d)
+        ls_func_evals += 1
+        gtd_new = g_new.dot(d)
+        ls_iter += 1
+
+    if ls_iter == max_ls:  # reached the maximum number of iterations
+        bracket, bracket_f, bracket_g = [0, t], [f, f_new], [g, g_new]
+
+    # zoom: refine the bracket until a point satisfies the criteria
+    insuf_progress = False
+    low_pos, high_pos = (0, 1) if bracket_f[0] <= bracket_f[-1] else (1, 0)
+    while not done and ls_iter < max_ls:
+        if abs(bracket[1] - bracket[0]) * d_norm < tolerance_change:
+            break
+        t = _cubic_interpolate(bracket[0], bracket_f[0], bracket_gtd[0],
+                               bracket[1], bracket_f[1], bracket_gtd[1])
+        # A point too near an end of the bracket (twice, or outside it) moves to 10% inside.
+        eps = 0.1 * (max(bracket) - min(bracket))
+        if min(max(bracket) - t, t - min(bracket)) < eps:
+            if insuf_progress or t >= max(bracket) or t <= min(bracket):
+                if abs(t - max(bracket)) < abs(t - min(bracket)):
+                    t = max(bracket) - eps
+                else:
+                    t = min(bracket) + eps
+                insuf_progress = False
+            else:
+                insuf_progress = True
+        else:
+            insuf_progress = False
+
+        f_new, g_new = obj_func(x, t, d)
+        ls_func_evals += 1
+        gtd_new = g_new.dot(d)
+        ls_iter += 1
+
+        if f_new > (f + c1 * t * gtd) or f_new >= bracket_f[low_pos]:
+            # Armijo condition not met, or not lower than the lowest point
+            bracket[high_pos], bracket_f[high_pos] = t, f_new
+            bracket_g[high_pos], bracket_gtd[high_pos] = g_new.clone(), gtd_new
+            low_pos, high_pos = (0, 1) if bracket_f[0] <= bracket_f[1] else (1, 0)
+        else:
+            if abs(gtd_new) <= -c2 * gtd:
+                done = True  # Wolfe conditions met
+            elif gtd_new * (bracket[high_pos] - bracket[low_pos]) >= 0:
+                # the old high becomes the new low
+                bracket[high_pos], bracket_f[high_pos] = bracket[low_pos], bracket_f[low_pos]
+                bracket_g[high_pos] = bracket_g[low_pos]
+                bracket_gtd[high_pos] = bracket_gtd[low_pos]
+            # the new point becomes the new low
+            bracket[low_pos], bracket_f[low_pos] = t, f_new
+            bracket_g[low_pos], bracket_gtd[low_pos] = g_new.clone(), gtd_new
+
+    return bracket_f[low_pos], bracket_g[low_pos], bracket[low_pos], ls_func_evals
+
+
+class LBFGS(Optimizer):
+    """L-BFGS over all the parameters as one vector; ``step`` needs a ``closure``.  One
+    parameter group only, as in PyTorch (``torch/optim/lbfgs.py``)."""
+
+    def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7,
+                 tolerance_change=1e-9, history_size=100, line_search_fn=None):
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if max_eval is None:
+            max_eval = max_iter * 5 // 4
+        defaults = {"lr": lr, "max_iter": max_iter, "max_eval": max_eval,
+                    "tolerance_grad": tolerance_grad, "tolerance_change": tolerance_change,
+                    "history_size": history_size, "line_search_fn": line_search_fn}
+        super().__init__(params, defaults)
+        if len(self.param_groups) != 1:
+            raise ValueError("LBFGS doesn't support per-parameter options (parameter groups)")
+        self._params = self.param_groups[0]["params"]
+        self._numel_cache = None
+
+    def _numel(self):
+        if self._numel_cache is None:
+            self._numel_cache = sum(p.numel() for p in self._params)
+        return self._numel_cache
+
+    def _gather_flat_grad(self):
+        views = [p.new_zeros(p.numel()) if p.grad is None else p.grad.reshape(-1)
+                 for p in self._params]
+        return cat(views, 0)
+
+    def _add_grad(self, step_size, update):
+        offset = 0
+        for p in self._params:
+            numel = p.numel()
+            p.add_(update[offset:offset + numel].view_as(p), alpha=float(step_size))
+            offset += numel
+        if offset != self._numel():
+            raise AssertionError(f"Expected offset {offset} to equal {self._numel()}")
+
+    def _clone_param(self):
+        return [p.clone() for p in self._params]
+
+    def _set_param(self, params_data):
+        for p, pdata in zip(self._params, params_data):
+            p.copy_(pdata)
+
+    def _directional_evaluate(self, closure, x, t, d):
+        self._add_grad(t, d)
+        loss = float(closure())
+        flat_grad = self._gather_flat_grad()
+        self._set_param(x)
+        return loss, flat_grad
+
+    def step(self, closure):
+        """Run up to ``max_iter`` iterations, calling ``closure()`` for the loss and gradients at
+        each new point; returns the loss at the starting point (``torch/optim/lbfgs.py``)."""
+        with no_grad():
+            return self._step(closure)
+
+    def _step(self, closure):
+        if len(self.param_groups) != 1:
+            raise AssertionError(f"Expected exactly one param_group, but got "
+                                 f"{len(self.param_groups)}")
+        closure = enable_grad()(closure)
+        group = self.param_groups[0]
+        lr = float(group["lr"])
+        max_iter, max_eval = group["max_iter"], group["max_eval"]
+        tolerance_grad, tolerance_change = group["tolerance_grad"], group["tolerance_change"]
+        line_search_fn, history_size = group["line_search_fn"], group["history_size"]
+
+        # LBFGS's state is global; PyTorch files it under the first parameter (so that
+        # load_state_dict casts it)
+        state = self.state[self._params[0]]
+        state.setdefault("func_evals", 0)
+        state.setdefault("n_iter", 0)
+
+        orig_loss = closure()
+        loss = float(orig_loss)
+        current_evals = 1
+        state["func_evals"] += 1
+        flat_grad = self._gather_flat_grad()
+        opt_cond = flat_grad.abs().max() <= tolerance_grad
+        if opt_cond:
+            return orig_loss
+
+        d, t = state.get("d"), state.get("t")
+        old_dirs, old_stps, ro = state.get("old_dirs"), state.get("old_stps"), state.get("ro")
+        H_diag = state.get("H_diag")
+        prev_flat_grad, prev_loss = state.get("prev_flat_grad"), state.get("prev_loss")
+
+        n_iter = 0
+        while n_iter < max_iter:
+            n_iter += 1
+            state["n_iter"] += 1
+
+            # the descent direction
+            if state["n_iter"] == 1:
+                d = flat_grad.neg()
+                old_dirs, old_stps, ro = [], [], []
+                H_diag = 1
+            else:
+                # update the memory
+                y = flat_grad.sub(prev_flat_grad)
+                s = d.mul(t)
+                ys = y.dot(s)
+                if ys > 1e-10:
+                    if len(old_dirs) == history_size:  # limited memory: forget the oldest
+                        old_dirs.pop(0)
+                        old_stps.pop(0)
+                        ro.pop(0)
+                    old_dirs.append(y)
+                    old_stps.append(s)
+                    ro.append(1.0 / ys)
+                    H_diag = ys / y.dot(y)  # scale of the initial inverse Hessian
+                # the two-loop recursion: the inverse Hessian estimate times the gradient
+                num_old = len(old_dirs)
+                if "al" not in state:
+                    state["al"] = [None] * history_size
+                al = state["al"]
+                q = flat_grad.neg()
+                for i in range(num_old - 1, -1, -1):
+                    al[i] = old_stps[i].dot(q) * ro[i]
+                    q.add_(old_dirs[i], alpha=float(-al[i]))
+                d = r = q * H_diag
+                for i in range(num_old):
+                    be_i = old_dirs[i].dot(r) * ro[i]
+                    r.add_(old_stps[i], alpha=float(al[i] - be_i))
+
+            if prev_flat_grad is None:
+                prev_flat_grad = flat_grad.clone()
+            else:
+                prev_flat_grad.copy_(flat_grad)
+            prev_loss = loss
+
+            # the step length
+            if state["n_iter"] == 1:
+                t = min(1.0, 1.0 / flat_grad.abs().sum()) * lr
+            else:
+                t = lr
+            gtd = flat_grad.dot(d)  # the directional derivative
+            if gtd > -tolerance_change:
+                break
+
+            ls_func_evals = 0
+            if line_search_fn is not None:
+                if line_search_fn != "strong_wolfe":
+                    raise RuntimeError("only 'strong_wolfe' is supported")
+                x_init = self._clone_param()
+
+                def obj_func(x, t, d):
+                    return self._directional_evaluate(closure, x, t, d)
+
+                loss, flat_grad, t, ls_func_evals = _strong_wolfe(
+                    obj_func, x_init, t, d, loss, flat_grad, gtd, max_ls=max_eval - current_evals)
+                self._add_grad(t, d)
+                opt_cond = flat_grad.abs().max() <= tolerance_grad
+            else:
+                self._add_grad(t, d)  # a fixed step
+                if n_iter != max_iter:
+                    # evaluate again, except after the last iteration (as PyTorch: in a
+                    # stochastic setting that evaluation would be wasted)
+                    loss = float(closure())
+                    flat_grad = self._gather_flat_grad()
+                    opt_cond = flat_grad.abs().max() <= tolerance_grad
+                    ls_func_evals = 1
+            current_evals += ls_func_evals
+            state["func_evals"] += ls_func_evals
+
+            # stopping conditions
+            if n_iter == max_iter:
+                break
+            if current_evals >= max_eval:
+                break
+            if opt_cond:
+                break
+            if d.mul(t).abs().max() <= tolerance_change:  # lack of progress
+                break
+            if abs(loss - prev_loss) < tolerance_change:
+                break
+
+        state["d"] = d
+        state["t"] = t
+        state["old_dirs"] = old_dirs
+        state["old_stps"] = old_stps
+        state["ro"] = ro
+        state["H_diag"] = H_diag
+        state["prev_flat_grad"] = prev_flat_grad
+        state["prev_loss"] = prev_loss
+        return orig_loss
