@@ -212,8 +212,10 @@ class AccumulateGrad(Node):
         variable = self.variable
         if variable._grad is None:
             if not _GradState.enabled and _exclusively_owned(grad):
-                # Nobody else can see this buffer: adopt it (as PyTorch, not as a view).
-                variable.grad = grad if grad._base is None else grad.detach()
+                # Nobody else can see this buffer: adopt it (as PyTorch, not as a view: a view's
+                # base is held by nothing else either, so the view simply forgets it).
+                grad._base = None
+                variable._grad = grad
             elif _GradState.enabled and grad.requires_grad:
                 from .._creation import empty_like
                 variable.grad = empty_like(grad).copy_(grad)  # recorded: grad_fn=<CopyBackwards>

@@ -64,13 +64,14 @@ class Linear(Module):
         if not isinstance(input, Tensor):
             raise TypeError(f"linear(): argument 'input' (position 1) must be Tensor, not "
                             f"{type(input).__name__}")
+        weight = self.weight  # one lookup: parameters are found through Module.__getattr__
         # Checked here so the error names the layer; PyTorch only says "shapes cannot be multiplied".
-        if input.dim() == 0 or input.shape[-1] != self.weight.shape[-1]:
+        if input.dim() == 0 or input.shape[-1] != weight.shape[-1]:
             raise RuntimeError(
                 f"{self._get_name()}({self.extra_repr()}) expected an input of shape "
-                f"(*, {self.weight.shape[-1]}), i.e. {self.weight.shape[-1]} features in the last "
+                f"(*, {weight.shape[-1]}), i.e. {weight.shape[-1]} features in the last "
                 f"dimension, but got an input of shape {list(input.shape)}")
-        return F.linear(input, self.weight, self.bias)
+        return F.linear(input, weight, self.bias)
         ### END SOLUTION
 
     def extra_repr(self):
