@@ -191,5 +191,7 @@ inverse = _with_out(inverse)
 
 # Last, because both build on everything above: `import nnref as torch; torch.nn.Linear` works.
 from . import nn, optim  # noqa: E402
+from . import compiler  # noqa: E402 - torch.compile and torch.compiler, run eagerly
+from .compiler import compile  # noqa: E402
 
 cosine_similarity, pairwise_distance = nn.functional.cosine_similarity, nn.functional.pairwise_distance

@@ -49,7 +49,7 @@ _TOP_LEVEL = (
     ("nnref._random", "random"), ("nnref._ops.random", "random"),
     ("nnref._creation", "creation"), ("nnref._tensor_str", "tensor"), ("nnref._tensor", "tensor"),
     ("nnref._dtype", "dtype"), ("nnref._type_info", "dtype"), ("nnref._device", "device"),
-    ("nnref._settings", "settings"), ("nnref.autograd", "grad_mode"),
+    ("nnref._settings", "settings"), ("nnref.compiler", "compiler"), ("nnref.autograd", "grad_mode"),
     ("nnref.serialization", "serialization"), ("nnref._ops", "ops"), ("builtins", "dtype"),
 )
 _TOP_LEVEL_NAMES = {  # nnref's own small functions (nnref/__init__.py), and the random factories

@@ -29,7 +29,7 @@ RANKS = {
         "nnref.accelerator", "nnref.linalg"),
     2: ("nnref.nn", "nnref.optim", "nnref.utils.data"),
     3: ("nnref.serialization", "nnref._torch_checkpoint", "nnref.utils.safetensors", "nnref.viz",
-        "nnref.utils"),
+        "nnref.utils", "nnref.compiler"),
     4: ("nnref",),
 }
 
