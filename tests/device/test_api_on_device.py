@@ -1626,6 +1626,13 @@ CASES.update({
         data.SubsetRandomSampler([0, 3, 4], generator=nnref.Generator().manual_seed(2)))))),
     "nnref.utils.data.BatchSampler": case(lambda d: list(data.DataLoader(_Rows(d), batch_sampler=(
         data.BatchSampler(data.SequentialSampler(range(5)), 2, drop_last=True))))),
+    # (the cases of tests/data/test_more_samplers.py)
+    "nnref.utils.data.WeightedRandomSampler": case(lambda d: list(data.DataLoader(_Rows(d), batch_size=3, sampler=(
+        data.WeightedRandomSampler([0.1, 2.0, 0.0, 1.0, 0.5], 7, generator=nnref.Generator().manual_seed(4)))))),
+    "nnref.utils.data.StackDataset": case(lambda d: list(data.DataLoader(
+        data.StackDataset(_Rows(d), data.Subset(_Rows(d), [4, 3, 2, 1, 0])), batch_size=2))),
+    "nnref.utils.data.ChainDataset": case(lambda d: list(data.DataLoader(
+        data.ChainDataset([_Stream(d), _Stream(d)]), batch_size=3))),
     "nnref.utils.data.default_collate": case(lambda d: _collated(d)),
     "nnref.utils.data.default_convert": case(lambda d: data.default_convert(
         [leaf(d, (2,), grad=False), (labels(d, [1, 2]), 3)])),

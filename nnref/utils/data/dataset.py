@@ -11,8 +11,8 @@ import warnings
 from ... import _random
 from ..._tensor import Tensor
 
-__all__ = ["Dataset", "IterableDataset", "TensorDataset", "Subset", "ConcatDataset",
-           "random_split"]
+__all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "Subset",
+           "ConcatDataset", "ChainDataset", "random_split"]
 
 
 class Dataset:
@@ -33,8 +33,7 @@ class IterableDataset(Dataset):
         raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
 
     def __add__(self, other):
-        raise TypeError("ChainDataset (adding IterableDatasets) is not supported by nnref; "
-                        "chain the iterables with itertools.chain instead")
+        return ChainDataset([self, other])
 
 
 class TensorDataset(Dataset):
@@ -54,6 +53,58 @@ class TensorDataset(Dataset):
 
     def __len__(self):
         return self.tensors[0].size(0)
+
+
+class StackDataset(Dataset):
+    """Sample ``i`` is ``(d[i] for d in datasets)`` as a tuple (positional datasets) or a dict
+    (keyword datasets); all have the same length (``torch/utils/data/dataset.py``)."""
+
+    def __init__(self, *args, **kwargs):
+        if args:
+            if kwargs:
+                # PyTorch's message, its missing space included
+                raise ValueError("Supported either ``tuple``- (via ``args``) or"
+                                 "``dict``- (via ``kwargs``) like input/output, but both types "
+                                 "are given.")
+            self._length = len(args[0])
+            if any(self._length != len(dataset) for dataset in args):
+                raise ValueError("Size mismatch between datasets")
+            self.datasets = args
+        elif kwargs:
+            datasets = list(kwargs.values())
+            self._length = len(datasets[0])
+            if any(self._length != len(dataset) for dataset in datasets):
+                raise ValueError("Size mismatch between datasets")
+            self.datasets = kwargs
+        else:
+            raise ValueError("At least one dataset should be passed")
+
+    def __getitem__(self, index):
+        if isinstance(self.datasets, dict):
+            return {k: dataset[index] for k, dataset in self.datasets.items()}
+        return tuple(dataset[index] for dataset in self.datasets)
+
+    def __getitems__(self, indices):
+        """A batch of samples, read with each dataset's own ``__getitems__`` where it has one
+        (``torch/utils/data/dataset.py``)."""
+        named = self.datasets if isinstance(self.datasets, dict) else dict(enumerate(self.datasets))
+        columns = {k: self._column(dataset, indices) for k, dataset in named.items()}
+        if isinstance(self.datasets, dict):
+            return [{k: column[i] for k, column in columns.items()} for i in range(len(indices))]
+        return [tuple(column[i] for column in columns.values()) for i in range(len(indices))]
+
+    @staticmethod
+    def _column(dataset, indices):
+        if callable(getattr(dataset, "__getitems__", None)):
+            items = dataset.__getitems__(indices)
+            if len(items) != len(indices):
+                raise ValueError("Nested dataset's output size mismatch."
+                                 f" Expected {len(indices)}, got {len(items)}")
+            return items
+        return [dataset[idx] for idx in indices]
+
+    def __len__(self):
+        return self._length
 
 
 class Subset(Dataset):
@@ -106,6 +157,29 @@ class ConcatDataset(Dataset):
         dataset_idx = bisect.bisect_right(self.cumulative_sizes, idx)
         sample_idx = idx if dataset_idx == 0 else idx - self.cumulative_sizes[dataset_idx - 1]
         return self.datasets[dataset_idx][sample_idx]
+
+
+class ChainDataset(IterableDataset):
+    """Several ``IterableDataset`` streams one after the other; ``stream_a + stream_b`` makes
+    one (``torch/utils/data/dataset.py``)."""
+
+    def __init__(self, datasets):
+        super().__init__()
+        self.datasets = datasets
+
+    def __iter__(self):
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            yield from d
+
+    def __len__(self):
+        total = 0
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            total += len(d)
+        return total
 
 
 def random_split(dataset, lengths, generator=None):

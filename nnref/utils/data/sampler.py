@@ -9,11 +9,12 @@ import itertools
 import numbers
 
 from ... import _random
-from ..._creation import empty, randint, randperm
+from ..._creation import as_tensor, empty, randint, randperm
+from ..._ops.random import multinomial
 from ... import _dtype
 
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
-           "BatchSampler"]
+           "WeightedRandomSampler", "BatchSampler"]
 
 
 class Sampler:
@@ -98,6 +99,37 @@ class SubsetRandomSampler(Sampler):
 
     def __len__(self):
         return len(self.indices)
+
+
+class WeightedRandomSampler(Sampler):
+    """``num_samples`` indices drawn with probabilities proportional to ``weights`` (with
+    replacement by default): one ``multinomial`` draw per pass, from ``generator`` or the global
+    generator, so the indices are PyTorch's for the same seed (``torch/utils/data/sampler.py``)."""
+
+    def __init__(self, weights, num_samples, replacement=True, generator=None):
+        if (not isinstance(num_samples, int) or isinstance(num_samples, bool)
+                or num_samples <= 0):
+            raise ValueError(f"num_samples should be a positive integer value, but got "
+                             f"num_samples={num_samples}")
+        if not isinstance(replacement, bool):
+            raise ValueError(f"replacement should be a boolean value, but got "
+                             f"replacement={replacement}")
+        weights_tensor = as_tensor(weights, dtype=_dtype.double)
+        if len(weights_tensor.shape) != 1:
+            raise ValueError("weights should be a 1d sequence but given weights have shape "
+                             f"{tuple(weights_tensor.shape)}")
+        self.weights = weights_tensor
+        self.num_samples = num_samples
+        self.replacement = replacement
+        self.generator = generator
+
+    def __iter__(self):
+        rand_tensor = multinomial(self.weights, self.num_samples, self.replacement,
+                                  generator=self.generator)
+        yield from iter(rand_tensor.tolist())
+
+    def __len__(self):
+        return self.num_samples
 
 
 class BatchSampler(Sampler):
