@@ -661,11 +661,11 @@ def _einsum(subscripts, *operands, out=None, **kwargs):
             ellipsis = np.broadcast_shapes(ellipsis, shape[len(head):len(shape) - len(tail)])
             spec, shape = head + tail, shape[:len(head)] + shape[len(shape) - len(tail):]
         if len(spec) != len(shape):
-            raise ValueError(f"operand has more dimensions than subscripts given in einstein sum, "
-                             f"but no '...' ellipsis provided to broadcast the extra dimensions.")
+            raise ValueError("operand has more dimensions than subscripts given in einstein sum, "
+                             "but no '...' ellipsis provided to broadcast the extra dimensions.")
         for letter, size in zip(spec, shape):
             if sizes.get(letter, size) not in (size, 1) and size != 1:
-                raise ValueError(f"operands could not be broadcast together with remapped shapes")
+                raise ValueError("operands could not be broadcast together with remapped shapes")
             sizes[letter] = builtins.max(sizes.get(letter, size), size)
     if not arrow:
         letters = inputs.replace(",", "").replace(".", "")
@@ -729,8 +729,9 @@ def _leaves(value):
 
 def _raise_data_dependent(name):
     def apply(*args, **kwargs):
-        raise NotImplementedError(NONZERO) if name in ("nonzero", "flatnonzero", "argwhere") \
-            else _data_dependent(f"numpy's {name}")
+        if name in ("nonzero", "flatnonzero", "argwhere"):
+            raise NotImplementedError(NONZERO)  # PyTorch's words for its nonzero family
+        raise _data_dependent(f"numpy's {name}")
     return apply
 
 
