@@ -188,6 +188,7 @@ from . import linalg  # noqa: E402 - torch.linalg.vector_norm, det, solve, ...
 from ._ops.linalg_determinants import det, logdet, torch_slogdet as slogdet  # noqa: E402
 from ._ops.linalg_solvers import inverse  # noqa: E402
 inverse = _with_out(inverse)
+from ._ops.quantile import nanquantile, quantile  # noqa: E402
 
 # Last, because both build on everything above: `import nnref as torch; torch.nn.Linear` works.
 from . import nn, optim  # noqa: E402

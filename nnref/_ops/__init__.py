@@ -380,3 +380,8 @@ from . import linalg_decompositions, linalg_determinants, linalg_norms, linalg_s
 Tensor.det, Tensor.logdet, Tensor.inverse = linalg_determinants.det, linalg_determinants.logdet, linalg_solvers.inverse
 Tensor.slogdet = linalg_determinants.torch_slogdet
 __all__ += ["linalg_decompositions", "linalg_determinants", "linalg_norms", "linalg_solvers"]
+
+from . import quantile  # noqa: E402
+
+Tensor.quantile, Tensor.nanquantile = quantile.quantile, quantile.nanquantile
+__all__ += ["quantile"]

@@ -81,12 +81,36 @@ class LerpBackward1(Node):
                 _back(grad * (end - self_), weight.shape))
 
 
+def _fma(a, b, c):
+    """``a * b + c`` rounded once, as the ``fmadd`` of ATen's vectorised kernels.  float32 and
+    narrower: the product is exact in float64.  float64: Dekker's exact product and Knuth's
+    two-sum carry the rounding errors (overflowing operands fall back to the plain formula)."""
+    xp = array_module_of(a)
+    dtype = xp.result_type(a, b, c)
+    if dtype.itemsize < 8:
+        return (a.astype(np.float64) * b.astype(np.float64) + c).astype(dtype)
+    product = a * b
+    split = 134217729.0  # 2**27 + 1: halves of 26 bits multiply exactly
+    a_scaled, b_scaled = split * a, split * b
+    a_high = a_scaled - (a_scaled - a)
+    b_high = b_scaled - (b_scaled - b)
+    a_low, b_low = a - a_high, b - b_high
+    product_error = ((a_high * b_high - product) + a_high * b_low + a_low * b_high) + a_low * b_low
+    total = product + c
+    back = total - product
+    sum_error = (product - (total - back)) + (c - back)
+    fused = total + (product_error + sum_error)
+    return xp.where(xp.isfinite(fused), fused, product + c)
+
+
 def _lerp(start, end, weight):
-    """ATen's formula: from ``start`` for small weights, from ``end`` for large ones, so that a
-    weight of 1 gives ``end`` exactly."""
+    """ATen's formula (``aten/src/ATen/native/cpu/LerpKernel.cpp``, ``lerp_vec``): from ``start``
+    for small weights, from ``end`` for large ones, so that a weight of 1 gives ``end`` exactly,
+    each a fused multiply-add."""
     xp = array_module_of(start)
     difference = end - start
-    return xp.where(xp.abs(weight) < 0.5, start + weight * difference, end - difference * (1 - weight))
+    small = xp.abs(weight) < 0.5
+    return _fma(xp.where(small, weight, weight - 1), difference, xp.where(small, start, end))
 
 
 def lerp(input, end, weight):

@@ -9,6 +9,11 @@ import math
 
 import numpy as np
 
+try:
+    from scipy.linalg import blas as _blas
+except ImportError:  # SciPy is optional: outer products then go through numpy's dot
+    _blas = None
+
 from .._device import array_module, array_module_of
 from ..autograd.graph import Node
 from ._common import check_same_device, from_accumulator, needs_grad, record, wrap
@@ -34,10 +39,11 @@ def _product(function, a, b):
 def _matrix_product(a, b):
     """``a @ b`` for 2-D arrays, as a row-major array like PyTorch's result.
 
-    Two shapes are slow on numpy's usual route and take another one to the same BLAS:
+    Two shapes are slow on numpy's usual route and take another one to BLAS:
 
     * an inner size of 1 (a weight's gradient at batch size 1) is an outer product, which
-      ``matmul`` computes without BLAS; ``dot`` hands it to BLAS's gemm, several times faster;
+      ``matmul`` computes without BLAS; gemm is several times faster, called through SciPy
+      when it is there (:func:`_outer`), else through numpy's ``dot``;
     * a few rows times a transposed matrix (``x @ W.t()`` in every Linear at a small batch):
       OpenBLAS's kernel for that layout is slower than for ``W @ x.t()``, the same
       numbers transposed, so the product is computed that way and copied back row-major (a
@@ -46,7 +52,7 @@ def _matrix_product(a, b):
     xp = array_module_of(a)
     rows, inner = a.shape
     if inner == 1:
-        return xp.dot(a, b)
+        return _outer(a, b)
     if xp is np and 1 < rows <= _FEW_ROWS and b.shape[1] >= 4 * rows and _is_transposed(b):
         return xp.ascontiguousarray(xp.matmul(b.T, a.T).T)
     return xp.matmul(a, b)
@@ -55,6 +61,27 @@ def _matrix_product(a, b):
 # Up to this many rows, ``(b^T @ a^T)^T`` beats ``a @ b`` for a transposed ``b`` (OpenBLAS,
 # one thread: 2x at 8 rows, 1.2x at 64, even at 256, slower beyond).
 _FEW_ROWS = 64
+
+_GEMM = {} if _blas is None else {np.dtype(np.float32): _blas.sgemm, np.dtype(np.float64): _blas.dgemm}
+
+
+def _outer(a, b):
+    """``a @ b`` for an ``(m, 1)`` times a ``(1, n)`` array, as a row-major array of its own.
+
+    SciPy's gemm, given the two vectors as they lie in memory, writes ``b^T a^T`` column by
+    column, which is ``a @ b`` row by row: it writes straight into the transpose of a fresh
+    row-major array, 1.5-2.5x faster than numpy's ``dot`` for the MLP's weight gradients at
+    batch 1 (one thread; numpy calls the gemm of its own OpenBLAS build, with other layout
+    flags). Each element is one product, so the values are the same bit for bit. The array
+    owns its memory, so ``AccumulateGrad`` can adopt it as a weight's gradient.
+    """
+    xp = array_module_of(a)
+    gemm = _GEMM.get(a.dtype) if xp is np else None  # SciPy's BLAS reads host memory only
+    if gemm is None or b.dtype != a.dtype:
+        return xp.dot(a, b)
+    out = xp.empty((a.shape[0], b.shape[1]), a.dtype)
+    written = gemm(1.0, b.T, a.T, c=out.T, overwrite_c=True)
+    return out if written.base is out else xp.ascontiguousarray(written.T)
 
 
 def _shape_text(t):

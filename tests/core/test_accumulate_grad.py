@@ -123,12 +123,14 @@ def test_create_graph_accumulation_is_out_of_place():
     assert x.grad is not first and first.tolist() == [2.0, 2.0] and x.grad.tolist() == [4.0, 4.0]
 
 
-def test_linear_layer_gradients_are_adopted_without_copies(monkeypatch):
+@pytest.mark.parametrize("batch", [3, 1])
+def test_linear_layer_gradients_are_adopted_without_copies(monkeypatch, batch):
     """A parameter's first gradient is the engine's own fresh buffer: kept, not cloned.
 
     This is PyTorch's "steal the gradient" optimisation; without it every training step pays
     one extra copy of every weight.  The weight's gradient also comes out row-major like the
-    weight itself, so the optimizer reads it contiguously.
+    weight itself, so the optimizer reads it contiguously.  At batch 1 the weight's gradient
+    is an outer product, which takes its own route (``linalg._outer``).
     """
     from nnref import nn
     clones = []
@@ -136,8 +138,8 @@ def test_linear_layer_gradients_are_adopted_without_copies(monkeypatch):
     monkeypatch.setattr(nnref.Tensor, "clone",
                         lambda self, **kw: clones.append(tuple(self.shape)) or original(self, **kw))
     layer = nn.Linear(6, 4)
-    layer(nnref.ones(3, 6)).sum().backward()
+    layer(nnref.ones(batch, 6)).sum().backward()
     assert clones == []
     assert layer.weight.grad._data.flags.c_contiguous
-    assert np.array_equal(layer.weight.grad.numpy(), np.full((4, 6), 3.0, dtype=np.float32))
-    assert np.array_equal(layer.bias.grad.numpy(), np.full(4, 3.0, dtype=np.float32))
+    assert np.array_equal(layer.weight.grad.numpy(), np.full((4, 6), batch, dtype=np.float32))
+    assert np.array_equal(layer.bias.grad.numpy(), np.full(4, batch, dtype=np.float32))

@@ -1803,6 +1803,16 @@ def _tensor_dataset(d):
     return dataset
 
 
+# quantile/nanquantile, cdist, Tensor.unfold, histogram
+CASES.update({
+    **{f"{where}{name}": op(lambda x, where=where, name=name: [
+        getattr(nnref if where == "nnref." else nnref.Tensor, name)(x, 0.3),
+        getattr(nnref, name)(x, nnref.tensor([0.25, 0.5], device=x.device), dim=1, keepdim=True),
+        getattr(nnref, name)(x, 0.7, dim=0, interpolation="nearest")], (4, 5))
+       for where in ("nnref.", "nnref.Tensor.") for name in ("quantile", "nanquantile")},
+})
+
+
 # -- the tests ---------------------------------------------------------------------------------------
 def test_every_public_name_has_a_device_case():
     api = public_api()
