@@ -63,7 +63,9 @@ class Tensor:
     # -- construction used by every op: no checks, no copies ---------------------------------------
     @classmethod
     def _make(cls, data, device=CPU):
-        if not hasattr(data, "shape") or isinstance(data, np.generic):
+        # Almost always a numpy array: one type test before the two slower ones.
+        if type(data) is not np.ndarray and (
+                not hasattr(data, "shape") or isinstance(data, np.generic)):
             data = array_module(device).asarray(data)
         t = object.__new__(cls)
         _init(t, data, device)
