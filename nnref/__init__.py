@@ -5,7 +5,8 @@ module says which part of PyTorch it mirrors.
 """
 from . import _ops  # binds the operations to Tensor's methods and operators
 from . import _tensor_docs  # docstrings of the methods _ops binds without one
-from . import accelerator, autograd, cuda, utils, viz
+from . import accelerator, amp, autograd, backends, cuda, utils, viz
+from .amp import autocast
 from ._creation import (BoolTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor,
                         arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
                         linspace, normal, ones, ones_like, rand, rand_like, randint,

@@ -334,20 +334,26 @@ default_generator = Generator()
 
 class _State:
     cuda = {}   # device -> CuPy generator, made when a CUDA tensor first draws numbers
+    cuda_seed = None  # set by nnref.cuda.manual_seed; None: the CPU generator's seed
 
 
 def manual_seed(seed):
     """Seed every device's generator; returns the default CPU generator (as PyTorch)."""
     default_generator.manual_seed(seed)
-    _State.cuda = {}
+    _State.cuda, _State.cuda_seed = {}, None
     return default_generator
 
 
 def seed():
     """Seed from the operating system's entropy and return the seed used."""
     value = default_generator.seed()
-    _State.cuda = {}
+    _State.cuda, _State.cuda_seed = {}, None
     return value
+
+
+def manual_seed_cuda(seed):
+    """Seed the GPU generators only (``torch.cuda.manual_seed_all``): the CPU stream goes on."""
+    _State.cuda, _State.cuda_seed = {}, int(seed)
 
 
 def initial_seed():
@@ -388,7 +394,8 @@ def generator(device=CPU):
     if found is None:
         xp = array_module(device)
         with xp.cuda.Device(device.index):
-            found = xp.random.default_rng([default_generator.initial_seed() % 2**63, device.index])
+            seed = default_generator.initial_seed() if _State.cuda_seed is None else _State.cuda_seed
+            found = xp.random.default_rng([seed % 2**63, device.index])
         _State.cuda[device] = found
     return found
 

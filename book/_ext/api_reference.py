@@ -33,7 +33,9 @@ NAMESPACES = (
     "nnref", "nnref.nn", "nnref.nn.functional", "nnref.nn.init", "nnref.autograd",
     "nnref.autograd.graph", "nnref.optim", "nnref.optim.lr_scheduler", "nnref.serialization",
     "nnref.random", "nnref.utils", "nnref.utils.data", "nnref.utils.hooks",
-    "nnref.utils.safetensors", "nnref.accelerator", "nnref.cuda", "nnref.viz", "nnref.linalg",
+    "nnref.utils.safetensors", "nnref.accelerator", "nnref.cuda", "nnref.cuda.amp", "nnref.viz", "nnref.linalg",
+    "nnref.compiler", "nnref.amp", "nnref.backends.cudnn", "nnref.backends.mps", "nnref.backends.mkldnn",
+    "nnref.backends.cuda",
 )
 
 PAGES = Path(__file__).resolve().parent.parent / "api"
@@ -49,7 +51,7 @@ _TOP_LEVEL = (
     ("nnref._random", "random"), ("nnref._ops.random", "random"),
     ("nnref._creation", "creation"), ("nnref._tensor_str", "tensor"), ("nnref._tensor", "tensor"),
     ("nnref._dtype", "dtype"), ("nnref._type_info", "dtype"), ("nnref._device", "device"),
-    ("nnref._settings", "settings"), ("nnref.compiler", "compiler"), ("nnref.autograd", "grad_mode"),
+    ("nnref._settings", "settings"), ("nnref.compiler", "compiler"), ("nnref.amp", "amp"), ("nnref.autograd", "grad_mode"),
     ("nnref.serialization", "serialization"), ("nnref._ops", "ops"), ("builtins", "dtype"),
 )
 _TOP_LEVEL_NAMES = {  # nnref's own small functions (nnref/__init__.py), and the random factories
@@ -69,6 +71,14 @@ DATA_DOCS = {
     "default_generator": ("The :class:`nnref.Generator` that the random functions use when "
                           "they are given none (``torch.default_generator``, "
                           "``torch/random.py``)."),
+    "enabled": "A flag programs set; kept, and nnref's results do not depend on it.",
+    "benchmark": ("``torch.backends.cudnn.benchmark``: kept as set; nnref uses no cuDNN, so nothing "
+                  "is tuned."),
+    "deterministic": ("``torch.backends.cudnn.deterministic``: kept as set; nnref's kernels are "
+                      "deterministic anyway."),
+    "allow_tf32": "``torch.backends.cudnn.allow_tf32``: kept as set; nnref never computes in TF32.",
+    "matmul": ("``torch.backends.cuda.matmul``: its ``allow_tf32`` and reduced-precision flags, kept as "
+               "set; nnref's GPU products stay in the tensors' precision."),
     "FORMAT_VERSION": "The version of nnref's checkpoint format that :func:`nnref.save` writes.",
     "MAX_NESTING": ("How deep the containers of a checkpoint may nest; :func:`nnref.load` refuses "
                     "a deeper file."),

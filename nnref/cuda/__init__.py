@@ -3,9 +3,10 @@
 The GPU path runs on CuPy; without CuPy or without a GPU these answer
 "no" instead of raising, exactly like PyTorch on a CPU-only build.
 """
-from ._device import _import_cupy, cuda_unavailable_reason, device as Device
+from .._device import _import_cupy, cuda_unavailable_reason, device as Device
 
-__all__ = ["is_available", "device_count", "synchronize", "manual_seed", "get_device_name"]
+__all__ = ["is_available", "device_count", "synchronize", "manual_seed", "manual_seed_all", "get_device_name",
+           "empty_cache", "memory_allocated", "amp"]
 
 
 def is_available():
@@ -44,11 +45,33 @@ def get_device_name(device=None):
 
 
 def manual_seed(seed):
-    """Seed the GPU generator (``nnref.manual_seed`` already does both)."""
-    from ._random import manual_seed as seed_all
-    seed_all(seed)
+    """Seed the GPU's generator, not the CPU's (``torch.cuda.manual_seed``; ``nnref.manual_seed``
+    seeds both); without a GPU nothing draws from it."""
+    from .._random import manual_seed_cuda
+    manual_seed_cuda(seed)
 
 
-from ._namespace import public_dir as _public_dir  # noqa: E402
+def manual_seed_all(seed):
+    """Seed every GPU's generator (``torch.cuda.manual_seed_all``): nnref uses one GPU."""
+    manual_seed(seed)
+
+
+def empty_cache():
+    """Give the GPU memory CuPy holds in its pool for reuse back to the driver
+    (``torch.cuda.empty_cache``); nothing to do without a GPU."""
+    if is_available():
+        _import_cupy().get_default_memory_pool().free_all_blocks()
+
+
+def memory_allocated(device=None):
+    """Bytes of GPU memory held by tensors now: CuPy's pool in use; 0 without a GPU
+    (``torch.cuda.memory_allocated``)."""
+    if not is_available():
+        return 0
+    return _import_cupy().get_default_memory_pool().used_bytes()
+
+
+from . import amp  # noqa: E402 - the deprecated torch.cuda.amp spellings
+from .._namespace import public_dir as _public_dir  # noqa: E402
 
 __dir__ = _public_dir(globals(), __all__)

@@ -48,7 +48,7 @@ PLUMBING = {"__dict__", "__module__", "__slots__", "__weakref__", "__doc__", "__
             "__hash__", "__array_priority__", "__setstate__", "__getstate__", "__reduce_ex__",
             "__new__", "__init_subclass__", "__format__", "__str__", "__class_getitem__"}
 SUBMODULES = {"autograd", "cuda", "nn", "optim", "serialization", "utils", "viz", "functional", "init", "linalg",
-              "modules", "parameter", "lr_scheduler", "compiler"}
+              "modules", "parameter", "lr_scheduler", "compiler", "amp", "backends"}
 
 
 def public_api():
@@ -1234,6 +1234,7 @@ CASES.update({
     "nnref.scalar_tensor": case(lambda d: [nnref.scalar_tensor(2.5, device=d),
                                            nnref.scalar_tensor(3, dtype=nnref.int64, device=d)]),
     "nnref.compile": layer(lambda: nnref.compile(nn.Sequential(nn.Linear(5, 3), nn.Tanh())), (4, 5)),
+    "nnref.autocast": HOST_ONLY("only its disabled form exists: a no-op context, no tensor values"),
     "nnref.broadcast_shapes": HOST_ONLY("shapes, no tensor values"),
     "nnref.finfo": HOST_ONLY("a dtype's limits, no tensor values"),
     "nnref.iinfo": HOST_ONLY("a dtype's limits, no tensor values"),
