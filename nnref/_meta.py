@@ -60,9 +60,14 @@ def _no_rule(name):
                                f"op cannot run on meta tensors")
 
 
+_ELEMENT = bytes(16)  # the one element every placeholder's entries share (the widest dtype's size)
+
+
 def _placeholder(shape, dtype):
-    """A read-only array of ``shape`` whose elements all share one allocated element."""
-    return np.broadcast_to(np.empty((), dtype), shape)
+    """A read-only array of ``shape`` whose elements all share one element (all strides 0):
+    ``np.broadcast_to(np.empty((), dtype), shape)``, built directly since it is made per op."""
+    shape = tuple(shape)
+    return np.ndarray(shape, dtype, buffer=_ELEMENT, strides=(0,) * len(shape))
 
 
 def _ones(dtype, ndim=0):

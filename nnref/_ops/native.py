@@ -143,9 +143,10 @@ def _patches(x, kernel, conv):
         1, 4, 5, 0, 2, 3)
 
 
-def _sample_blocks(samples, bytes_per_sample):
-    """Slices of the batch, each as many samples as fit in ``_COLUMN_BLOCK_BYTES`` (at least one)."""
-    step = max(1, _COLUMN_BLOCK_BYTES // bytes_per_sample)
+def _sample_blocks(samples, bytes_per_sample, data):
+    """Slices of the batch, each as many samples as fit in ``_COLUMN_BLOCK_BYTES`` (at least one);
+    one slice on 'meta', where the columns take no memory."""
+    step = max(1, _COLUMN_BLOCK_BYTES // bytes_per_sample) if has_values(data) else max(samples, 1)
     return [slice(start, min(start + step, samples)) for start in range(0, samples, step)]
 
 
@@ -168,7 +169,7 @@ def _conv_forward(x, w, conv):
     c, kh, kw, n, oh, ow = patches.shape
     weights = w.reshape(conv.groups, w.shape[0] // conv.groups, -1)
     out = xp.empty((n, w.shape[0], oh, ow), dtype=xp.result_type(x, w))
-    for block in _sample_blocks(n, c * kh * kw * oh * ow * x.itemsize):
+    for block in _sample_blocks(n, c * kh * kw * oh * ow * x.itemsize, x):
         product = xp.matmul(weights, _columns(patches, block, conv.groups))
         out[block] = product.reshape(w.shape[0], -1, oh, ow).transpose(1, 0, 2, 3)
     return out
@@ -181,7 +182,7 @@ def _conv_weight_grad(x, grad, weight_shape, conv):
     c, kh, kw, n, oh, ow = patches.shape
     groups = conv.groups
     grad_weight = xp.zeros((groups, weight_shape[0] // groups, c // groups * kh * kw), dtype=grad.dtype)
-    for block in _sample_blocks(n, c * kh * kw * oh * ow * x.itemsize):
+    for block in _sample_blocks(n, c * kh * kw * oh * ow * x.itemsize, x):
         grad_weight += xp.matmul(_grad_rows(grad, block, groups),
                                  _columns(patches, block, groups).transpose(0, 2, 1))
     return grad_weight.reshape(weight_shape)
@@ -199,7 +200,7 @@ def _conv_input_grad(grad, w, input_shape, conv):
     groups = conv.groups
     weights_t = w.reshape(groups, out_channels // groups, -1).transpose(0, 2, 1)
     grad_input = xp.empty(input_shape, dtype=grad.dtype)
-    for block in _sample_blocks(n, c * kh * kw * oh * ow * grad.itemsize):
+    for block in _sample_blocks(n, c * kh * kw * oh * ow * grad.itemsize, grad):
         # Samples innermost here, (G, O/G, OH*OW*samples): then each add below runs over rows of
         # OW * samples contiguous numbers rather than many short rows of OW.
         samples_last = xp.ascontiguousarray(grad[block].transpose(1, 2, 3, 0))
