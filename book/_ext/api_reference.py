@@ -36,6 +36,7 @@ NAMESPACES = (
     "nnref.utils.safetensors", "nnref.accelerator", "nnref.cuda", "nnref.cuda.amp", "nnref.viz", "nnref.linalg",
     "nnref.compiler", "nnref.amp", "nnref.backends.cudnn", "nnref.backends.mps", "nnref.backends.mkldnn",
     "nnref.backends.cuda",
+    "nnref.distributions",
 )
 
 PAGES = Path(__file__).resolve().parent.parent / "api"

@@ -98,8 +98,11 @@ def _memory_ordered(values, template):
 
 
 def bernoulli(input, p=None, *, generator=None):
-    """``bernoulli(probs)``: a tensor of 0s and 1s, 1 where ``u < probs``."""
-    out = Tensor._make(array_module(input._device).empty_like(input._data), input._device)
+    """``bernoulli(probs)``: a tensor of 0s and 1s, 1 where ``u < probs``, drawn into a
+    contiguous tensor (PyTorch's ``empty_like(self, LEGACY_CONTIGUOUS_MEMORY_FORMAT)``: an
+    expanded or transposed ``probs`` does not change the order of the draws)."""
+    data = input._data
+    out = Tensor._make(array_module(input._device).empty(data.shape, data.dtype), input._device)
     return bernoulli_(out, input if p is None else p, generator=generator)
 
 

@@ -255,11 +255,13 @@ class _Targets:
 
 
 def _route(node, grad_inputs, buffers, dependencies, targets):
-    """Add each gradient into the buffer of the node it flows to; yield nodes that became ready.
+    """Add each gradient into the buffer of the node it flows to; return the nodes that became
+    ready.
 
     A node is ready once every edge into it has delivered, so a tensor used several times
     passes on the sum of its gradients.
     """
+    ready = []
     for (child, slot), grad in zip(node.next_functions, grad_inputs):
         if child is None or (targets is not None and child not in targets.needed):
             continue
@@ -268,9 +270,11 @@ def _route(node, grad_inputs, buffers, dependencies, targets):
             buffer = buffers[child] = [None] * child.num_outputs
         if grad is not None:
             buffer[slot] = grad if buffer[slot] is None else buffer[slot] + grad
-        dependencies[child] -= 1
-        if dependencies[child] == 0:
-            yield child
+        waiting = dependencies[child] - 1
+        dependencies[child] = waiting
+        if waiting == 0:
+            ready.append(child)
+    return ready
 
 
 def _run_node(node, grads, keep_graph):

@@ -2,8 +2,8 @@
 CI, the GPU with ``./dev.sh gpu``) and compared with the same code on the CPU.
 
 HOW TO ADD A NAME.  ``public_api()`` lists every public name of ``nnref``, ``nnref.nn``,
-``nnref.nn.functional``, ``nnref.nn.init``, ``nnref.optim``, ``nnref.optim.lr_scheduler`` and
-``nnref.utils.data``; ``test_every_public_name_has_a_device_case`` fails for a name missing from
+``nnref.nn.functional``, ``nnref.nn.init``, ``nnref.optim``, ``nnref.optim.lr_scheduler``,
+``nnref.utils.data`` and ``nnref.distributions``; ``test_every_public_name_has_a_device_case`` fails for a name missing from
 ``CASES`` below (and for an entry whose name is gone).  Add one line, keyed by the full name::
 
     "nnref.nn.GELU": layer(lambda: nn.GELU(), (4, 5)),            # a module: forward + backward
@@ -35,7 +35,7 @@ import numpy as np
 import pytest
 
 import nnref
-from nnref import nn, optim
+from nnref import distributions, nn, optim
 from nnref.nn import functional as F
 from nnref.nn import init
 from nnref.optim import lr_scheduler
@@ -48,7 +48,8 @@ PLUMBING = {"__dict__", "__module__", "__slots__", "__weakref__", "__doc__", "__
             "__hash__", "__array_priority__", "__setstate__", "__getstate__", "__reduce_ex__",
             "__new__", "__init_subclass__", "__format__", "__str__", "__class_getitem__"}
 SUBMODULES = {"autograd", "cuda", "nn", "optim", "serialization", "utils", "viz", "functional", "init", "linalg",
-              "modules", "parameter", "lr_scheduler", "compiler", "amp", "backends"}
+              "modules", "parameter", "lr_scheduler", "compiler", "amp", "backends",
+              "distributions"}
 
 
 def public_api():
@@ -57,7 +58,7 @@ def public_api():
     names = {f"nnref.{n}" for n in dir(nnref) if not n.startswith("_") and n not in SUBMODULES}
     namespaces = {"nnref.nn": nn, "nnref.nn.functional": F, "nnref.nn.init": init,
                   "nnref.optim": optim, "nnref.optim.lr_scheduler": lr_scheduler,
-                  "nnref.linalg": nnref.linalg}
+                  "nnref.linalg": nnref.linalg, "nnref.distributions": nnref.distributions}
     try:
         from nnref.utils import data
         namespaces["nnref.utils.data"] = data
@@ -1811,6 +1812,37 @@ CASES.update({
         getattr(nnref, name)(x, nnref.tensor([0.25, 0.5], device=x.device), dim=1, keepdim=True),
         getattr(nnref, name)(x, 0.7, dim=0, interpolation="nearest")], (4, 5))
        for where in ("nnref.", "nnref.Tensor.") for name in ("quantile", "nanquantile")},
+})
+
+
+# -- nnref.distributions: scores, moments and gradients on the device; seeded draws -------------------
+def _scored(make, value, draws=True):
+    """A distribution of ``make(d, params)`` over float leaves ``params``: ``log_prob(value)``,
+    entropy, mean, variance and the leaves' gradients; and its seeded draw's properties."""
+    def run(d):
+        leaves = [leaf(d, shape, seed=i, values=positive) for i, shape in enumerate(((2, 3), (2, 3)))]
+        dist = make(leaves)
+        out = with_grads([dist.log_prob(value(d)), dist.entropy(), dist.mean, dist.variance], leaves)
+        if draws:
+            out.append(seeded_draw(lambda _: dist.sample((4,)))(d))
+        return out
+    return run
+
+
+CASES.update({
+    "nnref.distributions.Distribution": case(lambda d: [distributions.Normal(leaf(d, (3,)), 1.0).perplexity(),
+                                                        distributions.Normal(leaf(d, (3,)), 1.0).stddev]),
+    "nnref.distributions.ExponentialFamily": case(lambda d: with_grads(
+        distributions.ExponentialFamily.entropy(distributions.Normal(leaf(d, (3,)), leaf(
+            d, (3,), seed=1, values=positive))), [])),
+    "nnref.distributions.Normal": _scored(lambda p: distributions.Normal(p[0], p[1]),
+                                          lambda d: leaf(d, (2, 3), seed=5, grad=False)),
+    "nnref.distributions.Uniform": _scored(lambda p: distributions.Uniform(p[0] - 3, p[1]),
+                                           lambda d: leaf(d, (2, 3), seed=0, values=positive, grad=False) - 1),
+    "nnref.distributions.Bernoulli": _scored(lambda p: distributions.Bernoulli(logits=p[0] - p[1]),
+                                             lambda d: labels(d, [[0.0, 1.0, 1.0], [1.0, 0.0, 0.0]])),
+    "nnref.distributions.Categorical": _scored(lambda p: distributions.Categorical(probs=p[0] * p[1]),
+                                               lambda d: labels(d, [2, 0])),
 })
 
 
