@@ -10,15 +10,17 @@ from .adagrad import Adagrad
 from .adam import Adam
 from .adamax import Adamax
 from .adamw import AdamW
+from .asgd import ASGD
 from .lbfgs import LBFGS
 from .nadam import NAdam
 from .optimizer import Optimizer
 from .radam import RAdam
 from .rmsprop import RMSprop
+from .rprop import Rprop
 from .sgd import SGD
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "NAdam", "RAdam", "Adamax",
-           "Adadelta", "LBFGS", "lr_scheduler"]
+           "Adadelta", "ASGD", "Rprop", "LBFGS", "lr_scheduler"]
 
 
 from .._namespace import public_dir as _public_dir  # noqa: E402

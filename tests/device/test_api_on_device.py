@@ -1587,6 +1587,8 @@ CASES.update({
                                                           decoupled_weight_decay=True), steps=7),
     "nnref.optim.Adamax": optimizer(lambda ps: optim.Adamax(ps, lr=0.01, weight_decay=1e-2)),
     "nnref.optim.Adadelta": optimizer(lambda ps: optim.Adadelta(ps, rho=0.5, weight_decay=1e-2)),
+    "nnref.optim.Rprop": optimizer(lambda ps: optim.Rprop(ps, lr=0.01, step_sizes=(1e-4, 0.1)), steps=4),
+    "nnref.optim.ASGD": optimizer(lambda ps: optim.ASGD(ps, lr=0.05, t0=1, weight_decay=1e-2), steps=4),
     "nnref.optim.LBFGS": case(lambda d: _lbfgs_on(d, line_search_fn="strong_wolfe", history_size=3)),
     "nnref.optim.lr_scheduler.CosineAnnealingLR": scheduler(lambda o: lr_scheduler.CosineAnnealingLR(o, 3)),
     "nnref.optim.lr_scheduler.ExponentialLR": scheduler(lambda o: lr_scheduler.ExponentialLR(o, 0.5)),
@@ -1812,6 +1814,7 @@ CASES.update({
         getattr(nnref, name)(x, nnref.tensor([0.25, 0.5], device=x.device), dim=1, keepdim=True),
         getattr(nnref, name)(x, 0.7, dim=0, interpolation="nearest")], (4, 5))
        for where in ("nnref.", "nnref.Tensor.") for name in ("quantile", "nanquantile")},
+    "nnref.Tensor.unfold": op(lambda x: [x.unfold(1, 2, 1), x.unfold(-1, 3, 2), x.unfold(0, 4, 4)], (4, 5)),
 })
 
 

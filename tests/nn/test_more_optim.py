@@ -1,4 +1,4 @@
-"""NAdam, RAdam, Adamax, Adadelta and LBFGS against ``torch.optim``: the same parameters after
+"""NAdam, RAdam, Adamax, Adadelta, Rprop, ASGD and LBFGS against ``torch.optim``: the same parameters after
 every step for every option, the state_dict layout (keys, 'step' tensors, param_groups),
 resuming mid-run, and PyTorch's errors."""
 import copy
@@ -58,6 +58,9 @@ CASES = [
     ("Adamax", dict(lr=0.01, weight_decay=0.1, maximize=True)),
     ("Adadelta", {}), ("Adadelta", dict(lr=0.5, rho=0.5, eps=1e-4)),
     ("Adadelta", dict(lr=0.1, rho=0.95, weight_decay=0.1, maximize=True)),
+    ("Rprop", {}), ("Rprop", dict(lr=0.05, etas=(0.3, 1.5), step_sizes=(1e-3, 0.2), maximize=True)),
+    ("ASGD", {}), ("ASGD", dict(lr=0.05, lambd=1e-3, alpha=0.5, t0=4, weight_decay=0.1)),
+    ("ASGD", dict(lr=0.1, t0=0, maximize=True)),
 ]
 
 
@@ -98,7 +101,8 @@ def test_foreach_flag_is_accepted_and_gives_pytorchs_result(rng, case):
     assert opt.state_dict()["param_groups"] == opt_t.state_dict()["param_groups"]
 
 
-@pytest.mark.parametrize("case", [CASES[2], CASES[7], CASES[10], CASES[14]], ids=case_id)
+@pytest.mark.parametrize("case", [CASES[2], CASES[7], CASES[10], CASES[14], CASES[16],
+                                  CASES[18]], ids=case_id)
 def test_state_dict_round_trip_resumes_identically(rng, case):
     name, kwargs = case
     ours, theirs = make_params(rng)
@@ -151,6 +155,8 @@ ERRORS = [("NAdam", dict(lr=-1)), ("NAdam", dict(eps=-1)), ("NAdam", dict(betas=
           ("Adamax", dict(weight_decay=-1)), ("Adamax", dict(eps=-1e-8)),
           ("Adadelta", dict(lr=-1)), ("Adadelta", dict(rho=1.5)), ("Adadelta", dict(eps=-1)),
           ("Adadelta", dict(weight_decay=-1)),
+          ("Rprop", dict(lr=-1)), ("Rprop", dict(etas=(1.0, 1.2))), ("Rprop", dict(etas=(0.5, 0.9))),
+          ("ASGD", dict(lr=-1)), ("ASGD", dict(weight_decay=-1)),
           ("LBFGS", dict(lr=-1))]
 
 
@@ -163,7 +169,7 @@ def test_invalid_hyper_parameters_raise_pytorchs_errors(case):
     assert ours is not None and ours == theirs
 
 
-@pytest.mark.parametrize("name", ["NAdam", "RAdam", "Adamax", "Adadelta"])
+@pytest.mark.parametrize("name", ["NAdam", "RAdam", "Adamax", "Adadelta", "Rprop", "ASGD"])
 def test_capturable_on_the_cpu_fails_at_step_as_in_pytorch(name):
     def run(lib):
         p = lib.nn.Parameter(lib.ones(2))
@@ -173,13 +179,13 @@ def test_capturable_on_the_cpu_fails_at_step_as_in_pytorch(name):
     assert run(nnref) == run(torch) is not None
 
 
-@pytest.mark.parametrize("name", ["NAdam", "RAdam", "Adamax", "Adadelta"])
+@pytest.mark.parametrize("name", ["NAdam", "RAdam", "Adamax", "Adadelta", "Rprop", "ASGD"])
 def test_differentiable_is_refused_with_a_clear_error(name):
     with pytest.raises(NotImplementedError, match="differentiable=True is not supported"):
         getattr(nnref.optim, name)([nn.Parameter(nnref.ones(2))], differentiable=True)
 
 
-@pytest.mark.parametrize("name", ["NAdam", "RAdam", "Adamax", "Adadelta"])
+@pytest.mark.parametrize("name", ["NAdam", "RAdam", "Adamax", "Adadelta", "Rprop", "ASGD"])
 def test_defaults_match_pytorch(name):
     ours = getattr(nnref.optim, name)([nn.Parameter(nnref.ones(2))])
     theirs = getattr(torch.optim, name)([torch.nn.Parameter(torch.ones(2))])
