@@ -385,3 +385,5 @@ from . import quantile  # noqa: E402
 
 Tensor.quantile, Tensor.nanquantile = quantile.quantile, quantile.nanquantile
 __all__ += ["quantile"]
+
+Tensor.unfold = tensor_shape.unfold

@@ -15,7 +15,7 @@ from ..autograd.graph import Node
 from ._common import needs_grad, record, wrap
 from .shape import cat, make_view
 
-__all__ = ["split", "chunk", "repeat", "diagonal", "tril", "triu"]
+__all__ = ["split", "chunk", "repeat", "diagonal", "tril", "triu", "unfold"]
 
 
 class SplitBackward0(Node):
@@ -192,3 +192,45 @@ def tril(input, diagonal=0):
 def triu(input, diagonal=0):
     """The upper triangle (on and above the ``diagonal``-th diagonal) of the last two dims; zeros below."""
     return _triangle(input, diagonal, False, TriuBackward0)
+
+
+class UnfoldBackward0(Node):
+    """``unfold_backward``: each window's gradient added back at the elements it covers
+    (overlapping windows add up), with ``index_add`` so it can be differentiated again."""
+
+    def backward(self, grad):
+        from .._creation import arange, zeros
+        if not self.self_sizes:
+            return (grad.sum(),)
+        dim, size, step = self.dim, self.size, self.step
+        positions = (arange(grad.shape[dim], device=grad.device).unsqueeze(1) * step
+                     + arange(size, device=grad.device)).reshape(-1)
+        moved = grad.movedim(-1, dim + 1)
+        pieces = moved.reshape(moved.shape[:dim] + (positions.shape[0],) + moved.shape[dim + 2:])
+        out = zeros(self.self_sizes, dtype=grad.dtype, device=grad.device)
+        return (out.index_add(dim, positions, pieces),)
+
+
+def unfold(input, dimension, size, step):
+    """A view of all the slices of length ``size`` along ``dimension``, ``step`` apart, as a new
+    last dimension (``Tensor.unfold``, ``aten/src/ATen/native/TensorShape.cpp``)."""
+    data = input._data
+    dim = _wrap_dim(dimension, max(data.ndim, 1))
+    length = data.shape[dim] if data.ndim else 1
+    if size > length:
+        raise RuntimeError(f"maximum size for tensor at dimension {dim} is {length} but size is {size}")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
+    xp = array_module(input._device)
+    if not data.ndim:
+        view = data.reshape(1)[:size]
+    else:
+        windows = (length - size) // step + 1
+        shape = data.shape[:dim] + (windows,) + data.shape[dim + 1:] + (size,)
+        strides = (data.strides[:dim] + (data.strides[dim] * step,) + data.strides[dim + 1:]
+                   + (data.strides[dim],))
+        view = xp.lib.stride_tricks.as_strided(data, shape, strides)
+    out = make_view(input, view)
+    return record(out, UnfoldBackward0, (input,), dim=dim, size=size, step=step, self_sizes=data.shape)

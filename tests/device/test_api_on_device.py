@@ -1815,6 +1815,7 @@ CASES.update({
         getattr(nnref, name)(x, 0.7, dim=0, interpolation="nearest")], (4, 5))
        for where in ("nnref.", "nnref.Tensor.") for name in ("quantile", "nanquantile")},
     "nnref.Tensor.unfold": op(lambda x: [x.unfold(1, 2, 1), x.unfold(-1, 3, 2), x.unfold(0, 4, 4)], (4, 5)),
+    "nnref.Tensor.unfold": op(lambda x: [x.unfold(1, 2, 1), x.unfold(-1, 3, 2), x.unfold(0, 4, 4)], (4, 5)),
 })
 
 
