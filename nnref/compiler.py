@@ -47,6 +47,7 @@ class OptimizedModule(Module):
 
     @property
     def training(self):
+        """The model's training flag: the wrapper has none of its own."""
         return self._orig_mod.training
 
     @training.setter

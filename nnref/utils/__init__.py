@@ -3,11 +3,12 @@ import importlib
 
 from . import hooks
 
-__all__ = ["data", "hooks"]
+__all__ = ["checkpoint", "data", "hooks"]
 
 
 def __getattr__(name):
-    # utils.data builds on tensors, which import utils.hooks: load it on first use.
-    if name == "data":
-        return importlib.import_module(".data", __name__)
+    # utils.data and utils.checkpoint build on tensors, which import utils.hooks: load them on
+    # first use.
+    if name in ("checkpoint", "data"):
+        return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
