@@ -19,6 +19,7 @@ from .._device import array_module, array_module_of, has_values
 from .._tensor import _wrap_dim
 from ..autograd.graph import Node, NotImplemented
 from ._common import from_accumulator, needs_grad, record, wrap
+from .norm_order import follows_aten_order, ordered_vector_norm
 
 
 def _dims(dim, ndim):
@@ -211,6 +212,9 @@ class NormBackward1(LinalgVectorNormBackward0):
 
 def _vector_norm(data, p, dims, keepdim):
     xp = array_module_of(data)
+    if len(dims) == data.ndim and follows_aten_order(data):  # the whole tensor: ATen's summation order
+        result = ordered_vector_norm(data, p)
+        return xp.reshape(result, (1,) * data.ndim) if keepdim else result
     magnitude = xp.abs(data)
     if p == 2:
         return xp.sqrt(xp.sum(magnitude * magnitude, axis=dims, keepdims=keepdim))

@@ -4,12 +4,12 @@
 ``nn.Module``, ``nn.Parameter``, the layers and containers, ``nn.functional``
 and ``nn.init``.
 """
-from . import functional, init, modules, parameter
+from . import functional, init, modules, parameter, utils
 from .modules import *  # noqa: F403 - the layers are nn's public API
 from .modules import __all__ as _modules_all
 from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 
-__all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer", "functional", "init", "modules", "parameter", *_modules_all]
+__all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer", "functional", "init", "modules", "parameter", "utils", *_modules_all]
 
 
 from .._namespace import public_dir as _public_dir  # noqa: E402

@@ -1,0 +1,72 @@
+"""A whole-tensor vector norm summed in the order of ATen's CPU kernel, so float32 norms carry
+PyTorch's last digits (``norm_kernel_tensor_iterator_impl`` in
+``aten/src/ATen/native/cpu/ReduceOpsKernel.cpp``, ``binary_kernel_reduce`` in
+``aten/src/ATen/native/cpu/Reduce.h``).
+
+A float32 sum rounds after every addition, so its value depends on the order: numpy's pairwise
+sum and ATen's loops disagree in the last bits on most tensors of a few hundred elements, which
+``clip_grad_norm_`` then prints.  ATen sums the 2-norm of a contiguous float or double tensor in
+``Vectorized`` lanes (element ``d`` into lane ``d % lanes``, each lane one running sum), folds the
+lanes left to right, then adds the tail elements one by one (as compiled: groups of four rounded
+squares, then the last one to three in fused multiply-adds); every other order is one running
+sum from the first element to the last (a single thread: above ``GRAIN_SIZE`` = 32768 elements
+PyTorch splits the sum between its threads).  ``cumsum`` is numpy's one-by-one running sum.
+"""
+import math
+from fractions import Fraction
+
+import numpy as np
+
+from .._device import array_module_of
+
+__all__ = ["ordered_vector_norm", "follows_aten_order"]
+
+# Vectorized<float>::size() and Vectorized<double>::size() of the kernel PyTorch's CPU build runs
+# (256-bit vectors, measured against torch 2.13 on an AVX512 machine as on an AVX2 one)
+_LANES = {np.dtype(np.float32): 8, np.dtype(np.float64): 4}
+
+
+def follows_aten_order(data):
+    """Whether ``ordered_vector_norm`` applies: a float32/float64 array in host memory."""
+    return type(data) is np.ndarray and data.dtype in _LANES
+
+
+def _running_sum(xp, values):
+    return xp.cumsum(values, dtype=values.dtype)[-1] if values.size else values.dtype.type(0)
+
+
+def _fused_multiply_add(a, b, c):
+    """``a * b + c`` rounded once to ``c``'s dtype (the CPU's fma)."""
+    if not (math.isfinite(a) and math.isfinite(b) and math.isfinite(c)):  # inf and nan: the same either way
+        return c + a * b
+    return c.dtype.type(Fraction(float(a)) * Fraction(float(b)) + Fraction(float(c)))
+
+
+def ordered_vector_norm(data, p):
+    """The ``p``-norm of every element of ``data`` (float32 or float64, C order), as a 0-d array."""
+    xp = array_module_of(data)
+    flat = xp.ravel(data)
+    magnitude = xp.abs(flat)
+    if p == np.inf:
+        return magnitude.max()
+    if p == -np.inf:
+        return magnitude.min()
+    if p == 0:
+        return flat.dtype.type(xp.count_nonzero(flat))
+    if p == 1:
+        return _running_sum(xp, magnitude)
+    if p == 2:
+        lanes = _LANES[flat.dtype]
+        body = flat.size - flat.size % lanes
+        squares = flat * flat
+        lane_sums = (xp.cumsum(squares[:body].reshape(-1, lanes), axis=0, dtype=flat.dtype)[-1] if body
+                     else xp.zeros(lanes, flat.dtype))
+        # the tail loop as compiled: unrolled by four with rounded squares, the last one to three fused
+        fused = (flat.size - body) % 4
+        total = _running_sum(xp, xp.concatenate([lane_sums, squares[body:flat.size - fused]]))
+        for x in flat[flat.size - fused:]:  # at most 3
+            total = _fused_multiply_add(x, x, total)
+        return xp.sqrt(total)
+    exponent = flat.dtype.type(p)
+    with np.errstate(divide="ignore"):  # p < 0 with a zero entry: inf ** (1/p) = 0, quietly
+        return _running_sum(xp, magnitude ** exponent) ** (flat.dtype.type(1) / exponent)

@@ -1,0 +1,216 @@
+"""``nnref.nn.utils`` against ``torch.nn.utils``: gradient clipping (the returned norm and the
+clipped gradients equal to PyTorch's bit for bit, for many norm types, maximum norms and parameter
+mixes), parameters as one vector, and the padding and packing of variable-length sequences with
+their gradients, and RNN/LSTM/GRU run on packed batches."""
+import math
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import nnref
+
+torch = pytest.importorskip("torch")
+
+
+def _params(lib, grads, dtypes=None):
+    """Parameters whose ``.grad`` are the given arrays (None: no gradient)."""
+    params = []
+    for i, g in enumerate(grads):
+        dtype = getattr(lib, (dtypes or {}).get(i, "float32"))
+        shape = (2,) if g is None else g.shape
+        p = lib.nn.Parameter(lib.zeros(shape, dtype=dtype))
+        if g is not None:
+            p.grad = lib.tensor(np.array(g), dtype=dtype)
+        params.append(p)
+    return params
+
+
+def _same_bits(ours, theirs):
+    ours, theirs = np.asarray(ours.numpy()), np.asarray(theirs.numpy())
+    assert ours.dtype == theirs.dtype and ours.shape == theirs.shape
+    np.testing.assert_array_equal(ours, theirs)
+
+
+def _clip_both(grads, max_norm, norm_type, dtypes=None, **kwargs):
+    ours, theirs = _params(nnref, grads, dtypes), _params(torch, grads, dtypes)
+    norm_ours = nnref.nn.utils.clip_grad_norm_(ours, max_norm, norm_type, **kwargs)
+    norm_theirs = torch.nn.utils.clip_grad_norm_(theirs, max_norm, norm_type, **kwargs)
+    return norm_ours, norm_theirs, ours, theirs
+
+
+# norm types whose sums ATen's CPU kernel makes in an order nnref follows exactly; for other p it
+# raises elements to the power with its own vectorised pow (within a float32 ulp of numpy's)
+EXACT_NORMS = [2.0, 1.0, float("inf"), 0.0, 2]
+OTHER_NORMS = [0.5, 3.0, 1.5]
+
+# under 32768 elements each: above that PyTorch splits the running sums (p != 2) between its threads
+_shapes = st.lists(st.lists(st.integers(1, 30), min_size=0, max_size=3).map(tuple), min_size=1, max_size=6)
+
+
+@settings(max_examples=80, deadline=None)
+@given(shapes=_shapes, norm_type=st.sampled_from(EXACT_NORMS + OTHER_NORMS),
+       max_norm=st.sampled_from([0.01, 0.5, 1.0, 5.0, 1e4]), scale=st.sampled_from([1e-3, 1.0, 30.0]),
+       seed=st.integers(0, 2**16), foreach=st.sampled_from([None, True, False]))
+def test_clip_grad_norm_matches_torch_bit_for_bit(shapes, norm_type, max_norm, scale, seed, foreach):
+    rng = np.random.default_rng(seed)
+    grads = [np.asarray(rng.standard_normal(s) * scale, dtype=np.float32) for s in shapes]
+    norm_ours, norm_theirs, ours, theirs = _clip_both(grads, max_norm, norm_type, foreach=foreach)
+    assert norm_ours.shape == () and norm_ours.dtype is nnref.float32
+    if norm_type in EXACT_NORMS:
+        _same_bits(norm_ours, norm_theirs)
+        for a, b in zip(ours, theirs):
+            _same_bits(a.grad, b.grad)
+    else:
+        np.testing.assert_allclose(norm_ours.numpy(), norm_theirs.numpy(), rtol=2e-6)
+        for a, b in zip(ours, theirs):
+            np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=4e-6, atol=1e-30)
+
+
+@pytest.mark.parametrize("size", [1, 7, 8, 9, 255, 1000, 4099, 30000])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_large_gradients_sum_in_torchs_order(size, dtype):
+    """One long gradient: ATen's lane-wise 2-norm and running 1-norm give its last bits."""
+    rng = np.random.default_rng(size)
+    grads = [rng.standard_normal(size).astype(dtype), rng.standard_normal((3, size // 3 + 1)).astype(dtype)]
+    for norm_type in (2.0, 1.0):
+        norm_ours, norm_theirs, ours, theirs = _clip_both(grads, 0.25, norm_type, dtypes={0: dtype, 1: dtype})
+        _same_bits(norm_ours, norm_theirs)
+        for a, b in zip(ours, theirs):
+            _same_bits(a.grad, b.grad)
+
+
+def test_mixed_dtypes_grads_none_and_the_float64_total():
+    rng = np.random.default_rng(0)
+    grads = [rng.standard_normal((3, 4)), None, rng.standard_normal(5), rng.standard_normal(2)]
+    dtypes = {0: "float32", 2: "float64", 3: "float32"}
+    norm_ours, norm_theirs, ours, theirs = _clip_both(grads, 0.3, 2.0, dtypes)
+    _same_bits(norm_ours, norm_theirs)  # float64: the stack of a float32 and a float64 norm
+    for a, b in zip(ours, theirs):
+        assert (a.grad is None) == (b.grad is None)
+        if a.grad is not None:
+            _same_bits(a.grad, b.grad)
+
+
+def test_a_single_tensor_an_empty_list_and_an_empty_generator():
+    g = np.asarray([3.0, 4.0], dtype=np.float32)
+    (ours,), (theirs,) = _params(nnref, [g]), _params(torch, [g])
+    _same_bits(nnref.nn.utils.clip_grad_norm_(ours, 1.0), torch.nn.utils.clip_grad_norm_(theirs, 1.0))
+    _same_bits(ours.grad, theirs.grad)
+    _same_bits(nnref.nn.utils.clip_grad_norm_([], 1.0), torch.nn.utils.clip_grad_norm_([], 1.0))
+    _same_bits(nnref.nn.utils.get_total_norm([]), torch.nn.utils.get_total_norm([]))
+    for lib in (nnref, torch):
+        with pytest.warns(UserWarning, match="^`parameters` is an empty generator, no gradient clipping will occur.$"):
+            lib.nn.utils.clip_grad_norm_((p for p in []), 1.0)
+
+
+def test_the_coefficient_is_applied_even_when_it_is_one():
+    """A norm under max_norm still multiplies by clamp(max_norm / (norm + 1e-6), max=1): a nan
+    gradient stays nan, and an inf norm turns the finite gradients into zeros and itself to nan."""
+    grads = [np.asarray([np.inf, 1.0, -2.0], dtype=np.float32), np.asarray([np.nan], dtype=np.float32)]
+    for subset in (grads[:1], grads[1:]):
+        norm_ours, norm_theirs, ours, theirs = _clip_both(subset, 1.0, 2.0)
+        _same_bits(norm_ours, norm_theirs)
+        for a, b in zip(ours, theirs):
+            _same_bits(a.grad, b.grad)
+
+
+def test_error_if_nonfinite_word_for_word():
+    for norm_type in (2.0, float("inf"), 1):
+        messages = []
+        for lib in (nnref, torch):
+            (p,) = _params(lib, [np.asarray([np.inf, 1.0], dtype=np.float32)])
+            with pytest.raises(RuntimeError) as info:
+                lib.nn.utils.clip_grad_norm_([p], 1.0, norm_type, error_if_nonfinite=True)
+            messages.append(str(info.value))
+        assert messages[0] == messages[1]
+
+
+def test_deprecated_clip_grad_norm_warns_as_torch():
+    grads = [np.asarray([3.0, 4.0], dtype=np.float32)]
+    results = []
+    for lib in (nnref, torch):
+        (p,) = _params(lib, grads)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            norm = lib.nn.utils.clip_grad_norm([p], 2.0)
+        results.append((norm.item(), p.grad.tolist(), [(w.category, str(w.message), w.filename) for w in caught]))
+    assert results[0] == results[1]
+    assert results[0][2][0][2] == __file__
+
+
+def test_get_total_norm_and_clip_grads_with_norm_compose_to_clip_grad_norm_():
+    rng = np.random.default_rng(3)
+    grads = [np.asarray(rng.standard_normal(s), dtype=np.float32) for s in [(4, 5), (5,), (2, 2, 2)]]
+    found = []
+    for lib in (nnref, torch):
+        params = _params(lib, grads)
+        total = lib.nn.utils.get_total_norm([p.grad for p in params], 3.0)
+        assert lib.nn.utils.clip_grads_with_norm_(params, 0.5, total) is None
+        found.append((total, [p.grad for p in params]))
+    np.testing.assert_allclose(found[0][0].numpy(), found[1][0].numpy(), rtol=2e-6)
+    grads_ours = _params(nnref, grads)
+    total = nnref.nn.utils.get_total_norm([p.grad for p in grads_ours])
+    nnref.nn.utils.clip_grads_with_norm_(grads_ours, 0.5, total)
+    theirs = _params(torch, grads)
+    torch.nn.utils.clip_grad_norm_(theirs, 0.5)
+    for a, b in zip(grads_ours, theirs):
+        _same_bits(a.grad, b.grad)
+
+
+@pytest.mark.parametrize("clip_value", [0.1, 1, 2.5])
+def test_clip_grad_value_(clip_value):
+    rng = np.random.default_rng(4)
+    grads = [np.asarray(rng.standard_normal(s) * 2, dtype=np.float32) for s in [(3, 4), (6,)]] + [None]
+    for foreach in (None, False, True):
+        ours, theirs = _params(nnref, grads), _params(torch, grads)
+        assert nnref.nn.utils.clip_grad_value_(ours, clip_value, foreach=foreach) is None
+        torch.nn.utils.clip_grad_value_(theirs, clip_value, foreach=foreach)
+        for a, b in zip(ours, theirs):
+            if b.grad is None:
+                assert a.grad is None
+            else:
+                _same_bits(a.grad, b.grad)
+    (single,) = _params(nnref, grads[:1])
+    nnref.nn.utils.clip_grad_value_(single, 0.2)
+    assert float(single.grad.abs().max()) == pytest.approx(0.2)
+
+
+def test_clipping_runs_without_recording_a_graph():
+    p = nnref.nn.Parameter(nnref.ones(3))
+    p.grad = nnref.ones(3, requires_grad=True) * 5
+    norm = nnref.nn.utils.clip_grad_norm_([p], 1.0)
+    assert norm.grad_fn is None and not norm.requires_grad
+
+
+def test_parameters_to_vector_and_back():
+    results = []
+    for lib in (nnref, torch):
+        lib.manual_seed(0)
+        model = lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.Linear(4, 2))
+        vec = lib.nn.utils.parameters_to_vector(model.parameters())
+        vec.pow(2).sum().backward()
+        grads = [p.grad.clone() for p in model.parameters()]
+        lib.nn.utils.vector_to_parameters(lib.arange(vec.numel(), dtype=lib.float32), model.parameters())
+        results.append((vec.detach().numpy().copy(), type(vec.grad_fn).__name__, [g.numpy() for g in grads],
+                        [p.detach().numpy().copy() for p in model.parameters()]))
+    np.testing.assert_array_equal(results[0][0], results[1][0])
+    assert results[0][1] == results[1][1] == "CatBackward0"
+    for a, b in zip(results[0][2] + results[0][3], results[1][2] + results[1][3]):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_vector_to_parameters_refuses_a_non_tensor_as_torch():
+    messages = []
+    for lib in (nnref, torch):
+        with pytest.raises(TypeError) as info:
+            lib.nn.utils.vector_to_parameters([1.0, 2.0], [lib.nn.Parameter(lib.ones(2))])
+        messages.append(str(info.value))
+    assert messages[0] == messages[1] == "expected torch.Tensor, but got: list"
+
+
+def test_the_namespace_is_torchs():
+    assert set(nnref.nn.utils.__all__) <= set(torch.nn.utils.__all__)
+    assert nnref.nn.utils is nnref.nn.__dict__["utils"]
+    assert nnref.nn.utils.clip_grad_norm_.__name__ == "clip_grad_norm_"
