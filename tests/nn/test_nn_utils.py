@@ -212,5 +212,159 @@ def test_vector_to_parameters_refuses_a_non_tensor_as_torch():
 
 def test_the_namespace_is_torchs():
     assert set(nnref.nn.utils.__all__) <= set(torch.nn.utils.__all__)
+    assert set(nnref.nn.utils.rnn.__all__) == set(torch.nn.utils.rnn.__all__)
     assert nnref.nn.utils is nnref.nn.__dict__["utils"]
     assert nnref.nn.utils.clip_grad_norm_.__name__ == "clip_grad_norm_"
+
+
+# -- padding and packing ----------------------------------------------------------------------------
+def _sequences(lib, lengths, features=(3,), seed=0, grad=True):
+    rng = np.random.default_rng(seed)
+    return [lib.tensor(np.asarray(rng.standard_normal((n, *features)), dtype=np.float32), requires_grad=grad)
+            for n in lengths]
+
+
+def _grads_after(outputs, inputs, seed=1):
+    """Backpropagate fixed random weights through ``outputs``; the inputs' gradients."""
+    rng = np.random.default_rng(seed)
+    outputs = [o for o in outputs if o.requires_grad]
+    total = sum((o * _like(o, rng)).sum() for o in outputs)
+    total.backward()
+    return [x.grad.numpy() for x in inputs]
+
+
+def _like(t, rng):
+    lib = nnref if isinstance(t, nnref.Tensor) else torch
+    return lib.tensor(np.asarray(rng.standard_normal(tuple(t.shape)), dtype=np.float32))
+
+
+def _equal(a, b):
+    a = a.detach().numpy() if hasattr(a, "detach") else np.asarray(a)
+    b = b.detach().numpy() if hasattr(b, "detach") else np.asarray(b)
+    assert a.dtype == b.dtype and a.shape == b.shape
+    np.testing.assert_array_equal(a, b)
+
+
+def _packed_equal(a, b):
+    assert type(a).__name__ == type(b).__name__ == "PackedSequence"
+    _equal(a.data, b.data)
+    _equal(a.batch_sizes, b.batch_sizes)
+    for x, y in ((a.sorted_indices, b.sorted_indices), (a.unsorted_indices, b.unsorted_indices)):
+        assert (x is None) == (y is None)
+        if x is not None:
+            _equal(x, y)
+
+
+@pytest.mark.parametrize("batch_first", [False, True])
+@pytest.mark.parametrize("padding_side", ["right", "left"])
+@pytest.mark.parametrize("features", [(), (3,), (2, 2)])
+def test_pad_sequence_values_and_gradients(batch_first, padding_side, features):
+    lengths = [4, 1, 3, 4]
+    results = []
+    for lib in (nnref, torch):
+        seqs = _sequences(lib, lengths, features)
+        out = lib.nn.utils.rnn.pad_sequence(seqs, batch_first, -1.5, padding_side)
+        results.append((out, type(out.grad_fn).__name__, _grads_after([out], seqs)))
+    _equal(results[0][0], results[1][0])
+    assert results[0][1] == results[1][1] == "CopySlices"
+    for a, b in zip(results[0][2], results[1][2]):
+        np.testing.assert_array_equal(a, b)
+
+
+@settings(max_examples=40, deadline=None)
+@given(lengths=st.lists(st.integers(1, 6), min_size=1, max_size=6), batch_first=st.booleans(),
+       enforce_sorted=st.booleans(), extra=st.integers(0, 2), seed=st.integers(0, 1000))
+def test_pack_and_pad_round_trip_as_torch(lengths, batch_first, enforce_sorted, extra, seed):
+    if enforce_sorted:
+        lengths = sorted(lengths, reverse=True)
+    results = []
+    for lib in (nnref, torch):
+        seqs = _sequences(lib, lengths, seed=seed)
+        padded = lib.nn.utils.rnn.pad_sequence(seqs, batch_first)
+        packed = lib.nn.utils.rnn.pack_padded_sequence(padded, lib.tensor(lengths), batch_first, enforce_sorted)
+        total = max(lengths) + extra
+        back, back_lengths = lib.nn.utils.rnn.pad_packed_sequence(packed, batch_first, 0.25, total)
+        grads = _grads_after([back, packed.data], seqs, seed)
+        results.append((packed, back, back_lengths, grads, type(packed.data.grad_fn).__name__,
+                        type(back.grad_fn).__name__))
+    _packed_equal(results[0][0], results[1][0])
+    for a, b in zip(results[0][1:3], results[1][1:3]):
+        _equal(a, b)
+    for a, b in zip(results[0][3], results[1][3]):
+        np.testing.assert_array_equal(a, b)
+    assert results[0][4:] == results[1][4:]
+
+
+def test_pack_sequence_unpack_sequence_and_unpad_sequence():
+    for enforce_sorted, lengths in ((True, [5, 3, 3, 1]), (False, [2, 5, 1, 3])):
+        results = []
+        for lib in (nnref, torch):
+            seqs = _sequences(lib, lengths, (2,))
+            packed = lib.nn.utils.rnn.pack_sequence(seqs, enforce_sorted)
+            unpacked = lib.nn.utils.rnn.unpack_sequence(packed)
+            padded = lib.nn.utils.rnn.pad_sequence(seqs, batch_first=True)
+            unpadded = lib.nn.utils.rnn.unpad_sequence(padded, lib.tensor(lengths), batch_first=True)
+            results.append((packed, unpacked, unpadded, [type(t.grad_fn).__name__ for t in unpacked],
+                            _grads_after(unpacked + unpadded, seqs)))
+        _packed_equal(results[0][0], results[1][0])
+        for a, b in zip(results[0][1] + results[0][2], results[1][1] + results[1][2]):
+            _equal(a, b)
+        assert results[0][3] == results[1][3]
+        for a, b in zip(results[0][4], results[1][4]):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_unpad_sequence_time_major():
+    seqs = _sequences(nnref, [3, 2], grad=False)
+    padded = nnref.nn.utils.rnn.pad_sequence(seqs)
+    out = nnref.nn.utils.rnn.unpad_sequence(padded, nnref.tensor([3, 2]))
+    for a, b in zip(out, seqs):
+        _equal(a, b)
+
+
+def test_packed_sequence_repr_fields_and_conversions():
+    reprs = []
+    for lib in (nnref, torch):
+        packed = lib.nn.utils.rnn.pack_padded_sequence(
+            lib.tensor([[1, 2, 0], [3, 0, 0], [4, 5, 6]]), [2, 1, 3], batch_first=True, enforce_sorted=False)
+        assert packed.to(lib.int64) is packed and packed.cpu() is packed
+        double = packed.double()
+        reprs.append((repr(packed), repr(double), repr(packed.float().data), tuple(packed._fields),
+                      isinstance(packed, tuple), packed.is_cuda,
+                      repr(lib.nn.utils.rnn.invert_permutation(lib.tensor([2, 0, 1]))),
+                      lib.nn.utils.rnn.invert_permutation(None)))
+        data, batch_sizes, sorted_indices, unsorted_indices = packed
+        rebuilt = lib.nn.utils.rnn.PackedSequence(data, batch_sizes, sorted_indices)
+        reprs.append(repr(rebuilt))
+        reprs.append(repr(lib.nn.utils.rnn.PackedSequence((data, batch_sizes))))
+    assert reprs[:3] == reprs[3:]
+
+
+def _error(call):
+    try:
+        call()
+    except Exception as error:  # noqa: BLE001 - the type and message are what is compared
+        return type(error).__name__, str(error)
+    return None
+
+
+@pytest.mark.parametrize("name, call", [
+    ("unsorted", lambda lib: lib.nn.utils.rnn.pack_padded_sequence(lib.ones(3, 2), [2, 3])),
+    ("zero length", lambda lib: lib.nn.utils.rnn.pack_padded_sequence(lib.ones(3, 2), [3, 0])),
+    ("zero unsorted", lambda lib: lib.nn.utils.rnn.pack_padded_sequence(lib.ones(3, 2), [0, 3], enforce_sorted=False)),
+    ("count", lambda lib: lib.nn.utils.rnn.pack_padded_sequence(lib.ones(3, 2), [3])),
+    ("empty", lambda lib: lib.nn.utils.rnn.pack_padded_sequence(lib.ones(0, 2), [3, 1])),
+    ("2-D lengths", lambda lib: lib.nn.utils.rnn.pack_padded_sequence(lib.ones(3, 2), lib.tensor([[3, 1]]))),
+    ("total_length", lambda lib: lib.nn.utils.rnn.pad_packed_sequence(
+        lib.nn.utils.rnn.pack_sequence([lib.ones(3), lib.ones(2)]), total_length=2)),
+    ("no sequences", lambda lib: lib.nn.utils.rnn.pad_sequence([])),
+    ("side", lambda lib: lib.nn.utils.rnn.pad_sequence([lib.ones(2)], padding_side="up")),
+    ("not iterable", lambda lib: lib.nn.utils.rnn.pad_sequence(3)),
+    ("unsorted list", lambda lib: lib.nn.utils.rnn.pack_sequence([lib.ones(1), lib.ones(2)])),
+    ("bad tuple", lambda lib: lib.nn.utils.rnn.PackedSequence(lib.ones(3))),
+    ("unpad lengths", lambda lib: lib.nn.utils.rnn.unpad_sequence(lib.ones(2, 3), lib.tensor([1]), batch_first=True)),
+])
+def test_packing_errors_word_for_word(name, call):
+    ours, theirs = _error(lambda: call(nnref)), _error(lambda: call(torch))
+    assert theirs is not None
+    assert ours == theirs
