@@ -815,6 +815,7 @@ def _pick_classes(array, classes, values=None):
         return None
     if values is None:
         return xp.take_along_axis(array, xp.expand_dims(classes, 1), axis=1)[:, 0]
+    values = xp.broadcast_to(values, classes.shape)  # a number when every target weighs 1
     xp.put_along_axis(array, xp.expand_dims(classes, 1), xp.expand_dims(values, 1), axis=1)
     return None
 
@@ -853,14 +854,18 @@ def nll_loss_nd(input, target, weight, reduction, ignore_index):
             raise IndexError(f"Target {t[bad][0]} is out of bounds.")
         safe = xp.where(ignored, 0, t)
     picked = _pick_classes(x, safe)
-    if weight is None:  # every target that is not ignored weighs 1
-        picked_weight = (xp.ones_like(picked) if ignored is None else (~ignored).astype(x.dtype))
+    if weight is None and ignored is None:  # every target weighs 1: a number, not an array of ones
+        picked_weight, total_weight = x.dtype.type(1), x.dtype.type(picked.size)
+        losses = -picked
     else:
-        class_weight = weight._data.astype(x.dtype, copy=False)
-        picked_weight = (class_weight[safe] if ignored is None
-                         else xp.where(ignored, x.dtype.type(0), class_weight[safe]))
-    losses = -picked_weight * picked
-    total_weight = picked_weight.sum(dtype=x.dtype)
+        if weight is None:  # every target that is not ignored weighs 1
+            picked_weight = (~ignored).astype(x.dtype)
+        else:
+            class_weight = weight._data.astype(x.dtype, copy=False)
+            picked_weight = (class_weight[safe] if ignored is None
+                             else xp.where(ignored, x.dtype.type(0), class_weight[safe]))
+        losses = -picked_weight * picked
+        total_weight = picked_weight.sum(dtype=x.dtype)
     if reduction == "mean":
         with np.errstate(invalid="ignore", divide="ignore"):  # all ignored: 0/0 = nan, as PyTorch
             data = losses.sum(dtype=x.dtype) / total_weight
