@@ -54,65 +54,85 @@ def _scale(array, factor):
 _SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
 _KAPPA = 0.044715
 
-# Abramowitz & Stegun 7.1.26 (Hastings): for z >= 0,
-# erfc(z) = t (a1 + a2 t + a3 t^2 + a4 t^3 + a5 t^4) exp(-z^2) + e(z), t = 1 / (1 + p z), |e(z)| <= 1.5e-7.
+# Abramowitz & Stegun 7.1.26 (Hastings), the erf of PyTorch's vectorised float kernels (``Vectorized<float>::erf``
+# in ``aten/src/ATen/cpu/vec``): erf(z) = sign(z) (1 - t P(t) exp(-z^2)), t = 1 / (1 + p |z|),
+# P(t) = a1 + a2 t + a3 t^2 + a4 t^3 + a5 t^4, absolute error 1.5e-7.
 _AS_P = 0.3275911
 _AS_A = (0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429)
 
+#: Bytes per block of the float32 kernels below: their temporaries stay in the core's L2 cache.
+_BLOCK_BYTES = 1 << 20
 
-def _normal_cdf(x):
-    """``(x * Phi(x), Phi(x), exp(-x^2 / 2))``, the last ``None`` where computing Phi did not give it.
 
-    float32 (16-bit floats compute in it too) takes the upper tail ``Phi(-|x|) = erfc(|x| / sqrt 2) / 2``
-    from Abramowitz & Stegun 7.1.26: numpy has no vectorised erf, and SciPy's computes each
-    float32 through float64 one element at a time, 30 times slower than an exp.  Its error on
-    Phi is absolute, 7.5e-8 and as much again from float32 rounding: GELU stays within 5e-7 of
-    its float64 value (PyTorch's float32 kernel: 1.2e-6), and within 8 units in the last place
-    near 0, where PyTorch's is within 2 (tests/nn/test_activation_edges.py).  Its exponential is
-    the one the derivative ``Phi(x) + x phi(x)`` needs.  float64 keeps SciPy's erf, exact to the
-    last bit.
+def _blockwise(kernel, x, count):
+    """``count`` new arrays shaped like ``x``, computed by ``kernel(x_block, *output_blocks)`` over
+    consecutive blocks of the flattened ``x``.
+
+    This is the loop of PyTorch's vectorised CPU kernels (``cpu_kernel_vec``), over blocks of
+    ``_BLOCK_BYTES`` instead of single vectors: a kernel of a dozen numpy passes then reads and
+    writes its temporaries in the L2 cache, not main memory.  On a GPU the whole array is one block.
     """
     xp = array_module_of(x)
-    dtype = x.dtype.type
-    if x.dtype != np.float32:
-        cdf = special_function("erf", x * dtype(math.sqrt(0.5)))
-        cdf += 1
-        cdf *= dtype(0.5)
-        return x * cdf, cdf, None
-    t = xp.abs(x)
-    t *= dtype(_AS_P * math.sqrt(0.5))
-    t += 1
-    xp.divide(1, t, out=t)
-    upper = t * dtype(_AS_A[4] / 2)  # the halved coefficients give Phi(-|x|), not erfc
-    for a in reversed(_AS_A[:4]):
-        upper += dtype(a / 2)
-        upper *= t
-    exponential = xp.multiply(x, x)
-    exponential *= dtype(-0.5)
-    xp.exp(exponential, out=exponential)
-    upper *= exponential
-    # Phi(x) is 1 - upper for x >= 0 and upper below 0: upper + [x >= 0] (1 - 2 upper), no select.
-    cdf = xp.multiply(upper, dtype(-2), out=t)
-    cdf += 1
-    cdf *= xp.greater_equal(x, 0)
-    cdf += upper
-    return xp.multiply(x, cdf, out=upper), cdf, exponential  # (upper's memory, free again, for the output)
+    x = xp.ascontiguousarray(x)
+    outputs = tuple(xp.empty(x.shape, x.dtype) for _ in range(count))
+    flat, flat_outputs = x.reshape(-1), tuple(out.reshape(-1) for out in outputs)
+    step = max(1, _BLOCK_BYTES // x.itemsize) if xp is np else max(1, x.size)
+    with np.errstate(over="ignore", invalid="ignore"):  # PyTorch's kernels do not warn either
+        for start in range(0, x.size, step):
+            block = slice(start, start + step)
+            kernel(flat[block], *(out[block] for out in flat_outputs))
+    return outputs
 
 
-def _gelu_derivative(x, cdf, exponential):
-    """``Phi(x) + x phi(x)``, ``phi(x) = exp(-x^2 / 2) / sqrt(2 pi)``, in the memory of ``exponential``
-    when computing Phi gave it: the node then keeps one array, not two (and a backward pass
-    allocates one array fewer)."""
+def _gelu_float32(x, out, derivative=None):
+    """``out = x Phi(x)`` and ``derivative = Phi(x) + x phi(x)`` for one block of float32, with
+    PyTorch's ``Phi(x) = (1 + erf(x / sqrt 2)) / 2`` and its erf (``GeluKernelImpl``): numpy has
+    no vectorised erf, and SciPy's computes each float32 through float64 one element at a time,
+    30 times slower than an exp.  The exponential of the erf is the one the derivative needs."""
     xp = array_module_of(x)
     dtype = x.dtype.type
-    if exponential is None:
-        exponential = xp.multiply(x, x)
-        exponential *= dtype(-0.5)
-        xp.exp(exponential, out=exponential)
-    exponential *= x
-    exponential *= dtype(1 / math.sqrt(2 * math.pi))
-    exponential += cdf
-    return exponential
+    # t = 1 / (1 + p |x| / sqrt 2) = k / (k + |x|)
+    k = dtype(1 / (_AS_P * math.sqrt(0.5)))
+    t = xp.abs(x)
+    t += k
+    xp.divide(k, t, out=t)
+    # Half the tail, t P(t) exp(-x^2 / 2) / 2, with the halved coefficients.
+    tail = xp.multiply(t, dtype(_AS_A[4] / 2))
+    for a in reversed(_AS_A[:4]):
+        tail += dtype(a / 2)
+        tail *= t
+    exponential = xp.square(x)
+    exponential *= dtype(-0.5)
+    xp.exp(exponential, out=exponential)
+    tail *= exponential
+    cdf = xp.subtract(dtype(0.5), tail, out=tail)  # |erf(x / sqrt 2)| / 2
+    # erf's sign is x's: its sign bit, copied with integer operations (np.copysign has no fast loop).
+    sign = xp.bitwise_and(x.view(xp.int32), xp.int32(-2 ** 31), out=t.view(xp.int32))
+    xp.bitwise_or(cdf.view(xp.int32), sign, out=cdf.view(xp.int32))
+    cdf += dtype(0.5)
+    xp.multiply(x, cdf, out=out)
+    if derivative is not None:
+        exponential *= x
+        exponential *= dtype(1 / math.sqrt(2 * math.pi))
+        xp.add(exponential, cdf, out=derivative)
+
+
+def _gelu_float64(x, with_derivative):
+    """``x Phi(x)`` and (if asked) ``Phi(x) + x phi(x)`` with SciPy's erf, exact to the last bit."""
+    xp = array_module_of(x)
+    dtype = x.dtype.type
+    cdf = special_function("erf", x * dtype(math.sqrt(0.5)))
+    cdf += 1
+    cdf *= dtype(0.5)
+    if not with_derivative:
+        return x * cdf, None
+    derivative = xp.multiply(x, x)
+    derivative *= dtype(-0.5)
+    xp.exp(derivative, out=derivative)
+    derivative *= x
+    derivative *= dtype(1 / math.sqrt(2 * math.pi))
+    derivative += cdf
+    return x * cdf, derivative
 
 
 class GeluBackward0(FirstOrderBackward):
@@ -161,8 +181,11 @@ def gelu(input, approximate="none"):
         data *= x
         data *= dtype(0.5)
         return _unary(input, data, GeluBackward0, approximate=approximate, intermediate=saved)
-    data, cdf, exponential = _normal_cdf(x)
-    derivative = _gelu_derivative(x, cdf, exponential) if needs_grad(input) else None
+    if x.dtype == np.float32:
+        data, *derivative = _blockwise(_gelu_float32, x, 2 if needs_grad(input) else 1)
+        derivative = derivative[0] if derivative else None
+    else:
+        data, derivative = _gelu_float64(x, needs_grad(input))
     return _unary(input, data, GeluBackward0, approximate=approximate, intermediate=derivative)
 
 

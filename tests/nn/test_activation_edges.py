@@ -189,3 +189,26 @@ def test_max_pool_picks_pytorchs_element_with_ties_signed_zeros_and_nans(args, d
     np.testing.assert_array_equal(nv, tv)  # NaN positions must agree too
     np.testing.assert_array_equal(ni, ti)
     np.testing.assert_array_equal(ng, tg)
+
+
+def test_float32_gelu_follows_pytorchs_erf_over_blocks_and_strides():
+    """float32 GELU runs PyTorch's erf formula block by block: an input of several blocks, seen
+    through a transpose, matches PyTorch's values and gradient, and far in the negative tail both
+    round Phi to 0, so GELU is -0.0 there as in PyTorch (a tail formula would give -1e-23)."""
+    rng = np.random.default_rng(5)
+    data = (rng.standard_normal((300, 1100)) * 4).astype(np.float32)
+    data[0, :4] = [-6.0, -10.0, -20.0, -1e30]
+    upstream = rng.standard_normal((1100, 300)).astype(np.float32)
+    results = []
+    for lib in (nnref, torch):
+        x = lib.tensor(data, requires_grad=True)
+        y = lib.nn.functional.gelu(x.t())
+        y.backward(lib.tensor(upstream))
+        results.append((y.detach().numpy(), x.grad.numpy()))
+    (y_ours, g_ours), (y_theirs, g_theirs) = results
+    np.testing.assert_allclose(y_ours, y_theirs, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(g_ours, g_theirs, rtol=1e-5, atol=1e-6)
+    tail = y_theirs[:4, 0]
+    assert np.all(tail == 0) and np.all(np.signbit(tail))
+    np.testing.assert_array_equal(np.signbit(y_ours[:4, 0]), np.signbit(tail))
+    np.testing.assert_array_equal(y_ours[:4, 0], tail)
