@@ -14,9 +14,20 @@ from .bernoulli import Bernoulli
 from .categorical import Categorical
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
+from .exponential import Exponential
+from .independent import Independent
+from .kl import _add_kl_info, kl_divergence, register_kl
+from .laplace import Laplace
+from .multivariate_normal import MultivariateNormal
 from .normal import Normal
+from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
 from .uniform import Uniform
 
+_add_kl_info()
+del _add_kl_info
+
 __all__ = [
-    "Bernoulli", "Categorical", "Distribution", "ExponentialFamily", "Normal", "Uniform",
+    "Bernoulli", "Categorical", "Distribution", "Exponential", "ExponentialFamily", "Independent",
+    "Laplace", "MultivariateNormal", "Normal", "OneHotCategorical",
+    "OneHotCategoricalStraightThrough", "Uniform", "kl_divergence", "register_kl",
 ]

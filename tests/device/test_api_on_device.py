@@ -1833,6 +1833,17 @@ def _scored(make, value, draws=True):
     return run
 
 
+def _custom_kl(d):
+    class Shifted(distributions.Normal):
+        pass
+
+    @distributions.register_kl(Shifted, distributions.Normal)
+    def _kl_shifted(p, q):
+        return (p.loc - q.loc).abs()
+    p = Shifted(leaf(d, (3,)), 1.0)
+    return distributions.kl_divergence(p, distributions.Normal(leaf(d, (3,), seed=1), 2.0))
+
+
 CASES.update({
     "nnref.distributions.Distribution": case(lambda d: [distributions.Normal(leaf(d, (3,)), 1.0).perplexity(),
                                                         distributions.Normal(leaf(d, (3,)), 1.0).stddev]),
@@ -1847,6 +1858,26 @@ CASES.update({
                                              lambda d: labels(d, [[0.0, 1.0, 1.0], [1.0, 0.0, 0.0]])),
     "nnref.distributions.Categorical": _scored(lambda p: distributions.Categorical(probs=p[0] * p[1]),
                                                lambda d: labels(d, [2, 0])),
+    "nnref.distributions.Exponential": _scored(lambda p: distributions.Exponential(p[0] * p[1]),
+                                               lambda d: leaf(d, (2, 3), seed=3, values=positive, grad=False)),
+    "nnref.distributions.Laplace": _scored(lambda p: distributions.Laplace(p[0], p[1]),
+                                           lambda d: leaf(d, (2, 3), seed=5, grad=False)),
+    "nnref.distributions.Independent": _scored(
+        lambda p: distributions.Independent(distributions.Normal(p[0], p[1]), 1),
+        lambda d: leaf(d, (3,), seed=5, grad=False)),
+    "nnref.distributions.OneHotCategorical": _scored(
+        lambda p: distributions.OneHotCategorical(logits=p[0] - p[1]),
+        lambda d: labels(d, [[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]])),
+    "nnref.distributions.OneHotCategoricalStraightThrough": case(lambda d: with_grads(
+        distributions.OneHotCategoricalStraightThrough(leaf(d, (2, 3), values=positive)).rsample((2,)).shape, [])),
+    "nnref.distributions.MultivariateNormal": _scored(
+        lambda p: distributions.MultivariateNormal(
+            p[0], covariance_matrix=p[1].T @ p[1] + nnref.eye(3, device=p[1].device)),
+        lambda d: leaf(d, (3,), seed=5, grad=False)),
+    "nnref.distributions.kl_divergence": case(lambda d: with_grads(
+        [distributions.kl_divergence(distributions.Normal(x, 1.5), distributions.Normal(0.3, x.exp()))
+         for x in [leaf(d, (4,))]], [])),
+    "nnref.distributions.register_kl": case(_custom_kl),
 })
 
 
