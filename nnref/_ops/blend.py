@@ -145,7 +145,14 @@ def addcmul(input, tensor1, tensor2, *, value=1):
     check_same_device(input, tensor1)
     check_same_device(input, tensor2)
     a, b, c = (operand_data(t, dtype) for t in (input, tensor1, tensor2))
-    data = a + dtype.numpy.type(value) * b * c
+    if dtype.is_floating_point:
+        # ATen computes self + (value * t1) * t2 in the op-math type (float32 for 16-bit floats)
+        # with one fused multiply-add, then rounds to the dtype.
+        opmath = dtype._accumulate
+        a, b, c = (x.astype(opmath, copy=False) for x in (a, b, c))
+        data = _fma(opmath.type(value) * b, c, a).astype(dtype.numpy, copy=False)
+    else:
+        data = a + dtype.numpy.type(value) * b * c
     out = wrap(array_module(input._device).asarray(data, dtype=dtype.numpy), input)
     return record(out, AddcmulBackward0, (input, tensor1, tensor2),
                   saved=(input, tensor1, tensor2), value=value)

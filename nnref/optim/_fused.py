@@ -22,6 +22,7 @@ import numpy as np
 
 from .._device import array_module_of
 from .._tensor import Tensor
+from .optimizer import _addcmul, _lerp
 
 try:
     from scipy.linalg import blas as _blas
@@ -119,20 +120,11 @@ def adam_update_(optimizer, p, group, state):
             xp.multiply(param, weight_decay, out=work)
             grad = xp.add(grad, work, out=grad_work)
 
-    # m.lerp_(g, 1 - beta1), with the two-sided formula of PyTorch's CPU lerp kernel.
-    weight = 1 - beta1
-    xp.subtract(grad, m, out=work)
-    if weight < 0.5:
-        xp.multiply(work, weight, out=work)
-        xp.add(m, work, out=m)
-    else:
-        xp.multiply(work, 1 - weight, out=work)
-        xp.subtract(grad, work, out=m)
-    # v.mul_(beta2).addcmul_(g, g, value=1 - beta2)
+    # m.lerp_(g, 1 - beta1) and v.mul_(beta2).addcmul_(g, g, value=1 - beta2): PyTorch's kernels
+    # round each once (a fused multiply-add), which numpy can only do through float64.
+    m[...] = _lerp(m, grad, 1 - beta1)
     xp.multiply(v, beta2, out=v)
-    xp.multiply(grad, 1 - beta2, out=work)
-    xp.multiply(work, grad, out=work)
-    xp.add(v, work, out=v)
+    v[...] = _addcmul(v, grad, grad, 1 - beta2)
 
     bias_correction1 = 1 - beta1 ** step
     bias_correction2_sqrt = math.sqrt(1 - beta2 ** step)

@@ -3,7 +3,7 @@
 For each parameter with gradient ``g``, at step ``t``::
 
     g = g + weight_decay * p                     (Adam's L2 penalty; AdamW decays p instead)
-    m = m + (1 - beta1) * (g - m)                (torch.lerp)
+    m = lerp(m, g, 1 - beta1)                    (torch.lerp, from the nearer end)
     v = beta2 * v + (1 - beta2) * g * g
     p = p - lr / (1 - beta1**t) * m / (sqrt(v) / sqrt(1 - beta2**t) + eps)
 
@@ -20,7 +20,7 @@ from .._device import array_module_of
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ._fused import adam_update_
-from .optimizer import Optimizer, _params_with_grad
+from .optimizer import Optimizer, _addcmul, _lerp, _params_with_grad
 
 __all__ = ["Adam"]
 
@@ -97,9 +97,9 @@ class Adam(Optimizer):
                 param *= 1 - lr * weight_decay
             else:
                 grad = grad + weight_decay * param
-        exp_avg += (1 - beta1) * (grad - exp_avg)        # exp_avg.lerp_(grad, 1 - beta1)
-        exp_avg_sq *= beta2                               # exp_avg_sq.mul_(beta2)
-        exp_avg_sq += (1 - beta2) * grad * grad           #   .addcmul_(grad, grad, value=1 - beta2)
+        exp_avg[...] = _lerp(exp_avg, grad, 1 - beta1)   # exp_avg.lerp_(grad, 1 - beta1)
+        # exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2), one fused multiply-add:
+        exp_avg_sq[...] = _addcmul(exp_avg_sq * beta2, grad, grad, 1 - beta2)
 
         step_size = lr / (1 - beta1 ** step)
         bias_correction2_sqrt = math.sqrt(1 - beta2 ** step)

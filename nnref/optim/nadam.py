@@ -15,7 +15,7 @@ from .._device import array_module_of
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from .adam import _step_dtype
-from .optimizer import (Optimizer, _check_capturable, _lerp, _no_differentiable,
+from .optimizer import (Optimizer, _addcmul, _check_capturable, _lerp, _no_differentiable,
                         _params_with_grad)
 
 __all__ = ["NAdam"]
@@ -100,8 +100,7 @@ class NAdam(Optimizer):
         mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
         mu_product *= mu                                   # float32 arithmetic, as PyTorch's
         exp_avg[...] = _lerp(exp_avg, grad, 1 - beta1)
-        exp_avg_sq *= beta2
-        exp_avg_sq += (1 - beta2) * grad * grad
+        exp_avg_sq[...] = _addcmul(exp_avg_sq * beta2, grad, grad, 1 - beta2)
         denom = xp.sqrt(exp_avg_sq / bias_correction2) + eps
 
         mu_product_next = float(mu_product) * mu_next

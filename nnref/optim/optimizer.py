@@ -12,6 +12,7 @@ from itertools import chain
 import warnings
 
 from .._device import array_module
+from .._ops.blend import _fma as blend_fma, _lerp as blend_lerp
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
 
@@ -238,11 +239,15 @@ def _params_with_grad(group):
 
 
 def _lerp(start, end, weight):
-    """``start.lerp(end, weight)`` as PyTorch's CPU kernel computes it: from the nearer end, so
-    the digits agree for any weight."""
-    if weight < 0.5:
-        return start + weight * (end - start)
-    return end - (end - start) * (1 - weight)
+    """``start.lerp(end, weight)`` on arrays as PyTorch's CPU kernel computes it: from the nearer
+    end, in one fused multiply-add (``nnref._ops.blend``), so the digits agree for any weight."""
+    return blend_lerp(start, end, start.dtype.type(weight))
+
+
+def _addcmul(start, tensor1, tensor2, value):
+    """``start.addcmul(tensor1, tensor2, value=value)`` on arrays as PyTorch's CPU kernel computes
+    it: ``start + (value * tensor1) * tensor2`` in one fused multiply-add (``nnref._ops.blend``)."""
+    return blend_fma(start.dtype.type(value) * tensor1, tensor2, start)
 
 
 def _check_capturable(p, group, tensors="params and state_steps",

@@ -16,7 +16,7 @@ from .._device import array_module_of
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from .adam import _step_dtype
-from .optimizer import (Optimizer, _check_capturable, _lerp, _no_differentiable,
+from .optimizer import (Optimizer, _addcmul, _check_capturable, _lerp, _no_differentiable,
                         _params_with_grad)
 
 __all__ = ["RAdam"]
@@ -90,8 +90,7 @@ class RAdam(Optimizer):
             else:
                 grad = grad + weight_decay * param
         exp_avg[...] = _lerp(exp_avg, grad, 1 - beta1)
-        exp_avg_sq *= beta2
-        exp_avg_sq += (1 - beta2) * grad * grad
+        exp_avg_sq[...] = _addcmul(exp_avg_sq * beta2, grad, grad, 1 - beta2)
 
         bias_correction1 = 1 - beta1 ** step
         bias_correction2 = 1 - beta2 ** step
