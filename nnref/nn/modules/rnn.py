@@ -5,7 +5,9 @@ state_dict moves between the libraries and ``manual_seed`` gives the same weight
 recurrence is written with ``F.linear``, ``sigmoid``, ``tanh``, ``stack`` and ``cat``, the
 way ATen's CPU fallback (``aten/src/ATen/native/RNN.cpp``) composes it: the input
 projections of all time steps in one product, then one step per time step.  Autograd
-records those ops' nodes (PyTorch's CPU LSTM records its oneDNN kernel instead).
+records those ops' nodes (PyTorch's CPU LSTM records its oneDNN kernel instead).  A
+``PackedSequence`` input runs ATen's packed layers: each step only the sequences still running,
+and the output is packed again, with each sequence's final state from its own last step.
 """
 import math
 import numbers
@@ -16,6 +18,7 @@ from ..._creation import empty, zeros
 from ..._tensor import Tensor
 from .. import functional as F, init
 from ..parameter import Parameter
+from ..utils.rnn import PackedSequence
 from .module import Module
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU"]
@@ -152,7 +155,85 @@ class RNNBase(Module):
                 layer_input = F.dropout(layer_input, self.dropout, training=True)
         return layer_input, [_ops.shape.stack(final, 0) for final in finals]
 
+    def _run_packed(self, data, batch_sizes, states):
+        """The layers and directions over the packed steps ``data`` (ATen's ``PackedLayer`` and
+        ``ReversedPackedLayer``, ``aten/src/ATen/native/RNN.cpp``): each step runs the sequences
+        still going, and a sequence's final state is the one after its own last step."""
+        directions = 2 if self.bidirectional else 1
+        starts = [0]
+        for size in batch_sizes[:-1]:
+            starts.append(starts[-1] + size)
+        finals = [[] for _ in states]
+        layer_input = data
+        for layer in range(self.num_layers):
+            outputs = []
+            for direction in range(directions):
+                index = layer * directions + direction
+                suffix = "_reverse" if direction else ""
+                weight_ih, weight_hh = (getattr(self, f"{kind}_l{layer}{suffix}") for kind in ("weight_ih", "weight_hh"))
+                bias_ih, bias_hh = (getattr(self, f"{kind}_l{layer}{suffix}") if self.bias else None
+                                    for kind in ("bias_ih", "bias_hh"))
+                projected = F.linear(layer_input, weight_ih, bias_ih)  # every step at once
+                steps = [projected[start:start + size] for start, size in zip(starts, batch_sizes)]
+                run = self._packed_reversed if direction else self._packed_forward
+                output, state = run(steps, [s[index] for s in states], weight_hh, bias_hh)
+                outputs.append(output)
+                for final, value in zip(finals, state):
+                    final.append(value)
+            layer_input = outputs[0] if directions == 1 else _ops.shape.cat(outputs, 1)
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                layer_input = F.dropout(layer_input, self.dropout, training=True)
+        return layer_input, [_ops.shape.stack(final, 0) for final in finals]
+
+    def _packed_forward(self, steps, initial, weight_hh, bias_hh):
+        """Forward in time; when the batch shrinks, the rows that leave keep their state as final."""
+        state, finished, produced = initial, [], []
+        for step in steps:
+            size, last = step.shape[0], state[0].shape[0]
+            if size < last:
+                finished.append([s[size:last] for s in state])
+                state = [s[:size] for s in state]
+            state = self._cell(step, state, weight_hh, bias_hh)
+            produced.append(state[0])
+        finished.append(state)
+        finished.reverse()  # the longest sequences (first rows) ended last
+        return _ops.shape.cat(produced, 0), [_ops.shape.cat(list(pieces), 0) for pieces in zip(*finished)]
+
+    def _packed_reversed(self, steps, initial, weight_hh, bias_hh):
+        """Backward in time from each sequence's last step: rows join with their initial state."""
+        state, produced = [s[:steps[-1].shape[0]] for s in initial], []
+        for step in reversed(steps):
+            size, last = step.shape[0], state[0].shape[0]
+            if size > last:
+                state = [_ops.shape.cat([s, start[last:size]], 0) for s, start in zip(state, initial)]
+            state = self._cell(step, state, weight_hh, bias_hh)
+            produced.append(state[0])
+        produced.reverse()
+        return _ops.shape.cat(produced, 0), state
+
+    def _forward_packed(self, input, hx_list):
+        """A ``PackedSequence`` in and out; the states are in the caller's batch order, as
+        PyTorch's ``permute_hidden`` keeps them (``torch/nn/modules/rnn.py``)."""
+        data, batch_sizes, sorted_indices, unsorted_indices = input
+        if data.dim() != 2:
+            raise RuntimeError(f"input must have 2 dimensions, got {data.dim()}")
+        if data.shape[-1] != self.input_size:
+            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
+                               f"got {data.shape[-1]}")
+        sizes = [int(size) for size in batch_sizes.tolist()]
+        states = []
+        for hx in hx_list:
+            if hx is not None and sorted_indices is not None:
+                hx = hx.index_select(1, sorted_indices)
+            states.append(self._initial_state(data, hx, sizes[0], True))
+        output, finals = self._run_packed(data, sizes, states)
+        if unsorted_indices is not None:
+            finals = [final.index_select(1, unsorted_indices) for final in finals]
+        return PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices), finals
+
     def _forward(self, input, hx_list):
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx_list)
         self._check_input(input)
         batched = input.dim() == 3
         if not batched:
