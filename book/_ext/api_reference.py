@@ -37,6 +37,7 @@ NAMESPACES = (
     "nnref.compiler", "nnref.amp", "nnref.backends.cudnn", "nnref.backends.mps", "nnref.backends.mkldnn",
     "nnref.backends.cuda",
     "nnref.distributions",
+    "nnref.nn.utils", "nnref.nn.utils.rnn",
 )
 
 PAGES = Path(__file__).resolve().parent.parent / "api"

@@ -49,7 +49,7 @@ PLUMBING = {"__dict__", "__module__", "__slots__", "__weakref__", "__doc__", "__
             "__new__", "__init_subclass__", "__format__", "__str__", "__class_getitem__"}
 SUBMODULES = {"autograd", "cuda", "nn", "optim", "serialization", "utils", "viz", "functional", "init", "linalg",
               "modules", "parameter", "lr_scheduler", "compiler", "amp", "backends",
-              "distributions"}
+              "distributions", "rnn"}
 
 
 def public_api():
@@ -58,7 +58,8 @@ def public_api():
     names = {f"nnref.{n}" for n in dir(nnref) if not n.startswith("_") and n not in SUBMODULES}
     namespaces = {"nnref.nn": nn, "nnref.nn.functional": F, "nnref.nn.init": init,
                   "nnref.optim": optim, "nnref.optim.lr_scheduler": lr_scheduler,
-                  "nnref.linalg": nnref.linalg, "nnref.distributions": nnref.distributions}
+                  "nnref.linalg": nnref.linalg, "nnref.distributions": nnref.distributions,
+                  "nnref.nn.utils": nn.utils, "nnref.nn.utils.rnn": nn.utils.rnn}
     try:
         from nnref.utils import data
         namespaces["nnref.utils.data"] = data
@@ -1878,6 +1879,99 @@ CASES.update({
         [distributions.kl_divergence(distributions.Normal(x, 1.5), distributions.Normal(0.3, x.exp()))
          for x in [leaf(d, (4,))]], [])),
     "nnref.distributions.register_kl": case(_custom_kl),
+})
+
+
+# nn.utils: gradient clipping, parameters as a vector, padding and packing sequences
+def _with_grads_set(d, dtypes=(nnref.float32, nnref.float32, nnref.float64)):
+    """Three parameters on ``d`` whose ``.grad`` are fixed values (one without a gradient)."""
+    params = []
+    for i, dtype in enumerate(dtypes):
+        p = nn.Parameter(leaf(d, (3, 4 - i), seed=i, grad=False, dtype=dtype))
+        p.grad = leaf(d, (3, 4 - i), seed=10 + i, grad=False, dtype=dtype) * 3
+        params.append(p)
+    return params + [nn.Parameter(leaf(d, (2,), grad=False))]
+
+
+def _clipped(clip):
+    def run(d):
+        params = _with_grads_set(d)
+        return [clip(params), [p.grad for p in params]]
+    return run
+
+
+def _deprecated_clip(params):
+    with pytest.warns(FutureWarning):
+        return nn.utils.clip_grad_norm(params, 0.5)
+
+
+def _vector_back(d):
+    params = _with_grads_set(d, (nnref.float32,) * 3)
+    nn.utils.vector_to_parameters(leaf(d, (30,), seed=7, grad=False), params)
+    return params
+
+
+def _packed(d, enforce_sorted=False, batch_first=True):
+    x = leaf(d, (4, 5, 3) if batch_first else (5, 4, 3))
+    lengths = [5, 4, 2, 1] if enforce_sorted else [2, 5, 1, 4]
+    return x, nn.utils.rnn.pack_padded_sequence(x, lengths, batch_first, enforce_sorted)
+
+
+def _packed_fields(packed):
+    return [packed.data, packed.batch_sizes.tolist(), packed.sorted_indices, packed.unsorted_indices]
+
+
+def _packed_runs(d):
+    """Conversions of a PackedSequence, and LSTM and GRU run on one (unsorted lengths, both
+    directions, two layers): outputs, final states, input and weight gradients."""
+    found = [_packed_fields(_packed(d)[1].double()), _packed_fields(_packed(d)[1].to(d))]
+    for build, batch_first in ((lambda: nn.LSTM(3, 4, num_layers=2, bidirectional=True, batch_first=True), True),
+                               (lambda: nn.GRU(3, 4, bidirectional=True), False)):
+        nnref.manual_seed(0)
+        rnn = build().to(d)
+        x, packed = _packed(d, batch_first=batch_first)
+        output, hidden = rnn(packed)
+        found.append(with_grads([_packed_fields(output), hidden], [x]) + [[p.grad for p in rnn.parameters()]])
+    return found
+
+
+def _padded_back(d):
+    x, packed = _packed(d)
+    padded, lengths = nn.utils.rnn.pad_packed_sequence(packed, batch_first=True, padding_value=-1.0,
+                                                       total_length=6)
+    return with_grads([padded, lengths.tolist()], [x])
+
+
+def _sequences_on(d):
+    return [leaf(d, (n, 2), seed=n) for n in (3, 5, 1)]
+
+
+CASES.update({
+    "nnref.nn.utils.clip_grad_norm_": _clipped(lambda ps: [nn.utils.clip_grad_norm_(ps, 0.5),
+                                                         nn.utils.clip_grad_norm_(ps[:2], 0.1, 1.0, foreach=True),
+                                                         nn.utils.clip_grad_norm_(ps[0], 0.05, float("inf"))]),
+    "nnref.nn.utils.clip_grad_norm": _clipped(_deprecated_clip),
+    "nnref.nn.utils.clip_grad_value_": _clipped(lambda ps: nn.utils.clip_grad_value_(ps, 0.4)),
+    "nnref.nn.utils.get_total_norm": _clipped(lambda ps: [nn.utils.get_total_norm([p.grad for p in ps[:3]], 3.0),
+                                                        nn.utils.get_total_norm(ps[1].grad, float("inf"))]),
+    "nnref.nn.utils.clip_grads_with_norm_": _clipped(lambda ps: nn.utils.clip_grads_with_norm_(
+        ps, 0.5, nn.utils.get_total_norm([p.grad for p in ps[:3]]))),
+    "nnref.nn.utils.parameters_to_vector": op(lambda a, b: nn.utils.parameters_to_vector([a, b]), (3, 4), (2,)),
+    "nnref.nn.utils.vector_to_parameters": case(_vector_back),
+    "nnref.nn.utils.rnn.PackedSequence": case(_packed_runs),
+    "nnref.nn.utils.rnn.invert_permutation": case(lambda d: nn.utils.rnn.invert_permutation(
+        labels(d, [2, 0, 3, 1]))),
+    "nnref.nn.utils.rnn.pack_padded_sequence": case(lambda d: [
+        with_grads(_packed_fields(p), [x]) for x, p in (_packed(d), _packed(d, True, False))]),
+    "nnref.nn.utils.rnn.pad_packed_sequence": case(_padded_back),
+    "nnref.nn.utils.rnn.pad_sequence": case(lambda d: [with_grads(nn.utils.rnn.pad_sequence(s, True, 0.5, side), s)
+                                                       for side in ("right", "left") for s in [_sequences_on(d)]]),
+    "nnref.nn.utils.rnn.unpad_sequence": case(lambda d: [with_grads(nn.utils.rnn.unpad_sequence(
+        nn.utils.rnn.pad_sequence(s), nnref.tensor([3, 5, 1])), s) for s in [_sequences_on(d)]]),
+    "nnref.nn.utils.rnn.pack_sequence": case(lambda d: [with_grads(_packed_fields(nn.utils.rnn.pack_sequence(
+        s, enforce_sorted=False)), s) for s in [_sequences_on(d)]]),
+    "nnref.nn.utils.rnn.unpack_sequence": case(lambda d: [with_grads(nn.utils.rnn.unpack_sequence(
+        nn.utils.rnn.pack_sequence(s, enforce_sorted=False)), s) for s in [_sequences_on(d)]]),
 })
 
 
