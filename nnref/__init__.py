@@ -173,6 +173,9 @@ def relu_(input):
     return input.relu_()
 
 from ._type_info import finfo, iinfo  # noqa: E402
+from ._ops.shape import adjoint, conj, is_conj  # noqa: E402
+resolve_conj = resolve_neg = conj_physical = conj
+is_neg = is_conj
 from ._settings import (are_deterministic_algorithms_enabled, get_deterministic_debug_mode,  # noqa: E402
                         get_float32_matmul_precision, get_num_interop_threads, get_num_threads,
                         is_deterministic_algorithms_warn_only_enabled, set_deterministic_debug_mode,

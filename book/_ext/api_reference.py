@@ -32,11 +32,12 @@ from sphinx.util.docutils import SphinxDirective
 NAMESPACES = (
     "nnref", "nnref.nn", "nnref.nn.functional", "nnref.nn.init", "nnref.autograd",
     "nnref.autograd.graph", "nnref.optim", "nnref.optim.lr_scheduler", "nnref.serialization",
+    "nnref.autograd.function", "nnref.autograd.gradcheck",
     "nnref.random", "nnref.utils", "nnref.utils.data", "nnref.utils.hooks", "nnref.utils.checkpoint",
     "nnref.utils.safetensors", "nnref.accelerator", "nnref.cuda", "nnref.cuda.amp", "nnref.viz", "nnref.linalg",
     "nnref.compiler", "nnref.amp", "nnref.backends.cudnn", "nnref.backends.mps", "nnref.backends.mkldnn",
     "nnref.backends.cuda",
-    "nnref.distributions",
+    "nnref.distributions", "nnref.testing",
     "nnref.nn.utils", "nnref.nn.utils.rnn",
 )
 

@@ -108,7 +108,10 @@ _METHODS = {
     "unbind": shape.unbind, "clone": shape.clone, "contiguous": shape.contiguous, "is_contiguous": shape.is_contiguous,
     "view_as": lambda self, other: shape.view(self, other._data.shape),
     "reshape_as": lambda self, other: shape.reshape(self, other._data.shape),
-    "T": property(shape.numpy_T), "mT": property(shape.matrix_T),
+    "T": property(shape.numpy_T), "mT": property(shape.matrix_T), "mH": property(shape.matrix_H),
+    "H": property(shape.conjugate_T), "adjoint": shape.adjoint, "conj": shape.conj,
+    "resolve_conj": shape.conj, "resolve_neg": shape.conj, "conj_physical": shape.conj,
+    "is_conj": shape.is_conj, "is_neg": shape.is_conj,
     "__getitem__": indexing.getitem, "__setitem__": indexing.setitem, "select": indexing.select, "narrow": indexing.narrow,
     "nonzero": indexing.nonzero,
     # softmax
@@ -368,6 +371,7 @@ from . import queries  # noqa: E402
 
 Tensor.is_nonzero, Tensor.is_same_size = queries.is_nonzero, queries.is_same_size
 Tensor.is_signed, Tensor.is_complex, Tensor.get_device = queries.is_signed, queries.is_complex, queries.get_device
+Tensor.is_pinned, Tensor.pin_memory = queries.is_pinned, queries.pin_memory
 __all__ += ["queries"]
 
 from . import tensordot  # noqa: E402

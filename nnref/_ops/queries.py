@@ -11,7 +11,7 @@ import builtins
 from .. import _dtype
 
 __all__ = ["is_nonzero", "is_same_size", "can_cast", "is_signed", "is_complex", "get_device",
-           "broadcast_shapes"]
+           "broadcast_shapes", "is_pinned", "pin_memory"]
 
 
 def is_nonzero(input):
@@ -74,3 +74,20 @@ def broadcast_shapes(*shapes):
                                    f"{tuple(size)}; but expected shape should be broadcastable to "
                                    f"{result}")
     return Size(result)
+
+
+def is_pinned(input, device=None):
+    """False: nnref never page-locks host memory (``torch.Tensor.is_pinned``)."""
+    return False
+
+
+def pin_memory(input, device=None):
+    """``input`` in page-locked host memory for faster copies to a GPU (``torch.Tensor.pin_memory``).
+
+    Without a GPU PyTorch refuses, as here; with one, CuPy copies from ordinary memory just as
+    correctly, so nnref returns the tensor as it is.
+    """
+    from .. import accelerator
+    if not accelerator.is_available():
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+    return input

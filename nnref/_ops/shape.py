@@ -8,6 +8,7 @@ Each backward undoes its forward's rearrangement.
 """
 import math
 import numbers
+import warnings
 
 from .._device import array_module, array_module_of
 from .._tensor import Tensor, _wrap_dim
@@ -209,12 +210,48 @@ def numpy_T(input):
     return permute(input, tuple(reversed(range(input._data.ndim))))
 
 
-def matrix_T(input):
+def matrix_T(input, name="tensor.mT"):
     """``t.mT``: swap the last two dimensions."""
     if input._data.ndim < 2:
-        raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got "
+        raise RuntimeError(f"{name} is only supported on matrices or batches of matrices. Got "
                            f"{input._data.ndim}-D tensor.")
     return transpose(input, -2, -1)
+
+
+def matrix_H(input):
+    """``t.mH``, the conjugate transpose of each matrix: ``t.mT`` for nnref's real dtypes."""
+    return matrix_T(input, "tensor.mH")
+
+
+def adjoint(input):
+    """``torch.adjoint``/``t.adjoint()``: the conjugate transpose of each matrix, a view
+    (``aten/src/ATen/native/TensorShape.cpp``)."""
+    return matrix_T(input, "tensor.adjoint()")
+
+
+def conjugate_T(input):
+    """``t.H``, the conjugate transpose of a matrix (``aten/src/ATen/native/TensorShape.cpp``)."""
+    ndim = input._data.ndim
+    if ndim == 0:
+        warnings.warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().", UserWarning,
+                      stacklevel=3)
+        return input
+    if ndim != 2:
+        hint = " For batches of matrices, consider using tensor.mH" if ndim > 2 else ""
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {ndim}-D "
+                           f"tensor.{hint}")
+    return transpose(input, 0, 1)
+
+
+def conj(input):
+    """``input`` itself: a real tensor is its own conjugate (``torch.conj`` returns ``self`` for
+    non-complex tensors; also ``resolve_conj``, ``resolve_neg``, ``conj_physical``)."""
+    return input
+
+
+def is_conj(input):
+    """False: only complex tensors carry a lazy conjugation bit (``torch.is_conj``)."""
+    return False
 
 
 class ExpandBackward0(Node):

@@ -12,11 +12,11 @@ from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                         no_grad, set_grad_enabled)
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
+from .variable import Variable
 
-__all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "gradcheck",
-           "gradgradcheck", "GradcheckError", "no_grad",
-           "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
-           "is_inference_mode_enabled", "graph"]
+__all__ = ["Variable", "Function", "backward", "grad", "gradcheck", "gradgradcheck", "no_grad",
+           "enable_grad", "set_grad_enabled", "inference_mode", "function", "grad_mode", "graph",
+           "variable"]
 
 
 def _as_list(x):
@@ -99,3 +99,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                 g = zeros_like(t)
         results.append(g)
     return tuple(results)
+
+
+from .._namespace import public_dir as _public_dir  # noqa: E402
+
+__dir__ = _public_dir(globals(), __all__)

@@ -12,3 +12,8 @@ def __getattr__(name):
     if name in ("checkpoint", "data"):
         return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+from .._namespace import public_dir as _public_dir  # noqa: E402
+
+__dir__ = _public_dir(globals(), __all__)

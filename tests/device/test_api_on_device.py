@@ -1237,6 +1237,19 @@ CASES.update({
                                            nnref.scalar_tensor(3, dtype=nnref.int64, device=d)]),
     "nnref.compile": layer(lambda: nnref.compile(nn.Sequential(nn.Linear(5, 3), nn.Tanh())), (4, 5)),
     "nnref.autocast": HOST_ONLY("only its disabled form exists: a no-op context, no tensor values"),
+    "nnref.Tensor.H": op(lambda x: x.H, (3, 4)),
+    "nnref.Tensor.mH": op(lambda x: x.mH, (2, 3, 4)),
+    **{f"{where}adjoint": op(lambda x, where=where: (nnref.adjoint if where == "nnref." else nnref.Tensor.adjoint)(x),
+                             (2, 3, 4)) for where in ("nnref.", "nnref.Tensor.")},
+    # a real tensor is its own conjugate: the same object comes back
+    **{f"{where}{name}": case(lambda d, where=where, name=name: [
+        getattr(nnref if where == "nnref." else nnref.Tensor, name)(t) is t for t in [leaf(d, (2, 3))]])
+       for where in ("nnref.", "nnref.Tensor.") for name in ("conj", "conj_physical", "resolve_conj", "resolve_neg")},
+    **{f"{where}{name}": case(lambda d, where=where, name=name: getattr(nnref if where == "nnref." else nnref.Tensor, name)(
+        leaf(d, (2,)))) for where in ("nnref.", "nnref.Tensor.") for name in ("is_conj", "is_neg")},
+    "nnref.Tensor.is_pinned": case(lambda d: leaf(d, (2,)).is_pinned()),
+    # with a GPU the tensor comes back as it is; without one PyTorch and nnref refuse
+    "nnref.Tensor.pin_memory": case(lambda d: leaf(d, (2,)).pin_memory() if nnref.accelerator.is_available() else None),
     "nnref.broadcast_shapes": HOST_ONLY("shapes, no tensor values"),
     "nnref.finfo": HOST_ONLY("a dtype's limits, no tensor values"),
     "nnref.iinfo": HOST_ONLY("a dtype's limits, no tensor values"),
@@ -1815,7 +1828,6 @@ CASES.update({
         getattr(nnref, name)(x, nnref.tensor([0.25, 0.5], device=x.device), dim=1, keepdim=True),
         getattr(nnref, name)(x, 0.7, dim=0, interpolation="nearest")], (4, 5))
        for where in ("nnref.", "nnref.Tensor.") for name in ("quantile", "nanquantile")},
-    "nnref.Tensor.unfold": op(lambda x: [x.unfold(1, 2, 1), x.unfold(-1, 3, 2), x.unfold(0, 4, 4)], (4, 5)),
     "nnref.Tensor.unfold": op(lambda x: [x.unfold(1, 2, 1), x.unfold(-1, 3, 2), x.unfold(0, 4, 4)], (4, 5)),
 })
 

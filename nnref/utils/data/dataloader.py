@@ -12,7 +12,7 @@ processes.
 """
 import warnings
 
-from ... import _dtype, _random
+from ... import _dtype, _random, accelerator
 from ..._creation import empty
 from ..._tensor import Tensor
 from ...autograd.grad_mode import is_grad_enabled
@@ -100,6 +100,7 @@ class DataLoader:
         self.num_workers = num_workers
         self.prefetch_factor = prefetch_factor
         self.pin_memory = pin_memory
+        self.pin_memory_device = pin_memory_device
         self.timeout = timeout
         self.worker_init_fn = worker_init_fn
         self.batch_size = batch_size
@@ -129,6 +130,13 @@ class DataLoader:
         return self.batch_sampler if self._auto_collation else self.sampler
 
     def __iter__(self):
+        if self.pin_memory and self.pin_memory_device:
+            warnings.warn(f"pin_memory_device is deprecated, the current accelerator will be used as "
+                          f"the device,ignore pin_memory_device='{self.pin_memory_device}'.",
+                          UserWarning, stacklevel=2)
+        if self.pin_memory and not accelerator.is_available():
+            warnings.warn("'pin_memory' argument is set as true but no accelerator is found, then "
+                          "device pinned memory won't be used.", UserWarning, stacklevel=2)
         if self.num_workers > 0:
             warnings.warn(f"nnref's DataLoader has no worker processes: num_workers="
                           f"{self.num_workers} loads the batches in the main process "

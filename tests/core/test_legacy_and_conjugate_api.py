@@ -1,0 +1,85 @@
+"""Old and real-valued spellings PyTorch programs still use, against PyTorch: ``autograd.Variable``,
+``H``/``mH``/``adjoint`` and the conjugation no-ops of real tensors, ``pin_memory``/``is_pinned``
+and the DataLoader's ``pin_memory`` warnings, and the clean ``dir()`` of ``autograd``/``utils``."""
+import importlib
+import warnings
+
+import pytest
+
+import nnref
+
+torch = pytest.importorskip("torch")
+
+
+def _recorded(call):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            result = repr(call())
+        except Exception as exc:  # the type and the message are compared
+            result = (type(exc).__name__, str(exc))
+    return result, [(w.category.__name__, str(w.message).split(" (Triggered")[0]) for w in caught]
+
+
+def _same(expression):
+    def run(lib):
+        names = {"lib": lib, "V": lib.autograd.Variable, "x": lib.ones(2, 3, requires_grad=True),
+                 "b": lib.ones(4, 2, 3), "v": lib.ones(3), "s": lib.tensor(2.0)}
+        return _recorded(lambda: eval(expression, names))
+    assert run(nnref) == run(torch), expression
+
+
+@pytest.mark.parametrize("expression", [
+    "V()", "V(3)", "V(lib.ones(2))", "V(lib.ones(2), requires_grad=True)", "V(lib.ones(2), volatile=True)",
+    "isinstance(lib.ones(1), V)", "isinstance(3, V)", "V(lib.ones(2, requires_grad=True) * 2).grad_fn",
+    "V(lib.ones(2), True)", "type(V(lib.ones(2))).__name__", "V(x) is x",
+])
+def test_variable(expression):
+    _same(expression)
+
+
+def test_variable_shares_memory_but_not_history():
+    for lib in (nnref, torch):
+        x = lib.ones(2)
+        v = lib.autograd.Variable(x, requires_grad=True)
+        with lib.no_grad():
+            v[0] = 5
+        assert x.tolist() == [5.0, 1.0] and not x.requires_grad and v.is_leaf
+
+
+@pytest.mark.parametrize("expression", [
+    "x.H.shape", "x.mH.shape", "x.adjoint().shape", "type(x.H.grad_fn).__name__",
+    "type(x.mH.grad_fn).__name__", "type(x.adjoint().grad_fn).__name__", "b.mH.shape", "b.adjoint().shape",
+    "b.H", "v.H", "v.mH", "v.adjoint()", "s.H is s", "x.conj() is x", "x.resolve_conj() is x",
+    "x.resolve_neg() is x", "x.conj_physical() is x", "x.is_conj()", "x.is_neg()", "lib.conj(x) is x",
+    "lib.adjoint(b).shape", "lib.is_conj(x)", "lib.is_neg(x)", "lib.resolve_conj(x) is x",
+    "lib.resolve_neg(x) is x", "lib.conj_physical(x) is x", "lib.ones(2).is_pinned()",
+])
+def test_conjugate_transposes_and_memory_queries(expression):
+    _same(expression)
+
+
+def test_pin_memory_without_an_accelerator():
+    if nnref.accelerator.is_available():
+        pytest.skip("compares with a CPU-only PyTorch")
+    _same("lib.ones(2).pin_memory()")
+
+
+@pytest.mark.parametrize("options", [{"pin_memory": True}, {"pin_memory": True, "pin_memory_device": "cuda"}, {}])
+def test_dataloader_pin_memory_warnings(options):
+    if nnref.accelerator.is_available():
+        pytest.skip("compares with a CPU-only PyTorch")
+
+    def run(lib):
+        data = importlib.import_module(lib.__name__ + ".utils.data")
+        dataset = data.TensorDataset(lib.arange(6.0).reshape(3, 2))
+        return _recorded(lambda: [b[0].tolist() for b in data.DataLoader(dataset, batch_size=2, **options)])
+    assert run(nnref) == run(torch)
+
+
+@pytest.mark.parametrize("namespace", ["autograd", "utils"])
+def test_dir_shows_only_torch_names(namespace):
+    ours = getattr(nnref, namespace)
+    theirs = getattr(torch, namespace)
+    extra = sorted(n for n in dir(ours) if not n.startswith("_") and not hasattr(theirs, n))
+    assert extra == []
