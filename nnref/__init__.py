@@ -197,6 +197,7 @@ from ._ops.quantile import nanquantile, quantile  # noqa: E402
 # Last, because both build on everything above: `import nnref as torch; torch.nn.Linear` works.
 from . import nn, optim  # noqa: E402
 from . import distributions  # noqa: E402 - torch.distributions, built on nn.functional
+from . import testing  # noqa: E402 - torch.testing.assert_close
 from . import compiler  # noqa: E402 - torch.compile and torch.compiler, run eagerly
 from .compiler import compile  # noqa: E402
 

@@ -28,7 +28,7 @@ RANKS = {
         "nnref._creation", "nnref._random", "nnref.random", "nnref.utils.hooks", "nnref.cuda",
         "nnref.accelerator", "nnref.linalg", "nnref.amp", "nnref.backends"),
     2: ("nnref.nn", "nnref.optim", "nnref.utils.data", "nnref.distributions"),
-    3: ("nnref.serialization", "nnref._torch_checkpoint", "nnref.utils.safetensors", "nnref.viz",
+    3: ("nnref.serialization", "nnref._torch_checkpoint", "nnref.utils.safetensors", "nnref.viz", "nnref.testing",
         "nnref.utils", "nnref.compiler"),
     4: ("nnref",),
 }

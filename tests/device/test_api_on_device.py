@@ -49,7 +49,7 @@ PLUMBING = {"__dict__", "__module__", "__slots__", "__weakref__", "__doc__", "__
             "__new__", "__init_subclass__", "__format__", "__str__", "__class_getitem__"}
 SUBMODULES = {"autograd", "cuda", "nn", "optim", "serialization", "utils", "viz", "functional", "init", "linalg",
               "modules", "parameter", "lr_scheduler", "compiler", "amp", "backends",
-              "distributions", "rnn"}
+              "distributions", "rnn", "testing"}
 
 
 def public_api():
@@ -59,7 +59,8 @@ def public_api():
     namespaces = {"nnref.nn": nn, "nnref.nn.functional": F, "nnref.nn.init": init,
                   "nnref.optim": optim, "nnref.optim.lr_scheduler": lr_scheduler,
                   "nnref.linalg": nnref.linalg, "nnref.distributions": nnref.distributions,
-                  "nnref.nn.utils": nn.utils, "nnref.nn.utils.rnn": nn.utils.rnn}
+                  "nnref.nn.utils": nn.utils, "nnref.nn.utils.rnn": nn.utils.rnn,
+                  "nnref.testing": nnref.testing}
     try:
         from nnref.utils import data
         namespaces["nnref.utils.data"] = data
@@ -1985,6 +1986,28 @@ CASES.update({
     "nnref.nn.utils.rnn.unpack_sequence": case(lambda d: [with_grads(nn.utils.rnn.unpack_sequence(
         nn.utils.rnn.pack_sequence(s, enforce_sorted=False)), s) for s in [_sequences_on(d)]]),
 })
+
+CASES.update({
+    "nnref.testing.assert_close": case(lambda d: _comparison_outcomes(nnref.testing.assert_close, d)),
+    "nnref.testing.assert_allclose": case(lambda d: _comparison_outcomes(nnref.testing.assert_allclose, d)),
+})
+
+
+def _comparison_outcomes(compare, device):
+    """The messages of ``compare`` on tensors of ``device``: the statistics are computed there."""
+    import warnings  # noqa: PLC0415 - assert_allclose's FutureWarning, silenced here only
+    x = nnref.tensor([[1.0, 2.0, float("nan")], [0.0, -3.0, 4.0]], device=device)
+    outcomes = []
+    for actual, expected in [(x, x + 1e-7), (x, x * 1.001), (x[1].to(nnref.int64), x[1].to(nnref.int64) + 1),
+                             (x[0, 0], x[1, 1]), (x, x.to(nnref.float64))]:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", FutureWarning)
+                compare(actual, expected)
+            outcomes.append("passed")
+        except AssertionError as error:
+            outcomes.append(str(error))
+    return outcomes
 
 
 # -- the tests ---------------------------------------------------------------------------------------
