@@ -402,7 +402,7 @@ def sum_to_size(input, *size):
     if extra < 0:
         raise RuntimeError(f"size {list(shape)} is not expandable to size {list(input.shape)}")
     dims = tuple(range(extra)) + tuple(
-        extra + i for i, s in enumerate(shape) if s == 1 and input._data.shape[extra + i] != 1)
+        [extra + i for i, s in enumerate(shape) if s == 1 and input._data.shape[extra + i] != 1])
     if not dims:
         return input
     if not needs_grad(input) and input._dtype._accumulate is input._dtype.numpy:

@@ -89,7 +89,7 @@ def _reduce_to_input(grad, metadata, node, index):
 def _expandable(shape, target):
     if len(shape) > len(target):
         return False
-    return all(s == t or s == 1 for s, t in zip(reversed(shape), reversed(target)))
+    return all([s == t or s == 1 for s, t in zip(reversed(shape), reversed(target))])
 
 
 def _invalid(grad, shape, node, index):

@@ -143,3 +143,23 @@ def test_linear_layer_gradients_are_adopted_without_copies(monkeypatch, batch):
     assert layer.weight.grad._data.flags.c_contiguous
     assert np.array_equal(layer.weight.grad.numpy(), np.full((4, 6), batch, dtype=np.float32))
     assert np.array_equal(layer.bias.grad.numpy(), np.full(4, batch, dtype=np.float32))
+
+
+@pytest.mark.parametrize("keep", ["leaf hook", "node pre-hook"])
+def test_batch_one_weight_gradient_kept_by_a_hook_is_copied(keep):
+    """At batch 1 a weight's gradient arrives as a view (a transpose of the outer product's
+    transpose), which the accumulator adopts by dropping the view's base. When a hook still
+    holds that gradient, it must be copied instead, and what the hook kept must not change."""
+    from nnref import nn
+    layer = nn.Linear(3, 2)
+    out = layer(nnref.ones(1, 3))
+    kept = []
+    if keep == "leaf hook":
+        layer.weight.register_hook(lambda g: kept.append(g))
+    else:  # TBackward0, between addmm and the weight, sees W.t()'s gradient first
+        out.grad_fn.next_functions[2][0].register_prehook(lambda grads: kept.append(grads[0]))
+    out.sum().backward()
+    before = kept[0].tolist()
+    assert not shares(kept[0], layer.weight.grad)
+    layer.weight.grad.add_(5)
+    assert kept[0].tolist() == before
