@@ -58,7 +58,11 @@ def _try_view(data, shape):
 
 def view(input, *shape):
     """Same memory, new shape; fails where the strides make that impossible (use reshape)."""
-    shape = _infer_shape(_sizes(shape), input._data.size)
+    return _view(input, _infer_shape(_sizes(shape), input._data.size))
+
+
+def _view(input, shape):
+    """:func:`view` to a shape already checked and with no -1 left."""
     data = _try_view(input._data, shape)
     if data is None:
         raise RuntimeError(
@@ -83,7 +87,7 @@ def reshape(input, *shape):
     """
     shape = _infer_shape(_sizes(shape), input._data.size)
     if input._data.flags.c_contiguous:
-        return view(input, shape)
+        return _view(input, shape)
     data = _try_view(input._data, shape)
     if data is not None:
         out = make_view(input, data)
