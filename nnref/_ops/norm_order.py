@@ -59,8 +59,8 @@ def ordered_vector_norm(data, p):
         lanes = _LANES[flat.dtype]
         body = flat.size - flat.size % lanes
         squares = flat * flat
-        lane_sums = (xp.cumsum(squares[:body].reshape(-1, lanes), axis=0, dtype=flat.dtype)[-1] if body
-                     else xp.zeros(lanes, flat.dtype))
+        # a sum down the rows adds row after row: each lane's running sum, as the vector loop
+        lane_sums = xp.sum(squares[:body].reshape(-1, lanes), axis=0, dtype=flat.dtype)
         # the tail loop as compiled: unrolled by four with rounded squares, the last one to three fused
         fused = (flat.size - body) % 4
         total = _running_sum(xp, xp.concatenate([lane_sums, squares[body:flat.size - fused]]))

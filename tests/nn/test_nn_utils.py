@@ -2,7 +2,6 @@
 clipped gradients equal to PyTorch's bit for bit, for many norm types, maximum norms and parameter
 mixes), parameters as one vector, and the padding and packing of variable-length sequences with
 their gradients, and RNN/LSTM/GRU run on packed batches."""
-import math
 import warnings
 
 import numpy as np
