@@ -152,11 +152,28 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
             picked = (xp.argsort(-ratio, axis=1) if on_device
                       else np.argsort(-ratio, axis=1, kind="stable"))[:, :num_samples]
     else:
-        picked = xp.empty((rows.shape[0], num_samples), np.int64)
-        for i, row in enumerate(rows):
-            cumulative = xp.cumsum(row)
-            cumulative = cumulative / cumulative[-1]
-            u = gen.random(num_samples) if on_device else gen._uniform(num_samples, np.float64)
-            picked[i] = xp.searchsorted(cumulative, u, side="left")
+        # PyTorch draws each row's uniforms in turn (row-major), then binary-searches them;
+        # the same search, run for every draw at once
+        cumulative = xp.cumsum(rows, axis=1)
+        cumulative = cumulative / cumulative[:, -1:]
+        shape = (rows.shape[0], num_samples)
+        u = gen.random(shape) if on_device else gen._uniform(shape[0] * shape[1], np.float64).reshape(shape)
+        picked = _lower_bound(xp, cumulative, u)
     picked = picked.astype(np.int64).reshape(probs.shape[:-1] + (num_samples,))
     return Tensor._make(picked, input._device)
+
+
+def _lower_bound(xp, cumulative, u):
+    """For each row of ``u``, the first index of the same row of ``cumulative`` that is
+    ``>= u``: PyTorch's binary search (``multinomial_with_replacement_apply``), one halving
+    step for all draws at a time."""
+    n_categories = cumulative.shape[1]
+    left = xp.zeros(u.shape, np.int64)
+    right = xp.full(u.shape, n_categories, np.int64)
+    while to_host((right > left).any()):
+        active = right > left
+        mid = left + (right - left) // 2
+        below = xp.take_along_axis(cumulative, xp.minimum(mid, n_categories - 1), axis=1) < u
+        left = xp.where(active & below, mid + 1, left)
+        right = xp.where(active & ~below, mid, right)
+    return left

@@ -430,3 +430,21 @@ def test_register_kl_dispatch_ambiguity_and_missing_pairs_as_pytorch():
         messages.append([str(caught[0].message), first.item(), str(missing.value), str(cross.value),
                          D.kl_divergence(A(0.0, 1.0), D.Normal(0.0, 1.0)).item()])
     assert messages[1] == messages[0]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("rows,categories,draws", [(1, 1, 5), (1, 2, 2), (5, 7, 33), (64, 100, 3),
+                                                   (3, 1000, 50)])
+def test_many_draws_per_row_are_pytorchs(rows, categories, draws, dtype):
+    """``Categorical.sample((n,))`` with n > 1 is ``multinomial(..., replacement=True)``: one
+    uniform per draw, row after row, binary-searched in the normalised running sum (rows with
+    zero-probability categories make plateaus the search must skip as PyTorch's does)."""
+    out = []
+    for lib, D in ((torch, TD), (nnref, ND)):
+        lib.manual_seed(11)
+        probs = lib.rand(rows, categories, dtype=getattr(lib, dtype))
+        probs = probs * (probs > 0.3)
+        probs[:, -1] += 0.01
+        out.append([D.Categorical(probs).sample((draws,)), lib.multinomial(probs, draws, True),
+                    lib.rand(3, dtype=getattr(lib, dtype))])
+    _same(out[1], out[0])
