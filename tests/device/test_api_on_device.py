@@ -50,8 +50,7 @@ PLUMBING = {"__dict__", "__module__", "__slots__", "__weakref__", "__doc__", "__
             "__new__", "__init_subclass__", "__format__", "__str__", "__class_getitem__"}
 SUBMODULES = {"autograd", "cuda", "nn", "optim", "serialization", "utils", "viz", "functional", "init", "linalg",
               "modules", "parameter", "lr_scheduler", "compiler", "amp", "backends",
-              "distributions", "rnn", "testing",
-              "distributions"}
+              "distributions", "rnn", "testing"}
 
 
 def public_api():
@@ -1992,47 +1991,6 @@ CASES.update({
 CASES.update({
     "nnref.testing.assert_close": case(lambda d: _comparison_outcomes(nnref.testing.assert_close, d)),
     "nnref.testing.assert_allclose": case(lambda d: _comparison_outcomes(nnref.testing.assert_allclose, d)),
-})
-
-_AF = nnref.autograd.functional
-
-
-def _two_inputs(d):
-    return leaf(d, (3,), seed=1), leaf(d, (2, 3), seed=2)
-
-
-def _scalar_of_two(x, y):
-    return (x.exp() * y).sum() + (x * x).sum()
-
-
-CASES.update({  # each also differentiates a create_graph=True result back to the leaves
-    "nnref.autograd.functional.jacobian": case(lambda d: [
-        _AF.jacobian(lambda x, y: (x.sin() * y, (x * x).sum()), _two_inputs(d)),
-        _AF.jacobian(lambda x, y: x.tanh() * y, _two_inputs(d), vectorize=True),
-        with_grads(_AF.jacobian(lambda x: x.exp() * x, xs := leaf(d, (3,)), create_graph=True), [xs])]),
-    "nnref.autograd.functional.hessian": case(lambda d: [
-        _AF.hessian(_scalar_of_two, _two_inputs(d)),
-        _AF.hessian(_scalar_of_two, _two_inputs(d), vectorize=True),
-        with_grads(_AF.hessian(lambda x: (x ** 3).sum(), xs := leaf(d, (3,)), create_graph=True), [xs])]),
-    "nnref.autograd.functional.vjp": case(lambda d: [
-        _AF.vjp(lambda x, y: x.sin() * y, _two_inputs(d), leaf(d, (2, 3), seed=3, grad=False)),
-        with_grads(_AF.vjp(lambda x: x.exp() * x, xs := leaf(d, (3,)), leaf(d, (3,), seed=3, grad=False),
-                           create_graph=True), [xs])]),
-    "nnref.autograd.functional.jvp": case(lambda d: [
-        _AF.jvp(lambda x, y: x.sin() * y, _two_inputs(d), (leaf(d, (3,), seed=4, grad=False),
-                                                           leaf(d, (2, 3), seed=5, grad=False))),
-        with_grads(_AF.jvp(lambda x: x.exp() * x, xs := leaf(d, (3,)), leaf(d, (3,), seed=3, grad=False),
-                           create_graph=True), [xs])]),
-    "nnref.autograd.functional.vhp": case(lambda d: [
-        _AF.vhp(_scalar_of_two, _two_inputs(d), (leaf(d, (3,), seed=4, grad=False),
-                                                 leaf(d, (2, 3), seed=5, grad=False))),
-        with_grads(_AF.vhp(lambda x: (x ** 3).sum(), xs := leaf(d, (3,)), leaf(d, (3,), seed=3, grad=False),
-                           create_graph=True), [xs])]),
-    "nnref.autograd.functional.hvp": case(lambda d: [
-        _AF.hvp(_scalar_of_two, _two_inputs(d), (leaf(d, (3,), seed=4, grad=False),
-                                                 leaf(d, (2, 3), seed=5, grad=False))),
-        with_grads(_AF.hvp(lambda x: (x ** 3).sum(), xs := leaf(d, (3,)), leaf(d, (3,), seed=3, grad=False),
-                           create_graph=True), [xs])]),
 })
 
 
