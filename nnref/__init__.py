@@ -7,7 +7,8 @@ from . import _ops  # binds the operations to Tensor's methods and operators
 from . import _tensor_docs  # docstrings of the methods _ops binds without one
 from . import accelerator, amp, autograd, backends, cuda, utils, viz
 from .amp import autocast
-from ._creation import (BoolTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor,
+from ._creation import (BFloat16Tensor, BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor,
+                        HalfTensor, IntTensor, LongTensor, ShortTensor,
                         arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
                         linspace, normal, ones, ones_like, rand, rand_like, randint,
                         randint_like, randn, randn_like, randperm, tensor, zeros, zeros_like)
@@ -202,3 +203,9 @@ from . import compiler  # noqa: E402 - torch.compile and torch.compiler, run eag
 from .compiler import compile  # noqa: E402
 
 cosine_similarity, pairwise_distance = nn.functional.cosine_similarity, nn.functional.pairwise_distance
+
+# Last of all: numpy's names (axis=, keepdims=) for the functions and methods PyTorch binds from C++.
+from ._numpy_names import apply_to_namespace as _apply_numpy_names  # noqa: E402
+_apply_numpy_names(globals(), [name for name in list(globals()) if not name[0].isupper()])
+_apply_numpy_names(Tensor, [name for name in list(vars(Tensor))])
+_apply_numpy_names(linalg, linalg.__all__)

@@ -19,7 +19,8 @@ from ._tensor import Tensor, _as_array
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "eye", "arange",
            "linspace", "rand", "randn", "randint", "randperm", "normal", "zeros_like", "ones_like", "full_like",
            "empty_like", "rand_like", "randn_like", "randint_like", "FloatTensor", "DoubleTensor", "LongTensor",
-           "IntTensor", "BoolTensor", "HalfTensor"]
+           "IntTensor", "BoolTensor", "HalfTensor", "ByteTensor", "CharTensor", "ShortTensor",
+           "BFloat16Tensor"]
 
 
 def _finish(data, dtype, device, requires_grad):
@@ -377,3 +378,7 @@ HalfTensor = _legacy_type("HalfTensor", _dtype.float16)
 LongTensor = _legacy_type("LongTensor", _dtype.int64)
 IntTensor = _legacy_type("IntTensor", _dtype.int32)
 BoolTensor = _legacy_type("BoolTensor", _dtype.bool)
+ByteTensor = _legacy_type("ByteTensor", _dtype.uint8)
+CharTensor = _legacy_type("CharTensor", _dtype.int8)
+ShortTensor = _legacy_type("ShortTensor", _dtype.int16)
+BFloat16Tensor = _legacy_type("BFloat16Tensor", _dtype.bfloat16)

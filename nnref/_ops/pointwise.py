@@ -313,8 +313,19 @@ class WhereBackward0(Node):
                 where(condition, 0.0, grad) if wants_other else None)
 
 
-def where(condition, input, other):
-    """``input`` where ``condition`` holds, else ``other``; either may be a number."""
+_ONLY_CONDITION = object()
+
+
+def where(condition, input=_ONLY_CONDITION, other=_ONLY_CONDITION):
+    """``input`` where ``condition`` holds, else ``other``; either may be a number.  With the
+    condition alone, the indices of its nonzero elements, one tensor per dimension
+    (``torch.where(c)`` is ``torch.nonzero(c, as_tuple=True)``)."""
+    if input is _ONLY_CONDITION and other is _ONLY_CONDITION:
+        from .indexing import nonzero
+        return nonzero(condition, as_tuple=True)
+    if input is _ONLY_CONDITION or other is _ONLY_CONDITION:
+        raise TypeError("where() received an invalid combination of arguments: give the condition "
+                        "alone (the indices where it holds) or with both `input` and `other`")
     if condition._dtype is not _dtype.bool:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
                            f"with dtype {condition._dtype.name}; compare first, e.g. where(x > 0, ...)")

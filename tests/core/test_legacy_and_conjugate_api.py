@@ -83,3 +83,19 @@ def test_dir_shows_only_torch_names(namespace):
     theirs = getattr(torch, namespace)
     extra = sorted(n for n in dir(ours) if not n.startswith("_") and not hasattr(theirs, n))
     assert extra == []
+
+
+@pytest.mark.parametrize("expression", [
+    "lib.where(lib.tensor([[1, 0], [0, 2]]))", "lib.where(lib.tensor([True, False]))", "lib.where(lib.tensor(3.0))",
+    "lib.where(lib.zeros(0))", "lib.where(lib.tensor([True]), lib.ones(1))",
+    "lib.CharTensor([1]).dtype", "lib.ShortTensor([1, 2])", "lib.BFloat16Tensor([1.5])", "lib.ByteTensor([3, 4])",
+    "lib.ByteTensor(2).shape", "isinstance(lib.ones(1, dtype=lib.uint8), lib.ByteTensor)",
+    "isinstance(lib.ones(1), lib.ByteTensor)", "lib.CharTensor(lib.ones(1))",
+])
+def test_condition_only_where_and_legacy_integer_types(expression):
+    if expression in ("lib.where(lib.tensor([True]), lib.ones(1))", "lib.CharTensor(lib.ones(1))"):
+        # PyTorch's argument parser lists its C++ overloads; the exception type is what matters
+        outcomes = [_recorded(lambda lib=lib: eval(expression, {"lib": lib})) for lib in (nnref, torch)]
+        assert outcomes[0][0][0] == outcomes[1][0][0] == "TypeError"
+        return
+    _same(expression)

@@ -461,6 +461,10 @@ CASES = {
     "nnref.IntTensor": case(lambda d: nnref.IntTensor([1, 2]).to(d) * 2),
     "nnref.LongTensor": case(lambda d: nnref.LongTensor([1, 2]).to(d) * 2),
     "nnref.BoolTensor": case(lambda d: nnref.BoolTensor([True, False]).to(d) | True),
+    "nnref.ByteTensor": case(lambda d: nnref.ByteTensor([1, 2]).to(d) * 2),
+    "nnref.CharTensor": case(lambda d: nnref.CharTensor([-1, 2]).to(d) * 2),
+    "nnref.ShortTensor": case(lambda d: nnref.ShortTensor([-1, 2]).to(d) * 2),
+    "nnref.BFloat16Tensor": HOST_ONLY("CuPy has no bfloat16: the 'cuda' device refuses the dtype"),
     "nnref.is_tensor": case(lambda d: nnref.is_tensor(nnref.ones(1, device=d))),
     "nnref.numel": case(lambda d: nnref.numel(nnref.ones(2, 3, device=d))),
     # creation
