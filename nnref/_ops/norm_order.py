@@ -5,12 +5,13 @@ PyTorch's last digits (``norm_kernel_tensor_iterator_impl`` in
 
 A float32 sum rounds after every addition, so its value depends on the order: numpy's pairwise
 sum and ATen's loops disagree in the last bits on most tensors of a few hundred elements, which
-``clip_grad_norm_`` then prints.  ATen sums the 2-norm of a contiguous float or double tensor in
-``Vectorized`` lanes (element ``d`` into lane ``d % lanes``, each lane one running sum), folds the
-lanes left to right, then adds the tail elements one by one (as compiled: groups of four rounded
-squares, then the last one to three in fused multiply-adds); every other order is one running
-sum from the first element to the last (a single thread: above ``GRAIN_SIZE`` = 32768 elements
-PyTorch splits the sum between its threads).  ``cumsum`` is numpy's one-by-one running sum.
+``clip_grad_norm_`` then prints.  ATen sums the 2-norm of a float or double tensor that fills one
+block of memory in ``Vectorized`` lanes (element ``d`` into lane ``d % lanes``, each lane one
+running sum), folds the lanes left to right, then adds the tail elements one by one (as compiled:
+groups of four rounded squares, then the last one to three in fused multiply-adds).  Every other
+norm, and the 2-norm of a tensor with gaps, is one running sum in memory order (on one thread:
+above ``GRAIN_SIZE`` = 32768 elements PyTorch splits those sums between its threads).
+``cumsum`` is numpy's one-by-one running sum.
 """
 import math
 from fractions import Fraction
@@ -35,6 +36,17 @@ def _running_sum(xp, values):
     return xp.cumsum(values, dtype=values.dtype)[-1] if values.size else values.dtype.type(0)
 
 
+def _is_dense(data):
+    """Whether the elements fill one block of memory in some order of the dims (a permuted
+    contiguous tensor), which ATen's vectorised 2-norm needs (``is_reduce_lastdim``)."""
+    expected = data.itemsize
+    for stride, size in sorted((abs(stride), size) for size, stride in zip(data.shape, data.strides) if size > 1):
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
 def _fused_multiply_add(a, b, c):
     """``a * b + c`` rounded once to ``c``'s dtype (the CPU's fma)."""
     if not (math.isfinite(a) and math.isfinite(b) and math.isfinite(c)):  # inf and nan: the same either way
@@ -43,9 +55,9 @@ def _fused_multiply_add(a, b, c):
 
 
 def ordered_vector_norm(data, p):
-    """The ``p``-norm of every element of ``data`` (float32 or float64, C order), as a 0-d array."""
+    """The ``p``-norm of every element of ``data`` (float32 or float64), as a 0-d array."""
     xp = array_module_of(data)
-    flat = xp.ravel(data)
+    flat = xp.ravel(data, order="K")  # memory order, the order TensorIterator walks a permuted tensor in
     magnitude = xp.abs(flat)
     if p == np.inf:
         return magnitude.max()
@@ -55,6 +67,8 @@ def ordered_vector_norm(data, p):
         return flat.dtype.type(xp.count_nonzero(flat))
     if p == 1:
         return _running_sum(xp, magnitude)
+    if p == 2 and not _is_dense(data):  # TensorIterator cannot make it one run: NormTwoOps, one by one
+        return xp.sqrt(_running_sum(xp, flat * flat))
     if p == 2:
         lanes = _LANES[flat.dtype]
         body = flat.size - flat.size % lanes

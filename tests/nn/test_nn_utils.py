@@ -441,3 +441,17 @@ def test_packed_input_errors():
         lstm(packed, (nnref.zeros(1, 3, 4), nnref.zeros(1, 3, 4)))
     with pytest.raises(RuntimeError, match="^input.size\\(-1\\) must be equal to input_size. Expected 3, got 2$"):
         lstm(nnref.nn.utils.rnn.pack_sequence([nnref.ones(3, 2)]))
+
+
+@pytest.mark.parametrize("view", ["permuted", "strided", "column", "offset"])
+@pytest.mark.parametrize("ord", [2.0, 1.0])
+def test_vector_norm_of_views_sums_in_torchs_order(view, ord):
+    """A transposed gradient is walked in memory order; one that is not a block of memory
+    takes ATen's one-by-one loop instead of the lanes."""
+    pick = {"permuted": lambda t: t.permute(2, 0, 1), "strided": lambda t: t[:, ::2],
+            "column": lambda t: t[:, :, 1], "offset": lambda t: t[1:]}[view]
+    rng = np.random.default_rng(7)
+    for shape in [(5, 9, 3), (31, 17, 3), (64, 40, 3)]:
+        data = np.asarray(rng.standard_normal(shape), dtype=np.float32)
+        _same_bits(nnref.linalg.vector_norm(pick(nnref.tensor(data)), ord),
+                   torch.linalg.vector_norm(pick(torch.from_numpy(data)), ord))
