@@ -10,6 +10,7 @@ import math
 import numbers
 import warnings
 
+from .. import _dtype
 from .._device import array_module, array_module_of
 from .._tensor import Tensor, _wrap_dim
 from ..autograd.graph import Node
@@ -56,9 +57,32 @@ def _try_view(data, shape):
     return view
 
 
-def view(input, *shape):
-    """Same memory, new shape; fails where the strides make that impossible (use reshape)."""
+def view(input, *shape, dtype=None):
+    """Same memory, new shape; fails where the strides make that impossible (use reshape).
+    ``view(dtype)`` reads the same bytes as another dtype instead (not differentiable)."""
+    if dtype is None and len(shape) == 1 and isinstance(shape[0], _dtype.dtype):
+        dtype = shape[0]
+    if dtype is not None:
+        return _view_as_dtype(input, dtype)
     return _view(input, _infer_shape(_sizes(shape), input._data.size))
+
+
+def _view_as_dtype(input, dtype):
+    """``view(dtype)``: the bytes reinterpreted; with another element size the last dimension,
+    which must be contiguous, shrinks or grows (``aten/src/ATen/native/TensorConversions.cpp``)."""
+    data, old = input._data, input._dtype
+    if dtype.itemsize != old.itemsize:
+        what = f"to view {old._legacy_name[:-6]} as {dtype._legacy_name[:-6]} (different element sizes)"
+        if data.ndim == 0:
+            raise RuntimeError(f"self.dim() cannot be 0 {what}")
+        if data.shape[-1] != 1 and data.strides[-1] != old.itemsize:
+            raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {data.strides[-1] // old.itemsize}")
+        if dtype.itemsize > old.itemsize and data.shape[-1] % (dtype.itemsize // old.itemsize):
+            raise RuntimeError(f"self.size(-1) must be divisible by {dtype.itemsize // old.itemsize} {what}, "
+                               f"but got {data.shape[-1]}")
+    out = make_view(input, data.view(dtype.numpy))
+    out._requires_grad = False  # a reinterpretation has no derivative
+    return out
 
 
 def _view(input, shape):

@@ -99,3 +99,26 @@ def test_condition_only_where_and_legacy_integer_types(expression):
         assert outcomes[0][0][0] == outcomes[1][0][0] == "TypeError"
         return
     _same(expression)
+
+
+@pytest.mark.parametrize("expression", [
+    "y.view(lib.int32)", "y.view(lib.float32).grad_fn", "y.view(lib.int32).requires_grad",
+    "y.detach().view(lib.int16).shape", "y.detach().view(lib.float64)", "y.detach().view(lib.uint8).shape",
+    "lib.arange(4, dtype=lib.int16).view(lib.int32)", "y.detach().t().view(lib.int16)", "y.detach().view(lib.bool)",
+    "y.detach().view(lib.float16)", "y.view(dtype=lib.int32).dtype", "lib.ones(()).view(lib.int16)",
+    "lib.ones(2, 3).view(lib.int64)", "lib.ones(2, 4).view(lib.float64)", "lib.ones(4, dtype=lib.uint8).view(lib.int32)",
+    "y.detach().view(lib.bfloat16).shape", "lib.ones(2, 4)[:, :2].view(lib.float64).shape",
+    "type(y.view(3, 2).grad_fn).__name__",
+])
+def test_view_as_another_dtype(expression):
+    def run(lib):
+        y = lib.arange(6.0, requires_grad=True).reshape(2, 3)
+        return _recorded(lambda: eval(expression, {"lib": lib, "y": y}))
+    assert run(nnref) == run(torch)
+
+
+def test_view_as_another_dtype_shares_memory_and_version():
+    x = nnref.arange(4.0)
+    bits = x.view(nnref.int32)
+    bits[0] = 1065353216  # the bits of 1.0
+    assert x[0].item() == 1.0 and x._version == bits._version == 1
