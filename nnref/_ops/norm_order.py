@@ -25,6 +25,7 @@ __all__ = ["ordered_vector_norm", "follows_aten_order"]
 # Vectorized<float>::size() and Vectorized<double>::size() of the kernel PyTorch's CPU build runs
 # (256-bit vectors, measured against torch 2.13 on an AVX512 machine as on an AVX2 one)
 _LANES = {np.dtype(np.float32): 8, np.dtype(np.float64): 4}
+_WIDER = {np.dtype(np.float32): np.float64, np.dtype(np.float64): np.longdouble}
 
 
 def follows_aten_order(data):
@@ -81,6 +82,10 @@ def ordered_vector_norm(data, p):
         for x in flat[flat.size - fused:]:  # at most 3
             total = _fused_multiply_add(x, x, total)
         return xp.sqrt(total)
-    exponent = flat.dtype.type(p)
+    # libm's pow is correctly rounded (to the last bit, nearly always), numpy's vectorised power
+    # is not: the powers in a wider type, rounded
+    wide = _WIDER[flat.dtype]
+    exponent, root = flat.dtype.type(p), flat.dtype.type(1) / flat.dtype.type(p)
     with np.errstate(divide="ignore"):  # p < 0 with a zero entry: inf ** (1/p) = 0, quietly
-        return _running_sum(xp, magnitude ** exponent) ** (flat.dtype.type(1) / exponent)
+        total = _running_sum(xp, (magnitude.astype(wide) ** wide(exponent)).astype(flat.dtype))
+        return flat.dtype.type(wide(total) ** wide(root))
