@@ -2,6 +2,7 @@
 
 (Named ``nn_compare`` so it cannot clash with other test folders' helpers.)
 """
+import warnings
 import zlib
 
 import numpy as np
@@ -76,3 +77,15 @@ def raised(fn):
     except Exception as exc:  # noqa: BLE001 - the type is what the tests compare
         return type(exc)
     return None
+
+
+def outcome_and_warnings(call):
+    """``call()``'s result, or its exception's type and message, and every warning it gave
+    (category and text): the behaviour two libraries are compared on."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            result = call()
+        except Exception as exc:  # the type and the message are the behaviour compared
+            result = (type(exc).__name__, str(exc))
+    return result, [(w.category.__name__, str(w.message)) for w in caught]

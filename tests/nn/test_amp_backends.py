@@ -1,23 +1,15 @@
 """``nnref.amp`` (GradScaler, autocast's disabled form), ``nnref.cuda.amp``'s deprecated spellings,
 ``nnref.backends`` and the CUDA seeding/memory calls, against PyTorch: each step of a scaled
 training run (scales, skipped steps, weights, state_dicts) and every warning and error text."""
-import warnings
 
 import pytest
 
 import nnref
+from nn_compare import outcome_and_warnings
 
 torch = pytest.importorskip("torch")
 
 
-def _recorded(call):
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            result = call()
-        except Exception as exc:  # the type and the message are the behaviour compared
-            result = (type(exc).__name__, str(exc))
-    return result, [(w.category.__name__, str(w.message)) for w in caught]
 
 
 @pytest.mark.parametrize("expression", [
@@ -37,8 +29,8 @@ def _recorded(call):
 def test_same_results_warnings_and_errors(expression):
     if nnref.cuda.is_available():
         pytest.skip("compares with a CPU-only PyTorch")
-    ours = _recorded(lambda: eval(expression, {"lib": nnref}))
-    theirs = _recorded(lambda: eval(expression, {"lib": torch}))
+    ours = outcome_and_warnings(lambda: eval(expression, {"lib": nnref}))
+    theirs = outcome_and_warnings(lambda: eval(expression, {"lib": torch}))
     assert ours == theirs
 
 
@@ -87,17 +79,17 @@ def _scaled_training(lib):
         scaled.backward()
         if step == 1:
             scaler.unscale_(opt)
-            seen.append(_recorded(lambda: scaler.unscale_(opt)))
+            seen.append(outcome_and_warnings(lambda: scaler.unscale_(opt)))
             seen.append(model.weight.grad.tolist())
         seen.append(scaler.step(opt))
-        seen.append(_recorded(lambda: scaler.step(opt)))
+        seen.append(outcome_and_warnings(lambda: scaler.step(opt)))
         scaler.update()
         seen.append((scaler.get_scale(), scaler.state_dict(), model.weight.tolist()))
     scaler.update(1024.0)
     resumed = lib.amp.GradScaler("cpu")
     resumed.load_state_dict(scaler.state_dict())
     seen.append((scaler.get_scale(), resumed.state_dict()))
-    seen.append(_recorded(lambda: lib.amp.GradScaler("cpu").step(opt)))
+    seen.append(outcome_and_warnings(lambda: lib.amp.GradScaler("cpu").step(opt)))
     return _rounded(seen)
 
 

@@ -2,23 +2,15 @@
 node names, outputs, input and parameter gradients, the same random stream afterwards (the
 recomputation replays the forward's dropout mask), and PyTorch's warnings and errors."""
 import importlib
-import warnings
 
 import pytest
 
 import nnref
+from nn_compare import outcome_and_warnings
 
 torch = pytest.importorskip("torch")
 
 
-def _recorded(call):
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            result = call()
-        except Exception as exc:  # type and message are the compared behaviour
-            result = (type(exc).__name__, str(exc))
-    return result, [(w.category.__name__, str(w.message)) for w in caught]
 
 
 def _rounded(values):
@@ -32,10 +24,10 @@ def _checkpointed_block(lib, reentrant):
     block = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Dropout(0.3), nn.Linear(8, 2))
     x = lib.randn(3, 4, requires_grad=True)
     options = {} if reentrant is None else {"use_reentrant": reentrant}
-    y, warned = _recorded(lambda: cp.checkpoint(block, x, **options))
+    y, warned = outcome_and_warnings(lambda: cp.checkpoint(block, x, **options))
     y.pow(2).sum().backward()
     after = lib.rand(1).item()
-    z, warned_sequential = _recorded(lambda: cp.checkpoint_sequential(block, 2, x, **options))
+    z, warned_sequential = outcome_and_warnings(lambda: cp.checkpoint_sequential(block, 2, x, **options))
     return [type(y.grad_fn).__name__, _rounded(y.flatten().tolist()), warned, _rounded(x.grad.flatten().tolist()),
             _rounded(block[0].weight.grad.flatten().tolist()), round(after, 6), type(z.grad_fn).__name__,
             _rounded(z.flatten().tolist()), warned_sequential]
@@ -57,5 +49,5 @@ def test_checkpointed_block_matches_torch(reentrant):
 def test_warnings_and_errors_match_torch(expression):
     def run(lib):
         cp = importlib.import_module(lib.__name__ + ".utils.checkpoint")
-        return _recorded(lambda: eval(expression, {"lib": lib, "cp": cp}))
+        return outcome_and_warnings(lambda: eval(expression, {"lib": lib, "cp": cp}))
     assert run(nnref) == run(torch)
