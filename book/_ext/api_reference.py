@@ -37,7 +37,7 @@ NAMESPACES = (
     "nnref.utils.safetensors", "nnref.accelerator", "nnref.cuda", "nnref.cuda.amp", "nnref.viz", "nnref.linalg",
     "nnref.compiler", "nnref.amp", "nnref.backends.cudnn", "nnref.backends.mps", "nnref.backends.mkldnn",
     "nnref.backends.cuda",
-    "nnref.distributions", "nnref.testing",
+    "nnref.distributions", "nnref.testing", "nnref.autograd.functional",
     "nnref.nn.utils", "nnref.nn.utils.rnn",
 )
 

@@ -16,7 +16,7 @@ from .variable import Variable
 
 __all__ = ["Variable", "Function", "backward", "grad", "gradcheck", "gradgradcheck", "no_grad",
            "enable_grad", "set_grad_enabled", "inference_mode", "function", "grad_mode", "graph",
-           "variable"]
+           "variable", "functional"]
 
 
 def _as_list(x):
@@ -104,3 +104,5 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 from .._namespace import public_dir as _public_dir  # noqa: E402
 
 __dir__ = _public_dir(globals(), __all__)
+
+from . import functional  # noqa: E402 - torch.autograd.functional, built on grad above

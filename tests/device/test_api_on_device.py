@@ -61,7 +61,7 @@ def public_api():
                   "nnref.optim": optim, "nnref.optim.lr_scheduler": lr_scheduler,
                   "nnref.linalg": nnref.linalg, "nnref.distributions": nnref.distributions,
                   "nnref.nn.utils": nn.utils, "nnref.nn.utils.rnn": nn.utils.rnn,
-                  "nnref.testing": nnref.testing}
+                  "nnref.testing": nnref.testing, "nnref.autograd.functional": nnref.autograd.functional}
     try:
         from nnref.utils import data
         namespaces["nnref.utils.data"] = data
@@ -1995,6 +1995,47 @@ CASES.update({
 CASES.update({
     "nnref.testing.assert_close": case(lambda d: _comparison_outcomes(nnref.testing.assert_close, d)),
     "nnref.testing.assert_allclose": case(lambda d: _comparison_outcomes(nnref.testing.assert_allclose, d)),
+})
+
+_AF = nnref.autograd.functional
+
+
+def _two_inputs(d):
+    return leaf(d, (3,), seed=1), leaf(d, (2, 3), seed=2)
+
+
+def _scalar_of_two(x, y):
+    return (x.exp() * y).sum() + (x * x).sum()
+
+
+CASES.update({  # each also differentiates a create_graph=True result back to the leaves
+    "nnref.autograd.functional.jacobian": case(lambda d: [
+        _AF.jacobian(lambda x, y: (x.sin() * y, (x * x).sum()), _two_inputs(d)),
+        _AF.jacobian(lambda x, y: x.tanh() * y, _two_inputs(d), vectorize=True),
+        with_grads(_AF.jacobian(lambda x: x.exp() * x, xs := leaf(d, (3,)), create_graph=True), [xs])]),
+    "nnref.autograd.functional.hessian": case(lambda d: [
+        _AF.hessian(_scalar_of_two, _two_inputs(d)),
+        _AF.hessian(_scalar_of_two, _two_inputs(d), vectorize=True),
+        with_grads(_AF.hessian(lambda x: (x ** 3).sum(), xs := leaf(d, (3,)), create_graph=True), [xs])]),
+    "nnref.autograd.functional.vjp": case(lambda d: [
+        _AF.vjp(lambda x, y: x.sin() * y, _two_inputs(d), leaf(d, (2, 3), seed=3, grad=False)),
+        with_grads(_AF.vjp(lambda x: x.exp() * x, xs := leaf(d, (3,)), leaf(d, (3,), seed=3, grad=False),
+                           create_graph=True), [xs])]),
+    "nnref.autograd.functional.jvp": case(lambda d: [
+        _AF.jvp(lambda x, y: x.sin() * y, _two_inputs(d), (leaf(d, (3,), seed=4, grad=False),
+                                                           leaf(d, (2, 3), seed=5, grad=False))),
+        with_grads(_AF.jvp(lambda x: x.exp() * x, xs := leaf(d, (3,)), leaf(d, (3,), seed=3, grad=False),
+                           create_graph=True), [xs])]),
+    "nnref.autograd.functional.vhp": case(lambda d: [
+        _AF.vhp(_scalar_of_two, _two_inputs(d), (leaf(d, (3,), seed=4, grad=False),
+                                                 leaf(d, (2, 3), seed=5, grad=False))),
+        with_grads(_AF.vhp(lambda x: (x ** 3).sum(), xs := leaf(d, (3,)), leaf(d, (3,), seed=3, grad=False),
+                           create_graph=True), [xs])]),
+    "nnref.autograd.functional.hvp": case(lambda d: [
+        _AF.hvp(_scalar_of_two, _two_inputs(d), (leaf(d, (3,), seed=4, grad=False),
+                                                 leaf(d, (2, 3), seed=5, grad=False))),
+        with_grads(_AF.hvp(lambda x: (x ** 3).sum(), xs := leaf(d, (3,)), leaf(d, (3,), seed=3, grad=False),
+                           create_graph=True), [xs])]),
 })
 
 
