@@ -77,7 +77,7 @@ def _outer(a, b):
     """
     xp = array_module_of(a)
     gemm = _GEMM.get(a.dtype) if xp is np else None  # SciPy's BLAS reads host memory only
-    if gemm is None or b.dtype != a.dtype:
+    if gemm is None or b.dtype != a.dtype or not (a.shape[0] and b.shape[1]):  # BLAS needs sizes
         return xp.dot(a, b)
     out = xp.empty((a.shape[0], b.shape[1]), a.dtype)
     written = gemm(1.0, b.T, a.T, c=out.T, overwrite_c=True)

@@ -33,3 +33,15 @@ def test_batch_one_weight_gradient_matches_pytorch():
         (lib.from_numpy(x) @ weight.t()).pow(2).sum().backward()
         grads.append(weight.grad.numpy())
     np.testing.assert_allclose(grads[0], grads[1], rtol=1e-6)
+
+
+@pytest.mark.parametrize("rows, columns", [(0, 5), (3, 0), (0, 0)])
+def test_empty_outer_product_matches_pytorch(rows, columns):
+    results = []
+    for lib in (nnref, torch):
+        a = lib.ones(rows, 1, requires_grad=True)
+        b = lib.ones(1, columns, requires_grad=True)
+        out = lib.mm(a, b)
+        out.sum().backward()
+        results.append((tuple(out.shape), a.grad.tolist(), b.grad.tolist()))
+    assert results[0] == results[1]
