@@ -11,10 +11,8 @@ gradients, so the units match and ``lr`` (default 1.0) only rescales::
 """
 from .._creation import tensor, zeros_like
 from .._device import array_module_of
-from .._tensor import Tensor
-from ..autograd.grad_mode import no_grad
 from .adam import _step_dtype
-from .optimizer import Optimizer, _check_capturable, _no_differentiable, _params_with_grad
+from .optimizer import Optimizer, _check_hyperparameters, _no_differentiable
 
 __all__ = ["Adadelta"]
 
@@ -25,16 +23,7 @@ class Adadelta(Optimizer):
 
     def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *,
                  capturable=False, maximize=False, differentiable=False):
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= rho <= 1.0:
-            raise ValueError(f"Invalid rho value: {rho}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_hyperparameters(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay)
         _no_differentiable(differentiable)
         defaults = {"lr": lr, "rho": rho, "eps": eps, "weight_decay": weight_decay,
                     "maximize": maximize, "capturable": capturable, "foreach": foreach,
@@ -43,32 +32,20 @@ class Adadelta(Optimizer):
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            for key, value in (("foreach", None), ("maximize", False), ("differentiable", False),
-                               ("capturable", False)):
-                group.setdefault(key, value)
-            for p in group["params"]:
-                p_state = self.state.get(p, [])
-                if len(p_state) != 0 and not isinstance(p_state["step"], Tensor):
-                    p_state["step"] = tensor(float(p_state["step"]), dtype=_step_dtype())
+        self._setstate_groups(foreach=None, maximize=False, differentiable=False,
+                              capturable=False)
 
     def step(self, closure=None):
         """Update every parameter that has a gradient; returns ``closure()``'s loss if given."""
-        loss = self._evaluate(closure)
-        with no_grad():
-            for group in self.param_groups:
-                params = _params_with_grad(group)
-                for p in params:
-                    state = self.state[p]
-                    if len(state) == 0:
-                        state["step"] = tensor(0.0, dtype=_step_dtype())
-                        state["square_avg"] = zeros_like(p)
-                        state["acc_delta"] = zeros_like(p)
-                for p in params:  # PyTorch checks every parameter before updating any
-                    _check_capturable(p, group, devices="['cuda', 'xpu', 'hpu', 'privateuseone']")
-                for p in params:
-                    self._update(p, group, self.state[p])
-        return loss
+        # PyTorch checks every parameter before updating any
+        return self._step_each_param(closure, devices="['cuda', 'xpu', 'hpu', 'privateuseone']",
+                                     check_all_first=True)
+
+    def _init_state(self, p, group, state):
+        """The state made on the parameter's first step, as PyTorch's ``_init_group``."""
+        state["step"] = tensor(0.0, dtype=_step_dtype())
+        state["square_avg"] = zeros_like(p)
+        state["acc_delta"] = zeros_like(p)
 
     def _update(self, p, group, state):
         """One parameter's step, as PyTorch's ``_single_tensor_adadelta``."""

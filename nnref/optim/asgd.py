@@ -13,10 +13,8 @@ Plain SGD with a decaying rate ``eta`` and a weight decay ``lambd``, plus a runn
 them, so their roundings are PyTorch's.
 """
 from .._creation import tensor, zeros, zeros_like
-from .._tensor import Tensor
-from ..autograd.grad_mode import no_grad
 from .adam import _step_dtype
-from .optimizer import Optimizer, _check_capturable, _no_differentiable, _params_with_grad
+from .optimizer import Optimizer, _check_hyperparameters, _no_differentiable
 
 __all__ = ["ASGD"]
 
@@ -27,12 +25,7 @@ class ASGD(Optimizer):
 
     def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0,
                  foreach=None, maximize=False, differentiable=False, capturable=False):
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_hyperparameters(lr=lr, weight_decay=weight_decay)
         _no_differentiable(differentiable)
         defaults = {"lr": lr, "lambd": lambd, "alpha": alpha, "t0": t0,
                     "weight_decay": weight_decay, "foreach": foreach, "maximize": maximize,
@@ -41,33 +34,19 @@ class ASGD(Optimizer):
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            for key, value in (("foreach", None), ("maximize", False), ("differentiable", False),
-                               ("capturable", False)):
-                group.setdefault(key, value)
-            for p in group["params"]:
-                p_state = self.state.get(p, [])
-                for key in ("step", "eta", "mu"):
-                    if len(p_state) != 0 and not isinstance(p_state[key], Tensor):
-                        p_state[key] = tensor(float(p_state[key]), dtype=_step_dtype(),
-                                              device=p.device)
+        self._setstate_groups(("step", "eta", "mu"), on_param_device=True, foreach=None,
+                              maximize=False, differentiable=False, capturable=False)
 
     def step(self, closure=None):
         """Update every parameter that has a gradient; returns ``closure()``'s loss if given."""
-        loss = self._evaluate(closure)
-        with no_grad():
-            for group in self.param_groups:
-                for p in _params_with_grad(group):
-                    state = self.state[p]
-                    if len(state) == 0:
-                        state["step"] = zeros((), dtype=_step_dtype(), device=p.device)
-                        state["eta"] = tensor(float(group["lr"]), dtype=_step_dtype(),
-                                              device=p.device)
-                        state["mu"] = tensor(1.0, dtype=_step_dtype(), device=p.device)
-                        state["ax"] = zeros_like(p)
-                    _check_capturable(p, group, "params, mus, etas, and state_steps")
-                    self._update(p, group, state)
-        return loss
+        return self._step_each_param(closure, "params, mus, etas, and state_steps")
+
+    def _init_state(self, p, group, state):
+        """The state made on the parameter's first step, as PyTorch's ``_init_group``."""
+        state["step"] = zeros((), dtype=_step_dtype(), device=p.device)
+        state["eta"] = tensor(float(group["lr"]), dtype=_step_dtype(), device=p.device)
+        state["mu"] = tensor(1.0, dtype=_step_dtype(), device=p.device)
+        state["ax"] = zeros_like(p)
 
     def _update(self, p, group, state):
         """One parameter's step, as PyTorch's ``_single_tensor_asgd``."""

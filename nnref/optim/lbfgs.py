@@ -10,10 +10,9 @@ arithmetic is the tensor operations PyTorch performs (dot products, ``add_`` wit
 an ``alpha`` that is a 0-d tensor is passed as ``float(...)``, the number PyTorch's Scalar
 conversion takes from it.
 """
-from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad, no_grad
 from .._ops.shape import cat
-from .optimizer import Optimizer
+from .optimizer import Optimizer, _check_hyperparameters
 
 __all__ = ["LBFGS"]
 
@@ -132,10 +131,7 @@ class LBFGS(Optimizer):
 
     def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7,
                  tolerance_change=1e-9, history_size=100, line_search_fn=None):
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        _check_hyperparameters(lr=lr)
         if max_eval is None:
             max_eval = max_iter * 5 // 4
         defaults = {"lr": lr, "max_iter": max_iter, "max_eval": max_eval,

@@ -12,11 +12,9 @@ For each parameter with gradient ``g``, at step ``t``, with the momentum schedul
 """
 from .._creation import tensor, zeros_like
 from .._device import array_module_of
-from .._tensor import Tensor
-from ..autograd.grad_mode import no_grad
 from .adam import _step_dtype
-from .optimizer import (Optimizer, _addcmul, _check_capturable, _lerp, _no_differentiable,
-                        _params_with_grad)
+from .optimizer import (Optimizer, _addcmul, _check_hyperparameters, _lerp,
+                        _no_differentiable)
 
 __all__ = ["NAdam"]
 
@@ -28,20 +26,8 @@ class NAdam(Optimizer):
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  momentum_decay=4e-3, decoupled_weight_decay=False, *, foreach=None,
                  maximize=False, capturable=False, differentiable=False):
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= momentum_decay:
-            raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
+        _check_hyperparameters(lr=lr, eps=eps, betas=betas, weight_decay=weight_decay,
+                               momentum_decay=momentum_decay)
         _no_differentiable(differentiable)
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
                     "momentum_decay": momentum_decay,
@@ -51,32 +37,20 @@ class NAdam(Optimizer):
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            for key, value in (("maximize", False), ("foreach", None), ("capturable", False),
-                               ("differentiable", False), ("decoupled_weight_decay", False)):
-                group.setdefault(key, value)
-            for p in group["params"]:
-                p_state = self.state.get(p, [])
-                if len(p_state) != 0:
-                    for key in ("step", "mu_product"):
-                        if not isinstance(p_state[key], Tensor):
-                            p_state[key] = tensor(float(p_state[key]), dtype=_step_dtype())
+        self._setstate_groups(("step", "mu_product"), maximize=False, foreach=None,
+                              capturable=False, differentiable=False,
+                              decoupled_weight_decay=False)
 
     def step(self, closure=None):
         """Update every parameter that has a gradient; returns ``closure()``'s loss if given."""
-        loss = self._evaluate(closure)
-        with no_grad():
-            for group in self.param_groups:
-                for p in _params_with_grad(group):
-                    state = self.state[p]
-                    if len(state) == 0:
-                        state["step"] = tensor(0.0, dtype=_step_dtype())
-                        state["mu_product"] = tensor(1.0, dtype=_step_dtype())
-                        state["exp_avg"] = zeros_like(p)
-                        state["exp_avg_sq"] = zeros_like(p)
-                    _check_capturable(p, group, "params, mu_products and state_steps")
-                    self._update(p, group, state)
-        return loss
+        return self._step_each_param(closure, "params, mu_products and state_steps")
+
+    def _init_state(self, p, group, state):
+        """The state made on the parameter's first step, as PyTorch's ``_init_group``."""
+        state["step"] = tensor(0.0, dtype=_step_dtype())
+        state["mu_product"] = tensor(1.0, dtype=_step_dtype())
+        state["exp_avg"] = zeros_like(p)
+        state["exp_avg_sq"] = zeros_like(p)
 
     def _update(self, p, group, state):
         """One parameter's step, as PyTorch's ``_single_tensor_nadam``."""

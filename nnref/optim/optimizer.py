@@ -11,10 +11,11 @@ from copy import deepcopy
 from itertools import chain
 import warnings
 
+from .._creation import tensor
 from .._device import array_module
 from .._ops.blend import _fma as blend_fma, _lerp as blend_lerp
 from .._tensor import Tensor
-from ..autograd.grad_mode import enable_grad
+from ..autograd.grad_mode import enable_grad, no_grad
 
 __all__ = ["Optimizer"]
 
@@ -132,6 +133,60 @@ class Optimizer:
         (``torch/optim/optimizer.py``)."""
         raise NotImplementedError
 
+    def _step_each_param(self, closure, tensors="params and state_steps",
+                         devices="['cuda', 'xpu', 'hpu', 'privateuseone', 'xla']",
+                         check_all_first=False):
+        """The ``step()`` of the single-tensor optimizers (``torch/optim/nadam.py``, ``radam.py``,
+        ...): ``closure()``'s loss; then, without gradient, for each parameter with a gradient,
+        its state made by ``self._init_state(p, group, state)`` on the first step, the
+        capturable check with that optimizer's texts, and ``self._update(p, group, state)``.
+        ``check_all_first``: Adadelta makes every state and checks every parameter of a group
+        before updating any."""
+        loss = self._evaluate(closure)
+        with no_grad():
+            for group in self.param_groups:
+                params = _params_with_grad(group)
+                if check_all_first:
+                    for p in params:
+                        self._lazy_state(p, group)
+                    for p in params:
+                        _check_capturable(p, group, tensors, devices)
+                    for p in params:
+                        self._update(p, group, self.state[p])
+                else:
+                    for p in params:
+                        state = self._lazy_state(p, group)
+                        _check_capturable(p, group, tensors, devices)
+                        self._update(p, group, state)
+        return loss
+
+    def _lazy_state(self, p, group):
+        """``p``'s state, filled by the optimizer's ``_init_state`` when still empty."""
+        state = self.state[p]
+        if len(state) == 0:
+            self._init_state(p, group, state)
+        return state
+
+    def _setstate_groups(self, scalar_keys=("step",), on_param_device=False, **group_defaults):
+        """What each optimizer's ``__setstate__`` does after ``Optimizer.__setstate__``
+        (``torch/optim/nadam.py``, ``radam.py``, ...): the group options that a state saved by
+        an older version lacks take their defaults (in the order given), and the scalar state
+        saved as numbers (``scalar_keys``) becomes 0-d tensors of the default float dtype, on
+        the parameter's device with ``on_param_device`` (ASGD)."""
+        from .adam import _step_dtype  # adam.py imports this module
+        for group in self.param_groups:
+            for key, value in group_defaults.items():
+                group.setdefault(key, value)
+            for p in group["params"]:
+                p_state = self.state.get(p, [])
+                if len(p_state) == 0:
+                    continue
+                device = p.device if on_param_device else None
+                for key in scalar_keys:
+                    if not isinstance(p_state[key], Tensor):
+                        p_state[key] = tensor(float(p_state[key]), dtype=_step_dtype(),
+                                              device=device)
+
     def _evaluate(self, closure):
         """``closure()`` with gradients on (it usually runs forward and backward), or None."""
         if closure is None:
@@ -230,6 +285,35 @@ class Optimizer:
 
         param_groups = [update_group(g, ng) for g, ng in zip(groups, saved_groups)]
         self.__setstate__({"state": state, "param_groups": param_groups})
+
+
+# The messages of the range checks, for the hyper-parameters that must not be negative.
+_NON_NEGATIVE = {"lr": "learning rate", "eps": "epsilon value", "weight_decay": "weight_decay value",
+                 "momentum_decay": "momentum_decay value"}
+
+
+def _check_hyperparameters(**values):
+    """The range checks that each of PyTorch's optimizer constructors writes out
+    (``torch/optim/nadam.py``, ``radam.py``, ...), with PyTorch's messages, made in the order
+    the keywords are given."""
+    for name, value in values.items():
+        if name == "lr" and isinstance(value, Tensor) and value.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        if name in _NON_NEGATIVE:
+            if not 0.0 <= value:
+                raise ValueError(f"Invalid {_NON_NEGATIVE[name]}: {value}")
+        elif name == "betas":
+            for i in (0, 1):
+                if not 0.0 <= value[i] < 1.0:
+                    raise ValueError(f"Invalid beta parameter at index {i}: {value[i]}")
+        elif name == "rho":
+            if not 0.0 <= value <= 1.0:
+                raise ValueError(f"Invalid rho value: {value}")
+        elif name == "etas":
+            if not 0.0 < value[0] < 1.0 < value[1]:
+                raise ValueError(f"Invalid eta values: {value[0]}, {value[1]}")
+        else:
+            raise TypeError(f"_check_hyperparameters has no check for {name!r}")
 
 
 def _params_with_grad(group):

@@ -10,10 +10,8 @@ grown by ``etaplus`` while the sign holds and shrunk by ``etaminus`` when it fli
 """
 from .._creation import full_like, tensor, zeros_like
 from .._device import array_module_of
-from .._tensor import Tensor
-from ..autograd.grad_mode import no_grad
 from .adam import _step_dtype
-from .optimizer import Optimizer, _check_capturable, _no_differentiable, _params_with_grad
+from .optimizer import Optimizer, _check_hyperparameters, _no_differentiable
 
 __all__ = ["Rprop"]
 
@@ -24,12 +22,7 @@ class Rprop(Optimizer):
 
     def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *,
                  capturable=False, foreach=None, maximize=False, differentiable=False):
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 < etas[0] < 1.0 < etas[1]:
-            raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
+        _check_hyperparameters(lr=lr, etas=etas)
         _no_differentiable(differentiable)
         defaults = {"lr": lr, "etas": etas, "step_sizes": step_sizes, "foreach": foreach,
                     "maximize": maximize, "differentiable": differentiable,
@@ -38,29 +31,18 @@ class Rprop(Optimizer):
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            for key, value in (("foreach", None), ("maximize", False), ("differentiable", False),
-                               ("capturable", False)):
-                group.setdefault(key, value)
-            for p in group["params"]:
-                p_state = self.state.get(p, [])
-                if len(p_state) != 0 and not isinstance(p_state["step"], Tensor):
-                    p_state["step"] = tensor(float(p_state["step"]), dtype=_step_dtype())
+        self._setstate_groups(foreach=None, maximize=False, differentiable=False,
+                              capturable=False)
 
     def step(self, closure=None):
         """Update every parameter that has a gradient; returns ``closure()``'s loss if given."""
-        loss = self._evaluate(closure)
-        with no_grad():
-            for group in self.param_groups:
-                for p in _params_with_grad(group):
-                    state = self.state[p]
-                    if len(state) == 0:
-                        state["step"] = tensor(0.0, dtype=_step_dtype())
-                        state["prev"] = zeros_like(p)
-                        state["step_size"] = full_like(p.grad, float(group["lr"]))
-                    _check_capturable(p, group)
-                    self._update(p, group, state)
-        return loss
+        return self._step_each_param(closure)
+
+    def _init_state(self, p, group, state):
+        """The state made on the parameter's first step, as PyTorch's ``_init_group``."""
+        state["step"] = tensor(0.0, dtype=_step_dtype())
+        state["prev"] = zeros_like(p)
+        state["step_size"] = full_like(p.grad, float(group["lr"]))
 
     def _update(self, p, group, state):
         """One parameter's step, as PyTorch's ``_single_tensor_rprop``."""
