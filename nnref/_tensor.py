@@ -525,6 +525,25 @@ class Size(tuple):
         (``torch.Size.numel``, ``torch/csrc/Size.cpp``)."""
         return math.prod(self)
 
+    # Slices, sums and repeats of a Size are Sizes, as in ``torch/csrc/Size.cpp``
+    # (``x.shape[1:]`` prints ``torch.Size([3])``).
+    def __getitem__(self, index):
+        item = tuple.__getitem__(self, index)
+        return Size(item) if isinstance(index, slice) else item
+
+    def __add__(self, other):
+        if not isinstance(other, tuple):
+            raise TypeError(f"can only concatenate tuple (not {type(other).__name__}) to torch.Size")
+        return Size(tuple.__add__(self, other))
+
+    def __radd__(self, other):
+        return Size(tuple.__add__(tuple(other), self)) if isinstance(other, tuple) else NotImplemented
+
+    def __mul__(self, times):
+        return Size(tuple.__mul__(self, times))
+
+    __rmul__ = __mul__
+
 
 def _init(t, data, dev):
     t._data = data

@@ -167,8 +167,9 @@ def _index_plan(index, ndim, xp):
     index = _sequence_index(index)
     if not isinstance(index, tuple):
         index = (index,)
-    specified = sum(1 for i in index if i is not None and i is not Ellipsis and not (
-        isinstance(i, Tensor) and i._dtype.name == "bool" and i._data.ndim > 1))
+    # a bool index of 0 dimensions (True, tensor(False)) adds a dimension instead of taking one
+    specified = sum(1 for i in index if i is not None and i is not Ellipsis and not isinstance(i, bool)
+                    and not (isinstance(i, Tensor) and i._dtype.name == "bool" and i._data.ndim != 1))
     if any(i is Ellipsis for i in index):
         position = next(k for k, i in enumerate(index) if i is Ellipsis)
         fill = (slice(None),) * (ndim - specified)
@@ -189,7 +190,7 @@ def _index_plan(index, ndim, xp):
             steps.append(("slice", dim, item))
             remaining.append(slice(None))
             dim += 1
-        elif isinstance(item, (Tensor, list, np.ndarray)):
+        elif isinstance(item, (Tensor, list, np.ndarray, bool)):
             array = xp.asarray(item._data if isinstance(item, Tensor) else item)
             if array.dtype.kind == "f":
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")

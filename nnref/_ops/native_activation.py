@@ -309,7 +309,7 @@ class SoftplusBackward0(FirstOrderBackward):
         g = _opmath(grad._data)
         xp = array_module_of(self_._data)
         z = self.exp
-        local = z + 1
+        local = xp.add(z, 1, out=xp.empty_like(z))  # an array also for a 0-d input
         xp.divide(z, local, out=local)  # sigmoid(beta x)
         if self.linear is not None:
             xp.copyto(local, local.dtype.type(1), where=self.linear)
@@ -322,7 +322,7 @@ def softplus(input, beta=1.0, threshold=20.0):
     x = _float_input("softplus_cpu", input)
     xp = array_module_of(x)
     dtype = x.dtype.type
-    z = xp.multiply(x, dtype(beta))
+    z = xp.multiply(x, dtype(beta), out=xp.empty_like(x))  # an array also for a 0-d input
     # Where beta x > threshold (NaN stays on the smooth side, as in PyTorch).  Usually nowhere:
     # then no select at all, and when there is one, numpy's masked copy is fast on a sparse mask.
     linear = z > threshold
@@ -330,7 +330,7 @@ def softplus(input, beta=1.0, threshold=20.0):
         linear = None
     xp.clip(z, dtype(-np.inf), dtype(threshold), out=z)
     xp.exp(z, out=z)  # exp(beta x), kept for the backward pass
-    data = xp.log1p(z)
+    data = xp.log1p(z, out=xp.empty_like(z))
     if beta != 1:
         data /= dtype(beta)
     if linear is not None:
