@@ -1826,4 +1826,67 @@ def pdist(input, p=2):
     return _pdist.pdist(input, p)
 
 
+__all__ += ["grid_sample", "affine_grid"]
+
+_ALIGN_CORNERS_WARNING = ("Default grid_sample and affine_grid behavior has changed to align_corners=False since "
+                          "1.3.0. Please specify align_corners=True if the old behavior is desired. See the "
+                          "documentation of grid_sample for details.")
+
+
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    """The values of ``input`` at the normalised positions ``grid`` (``x, y`` in ``[-1, 1]``),
+    interpolated by ``mode`` with ``padding_mode`` outside (``torch.nn.functional.grid_sample``,
+    ``torch/nn/functional.py``; the kernel in :mod:`nnref._ops.grid_sample`)."""
+    from .._ops import grid_sample as _grid_sample
+    if mode not in ("bilinear", "nearest", "bicubic"):
+        raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', "
+                         f"but got: '{mode}'")
+    if padding_mode not in ("zeros", "border", "reflection"):
+        raise ValueError(f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
+                         f"'reflection', but got: '{padding_mode}'")
+    if align_corners is None:
+        warnings.warn(_ALIGN_CORNERS_WARNING, stacklevel=2)
+        align_corners = False
+    _grid_sample.check_grid_sampler(input, grid, mode)
+    if input.dim() == 5:
+        raise NotImplementedError("nnref's grid_sample samples 4-D inputs only (grid_sampler_2d); 5-D inputs "
+                                  "(grid_sampler_3d, volumetric sampling) are not implemented")
+    if input.dim() != 4 or grid.dim() != 4:
+        raise RuntimeError(f"grid_sampler(): expected 4D or 5D input and grid with same number of dimensions, "
+                           f"but got input with sizes {_grid_sample._shape(input)} and grid with sizes "
+                           f"{_grid_sample._shape(grid)}")
+    return _grid_sample.grid_sampler_2d(input, grid, mode, padding_mode, bool(align_corners))
+
+
+def affine_grid(theta, size, align_corners=None):
+    """The sampling grid of the affine maps ``theta`` (``(N, 2, 3)`` or ``(N, 3, 4)``) over an output
+    of ``size`` (``torch.nn.functional.affine_grid``, ``torch/nn/functional.py``)."""
+    from .._ops import grid_sample as _grid_sample
+    if align_corners is None:
+        warnings.warn(_ALIGN_CORNERS_WARNING, stacklevel=2)
+        align_corners = False
+    if not theta.is_floating_point():
+        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    if len(size) == 4:
+        if theta.dim() != 3 or theta.shape[-2] != 2 or theta.shape[-1] != 3:
+            raise ValueError(f"Expected a batch of 2D affine matrices of shape Nx2x3 for size {size}. "
+                             f"Got {theta.shape}.")
+        spatial_size = size[-2:]
+    elif len(size) == 5:
+        if theta.dim() != 3 or theta.shape[-2] != 3 or theta.shape[-1] != 4:
+            raise ValueError(f"Expected a batch of 3D affine matrices of shape Nx3x4 for size {size}. "
+                             f"Got {theta.shape}.")
+        spatial_size = size[-3:]
+    else:
+        raise NotImplementedError(f"affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
+                                  f"respectively. Got size {size}.")
+    if align_corners and min(spatial_size) == 1:
+        warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size grids when "
+                      "align_corners=True. This is not an intended use case of affine_grid. See the "
+                      "documentation of affine_grid for details.", stacklevel=2)
+    elif min(size) <= 0:
+        raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+    return _grid_sample.affine_grid_generator(theta, size, bool(align_corners))
+
+
 __dir__ = _public_dir(globals(), __all__)
