@@ -1594,6 +1594,13 @@ CASES.update({
                                                (2, 3, 5), (3, 2, 3), (2,)),
     "nnref.nn.LazyConvTranspose1d": case(lambda d: _lazy(d, lambda: nn.LazyConvTranspose1d(4, 3, stride=2), (2, 3, 5))),
     "nnref.nn.LazyConvTranspose2d": case(lambda d: _lazy(d, lambda: nn.LazyConvTranspose2d(4, 3, stride=2), (2, 3, 4, 4))),
+    "nnref.nn.functional.grid_sample": op(lambda x, g: [F.grid_sample(x, g.tanh() * 1.3, mode=m, padding_mode=p,
+                                                                      align_corners=a)
+                                                       for m in ("bilinear", "nearest", "bicubic")
+                                                       for p in ("zeros", "border", "reflection")
+                                                       for a in (False, True)], (2, 3, 4, 5), (2, 3, 6, 2)),
+    "nnref.nn.functional.affine_grid": op(lambda t: [F.affine_grid(t, [2, 3, 4, 5], align_corners=False),
+                                                     F.affine_grid(t, [2, 1, 3, 2], align_corners=True)], (2, 2, 3)),
     "nnref.nn.functional.pdist": op(lambda x: [F.pdist(x), F.pdist(x, 1), F.pdist(x, 3), F.pdist(x, float("inf"))],
                                     (5, 3)),
     # (end of the cases of tests/nn/test_more_modules.py)
