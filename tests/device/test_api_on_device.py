@@ -2002,6 +2002,10 @@ CASES.update({
 CASES.update({
     "nnref.testing.assert_close": case(lambda d: _comparison_outcomes(nnref.testing.assert_close, d)),
     "nnref.testing.assert_allclose": case(lambda d: _comparison_outcomes(nnref.testing.assert_allclose, d)),
+    "nnref.testing.make_tensor": seeded_draw(
+        lambda d: nnref.testing.make_tensor(4, 6, dtype=nnref.float32, device=d, low=-2, high=3,
+                                            noncontiguous=True, exclude_zero=True),
+        lambda t: bool(((t >= -2) & (t < 3) & (t != 0)).all())),
 })
 
 _AF = nnref.autograd.functional
