@@ -207,9 +207,13 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
     """``steps`` evenly spaced values from ``start`` to ``end``, both included
     (``torch.linspace``, ``aten/src/ATen/native/RangeFactories.cpp``)."""
-    dtype = _dtype.as_dtype(dtype)
-    return _finish(lambda xp, dev: xp.linspace(start, end, steps), dtype or _dtype.get_default_dtype(),
-                   device, requires_grad)
+    dtype = _dtype.as_dtype(dtype) or _dtype.get_default_dtype()
+    if dtype in (_dtype.float32, _dtype.float64) and steps > 0 and not isinstance(start, complex) \
+            and not isinstance(end, complex):
+        from ._ops.fused import linspace_values  # ATen's rounding: numpy's linspace differs by an ulp
+        return _finish(lambda xp, dev: linspace_values(start, end, steps, dtype.numpy, xp), dtype, device,
+                       requires_grad)
+    return _finish(lambda xp, dev: xp.linspace(start, end, steps), dtype, device, requires_grad)
 
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):

@@ -355,6 +355,7 @@ __all__ += ["integration"]
 from . import histograms  # noqa: E402
 
 Tensor.histc = histograms.histc
+Tensor.histogram = histograms.histogram
 __all__ += ["histograms"]
 
 from . import float_parts  # noqa: E402

@@ -16,6 +16,7 @@ import numpy as np
 from .._device import array_module_of
 from ..autograd.graph import Node
 from ._common import record, wrap
+from .fused import fma as _fma, linspace_values
 
 __all__ = ["grid_sampler_2d", "affine_grid_generator"]
 
@@ -25,28 +26,6 @@ _PADDINGS = ("zeros", "border", "reflection")
 # measured: the input gradient of overlapping points matches with no other width).
 _LANES = {np.dtype(np.float32): 8, np.dtype(np.float64): 4}
 _CUBIC_A = -0.75  # the cubic convolution constant, as in UpSampleBicubic2d.h
-
-
-def _fma(a, b, c):
-    """``a * b + c`` rounded once, as the compiled ``fmadd``: float32 through float64 (where the
-    product is exact); float64 with Dekker's exact product and a two-sum of the parts."""
-    modules = [array_module_of(v) for v in (a, b, c)]
-    xp = next((m for m in modules if m is not np), np)  # a device array among numpy scalars
-    a, b, c = xp.asarray(a), xp.asarray(b), xp.asarray(c)
-    if a.dtype == np.float32:
-        return (a.astype(np.float64) * b.astype(np.float64) + c).astype(np.float32)
-    with np.errstate(all="ignore"):
-        p = a * b
-        split = 134217729.0  # 2**27 + 1: Veltkamp's split into 26-bit halves
-        ta, tb = split * a, split * b
-        ah, bh = ta - (ta - a), tb - (tb - b)
-        al, bl = a - ah, b - bh
-        err = ((ah * bh - p) + ah * bl + al * bh) + al * bl
-        s = p + c
-        bp = s - c
-        t = (p - bp) + (c - (s - bp))
-        out = s + (t + err)
-    return xp.where(xp.isfinite(out), out, p + c)
 
 
 class _Location:
@@ -411,11 +390,8 @@ def _linspace_from_neg_one(n, align_corners, dtype, xp):
     pixel centres unless ``align_corners``."""
     if n <= 1:
         return xp.zeros(1, dtype=dtype)
-    # at::linspace's CPU kernel: the first half up from start, the second down from end, fused.
     f = dtype.type
-    step = (f(1) - f(-1)) / f(n - 1)
-    i = xp.arange(n)
-    points = xp.where(i < n // 2, _fma(step, i.astype(dtype), f(-1)), _fma(-step, (n - 1 - i).astype(dtype), f(1)))
+    points = linspace_values(-1.0, 1.0, n, dtype, xp)
     if not align_corners:
         points = points * f(n - 1) / f(n)
     return points

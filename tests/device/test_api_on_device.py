@@ -1206,6 +1206,12 @@ CASES.update({
     **{f"nnref.{name}": op(lambda y, x, name=name: [getattr(nnref, name)(y), getattr(nnref, name)(y, dx=0.5, dim=0),
                                                     getattr(nnref, name)(y, x.sort().values)], (3, 4), (4,))
        for name in ("trapezoid", "trapz", "cumulative_trapezoid")},
+    **{f"{where}histogram": case(lambda d, where=where: [
+        *(nnref.histogram if where == "nnref." else nnref.Tensor.histogram)(leaf(d, (50,), grad=False), 7),
+        *nnref.histogram(leaf(d, (40,), grad=False, dtype=nnref.float64), 4, range=(-1.0, 1.0),
+                         weight=leaf(d, (40,), seed=1, grad=False, dtype=nnref.float64).abs(), density=True),
+        *nnref.histogram(leaf(d, (30,), grad=False), nnref.tensor([-2.0, -0.5, 0.0, 1.5], device=d))])
+       for where in ("nnref.", "nnref.Tensor.")},
     **{f"{where}histc": case(lambda d, where=where: [(nnref.histc if where == "nnref." else nnref.Tensor.histc)(
         leaf(d, (50,), grad=False), 7), nnref.histc(leaf(d, (50,), grad=False, dtype=nnref.float64), 4, -1, 1)])
        for where in ("nnref.", "nnref.Tensor.")},
