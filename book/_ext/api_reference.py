@@ -38,7 +38,7 @@ NAMESPACES = (
     "nnref.compiler", "nnref.amp", "nnref.backends.cudnn", "nnref.backends.mps", "nnref.backends.mkldnn",
     "nnref.backends.cuda",
     "nnref.distributions", "nnref.testing", "nnref.autograd.functional",
-    "nnref.nn.utils", "nnref.nn.utils.rnn",
+    "nnref.nn.utils", "nnref.nn.utils.rnn", "nnref.nn.utils.parametrize", "nnref.nn.utils.parametrizations",
 )
 
 PAGES = Path(__file__).resolve().parent.parent / "api"

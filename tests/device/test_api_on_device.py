@@ -50,7 +50,7 @@ PLUMBING = {"__dict__", "__module__", "__slots__", "__weakref__", "__doc__", "__
             "__new__", "__init_subclass__", "__format__", "__str__", "__class_getitem__"}
 SUBMODULES = {"autograd", "cuda", "nn", "optim", "serialization", "utils", "viz", "functional", "init", "linalg",
               "modules", "parameter", "lr_scheduler", "compiler", "amp", "backends",
-              "distributions", "rnn", "testing"}
+              "distributions", "rnn", "testing", "parametrize", "parametrizations"}
 
 
 def public_api():
@@ -61,6 +61,8 @@ def public_api():
                   "nnref.optim": optim, "nnref.optim.lr_scheduler": lr_scheduler,
                   "nnref.linalg": nnref.linalg, "nnref.distributions": nnref.distributions,
                   "nnref.nn.utils": nn.utils, "nnref.nn.utils.rnn": nn.utils.rnn,
+                  "nnref.nn.utils.parametrize": nn.utils.parametrize,
+                  "nnref.nn.utils.parametrizations": nn.utils.parametrizations,
                   "nnref.testing": nnref.testing, "nnref.autograd.functional": nnref.autograd.functional}
     try:
         from nnref.utils import data
@@ -2003,6 +2005,108 @@ CASES.update({
         s, enforce_sorted=False)), s) for s in [_sequences_on(d)]]),
     "nnref.nn.utils.rnn.unpack_sequence": case(lambda d: [with_grads(nn.utils.rnn.unpack_sequence(
         nn.utils.rnn.pack_sequence(s, enforce_sorted=False)), s) for s in [_sequences_on(d)]]),
+})
+
+# nn.utils.parametrize and parametrizations, and the legacy weight and spectral norm hooks
+class _Symmetric(nn.Module):
+    def forward(self, X):
+        return X.triu() + X.triu(1).transpose(-1, -2)
+
+    def right_inverse(self, A):
+        return A.triu()
+
+
+class _RankOne(nn.Module):
+    def forward(self, x, y):
+        return x.unsqueeze(-1) @ y.unsqueeze(-2)
+
+    def right_inverse(self, Z):
+        return Z[:, 0].clone(), Z[0, :].clone()
+
+
+def _parametrized(d, register, x_shape=(2, 4), build=lambda: nn.Linear(4, 4)):
+    """A module built on the CPU, moved to ``d``, ``register(module)`` applied; the output and
+    parameter gradients of a forward and backward, and the state_dict's values."""
+    nnref.manual_seed(0)
+    module = build().to(d)
+    register(module)
+    x = leaf(d, x_shape)
+    out = with_grads(module(x), [x])
+    return [out, [p.grad for p in module.parameters()], list(module.state_dict().values())]
+
+
+def _fixed_power_vectors(u, v, d):
+    """Spectral norm's ``u`` and ``v`` set to fixed values: their ``normal_`` draws differ per device."""
+    with nnref.no_grad():
+        u.copy_(leaf(d, tuple(u.shape), seed=8, grad=False))
+        v.copy_(leaf(d, tuple(v.shape), seed=9, grad=False))
+
+
+def _spectral_param(module):
+    nn.utils.parametrizations.spectral_norm(module)
+    sn = module.parametrizations.weight[0]
+    _fixed_power_vectors(sn._u, sn._v, module.weight.device)
+
+
+def _spectral_legacy(module):
+    nn.utils.spectral_norm(module)
+    _fixed_power_vectors(module.weight_u, module.weight_v, module.weight_orig.device)
+
+
+def _weight_norm_legacy(module):
+    with pytest.warns(FutureWarning):
+        nn.utils.weight_norm(module)
+
+
+def _removed(register, remove):
+    def run(module):
+        register(module)
+        remove(module)
+    return run
+
+
+def _transferred(d):
+    nnref.manual_seed(0)
+    source, target = nn.Linear(4, 4).to(d), nn.Linear(4, 4).to(d)
+    nn.utils.parametrize.register_parametrization(source, "weight", _Symmetric())
+    nn.utils.parametrize.transfer_parametrizations_and_params(source, target)
+    return [target.weight, target(leaf(d, (2, 4)))]
+
+
+def _cached_twice(d):
+    nnref.manual_seed(0)
+    module = nn.Linear(4, 4).to(d)
+    nn.utils.parametrize.register_parametrization(module, "weight", _Symmetric())
+    with nn.utils.parametrize.cached():
+        same = module.weight is module.weight
+        out = module(module(leaf(d, (2, 4))))
+    return [same, out]
+
+
+CASES.update({
+    "nnref.nn.utils.parametrize.register_parametrization": case(lambda d: [
+        _parametrized(d, lambda m: nn.utils.parametrize.register_parametrization(m, "weight", _Symmetric())),
+        _parametrized(d, lambda m: nn.utils.parametrize.register_parametrization(m, "weight", _RankOne()))]),
+    "nnref.nn.utils.parametrize.ParametrizationList": case(lambda d: [
+        nn.utils.parametrize.ParametrizationList([_Symmetric()], leaf(d, (3, 3), grad=False))()]),
+    "nnref.nn.utils.parametrize.remove_parametrizations": case(lambda d: [
+        _parametrized(d, _removed(lambda m: nn.utils.parametrize.register_parametrization(m, "weight", _Symmetric()),
+                                  lambda m: nn.utils.parametrize.remove_parametrizations(m, "weight", leave)))
+        for leave in (True, False)]),
+    "nnref.nn.utils.parametrize.cached": case(_cached_twice),
+    "nnref.nn.utils.parametrize.transfer_parametrizations_and_params": case(_transferred),
+    "nnref.nn.utils.parametrize.is_parametrized": HOST_ONLY("a question about the module's structure"),
+    "nnref.nn.utils.parametrize.type_before_parametrizations": HOST_ONLY("a class, no tensor values"),
+    "nnref.nn.utils.parametrizations.weight_norm": case(lambda d: [
+        _parametrized(d, lambda m: nn.utils.parametrizations.weight_norm(m, dim=dim)) for dim in (0, 1, None)]),
+    "nnref.nn.utils.parametrizations.spectral_norm": case(lambda d: _parametrized(d, _spectral_param)),
+    "nnref.nn.utils.parametrizations.orthogonal": HOST_ONLY("raises NotImplementedError before any tensor work"),
+    "nnref.nn.utils.weight_norm": case(lambda d: _parametrized(d, _weight_norm_legacy)),
+    "nnref.nn.utils.remove_weight_norm": case(lambda d: _parametrized(
+        d, _removed(_weight_norm_legacy, nn.utils.remove_weight_norm))),
+    "nnref.nn.utils.spectral_norm": case(lambda d: _parametrized(d, _spectral_legacy)),
+    "nnref.nn.utils.remove_spectral_norm": case(lambda d: _parametrized(
+        d, _removed(_spectral_legacy, nn.utils.remove_spectral_norm))),
 })
 
 CASES.update({
