@@ -4,6 +4,7 @@
 gradients of the originals, state_dict keys and values, reprs, errors and training losses."""
 import copy
 import importlib
+import pickle
 import warnings
 
 import numpy as np
@@ -152,6 +153,7 @@ def test_remove_unparametrized_and_several_tensors():
         P.register_parametrization(bn, "running_mean", C["Double"]())
         out["buffer"] = (repr(bn), list(bn.state_dict().keys()))
         out["copy"] = repr(copy.deepcopy(bn))
+        out["pickle"] = _error(lambda: pickle.dumps(bn))
         return out
     _compare(run)
 

@@ -191,8 +191,14 @@ def _inject_new_class(module):
                            "https://pytorch.org/tutorials/beginner/saving_loading_models.html"
                            "#saving-loading-a-general-checkpoint-for-inference-and-or-resuming-training")
 
+    def reduce_ex(self, protocol):
+        # nnref's Module refuses pickling in __reduce_ex__, before __getstate__ is asked; pickling
+        # a parametrized module raises PyTorch's RuntimeError, as there.
+        getstate(self)
+
     # nn.Module defines __deepcopy__, so deepcopy of the new class needs nothing more.
-    module.__class__ = type(f"Parametrized{cls.__name__}", (cls,), {"__getstate__": getstate})
+    module.__class__ = type(f"Parametrized{cls.__name__}", (cls,),
+                            {"__getstate__": getstate, "__reduce_ex__": reduce_ex})
 
 
 def _inject_property(module, tensor_name):
