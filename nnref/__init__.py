@@ -174,6 +174,7 @@ def relu_(input):
     return input.relu_()
 
 from ._type_info import finfo, iinfo  # noqa: E402
+from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled  # noqa: E402
 from ._ops.shape import adjoint, conj, is_conj  # noqa: E402
 resolve_conj = resolve_neg = conj_physical = conj
 is_neg = is_conj

@@ -14,6 +14,7 @@ import numpy as np
 from .. import _dtype
 from .._device import array_module, array_module_of
 from .._tensor import Tensor
+from ..autograd.anomaly_mode import _AnomalyState
 from ..autograd.grad_mode import _GradState
 
 
@@ -168,6 +169,8 @@ def record(out, node_class, inputs, saved=(), *, save_result=False, **fields):
     if needs_grad(*inputs):
         node = node_class(inputs, saved)
         if fields:
+            if _AnomalyState.enabled:
+                fields["_anomaly_stack"] = node._anomaly_stack
             node.__dict__ = fields  # this call's own dict, so no copy (as Node.__init__ does)
         if save_result:
             node.save_result(out)

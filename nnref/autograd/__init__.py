@@ -13,9 +13,10 @@ from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inferen
                         no_grad, set_grad_enabled)
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .variable import Variable
+from .anomaly_mode import detect_anomaly, set_detect_anomaly
 
-__all__ = ["Variable", "Function", "backward", "grad", "gradcheck", "gradgradcheck", "no_grad",
-           "enable_grad", "set_grad_enabled", "inference_mode", "function", "grad_mode", "graph",
+__all__ = ["Variable", "Function", "detect_anomaly", "set_detect_anomaly", "backward", "grad", "gradcheck", "gradgradcheck", "no_grad",
+           "enable_grad", "set_grad_enabled", "inference_mode", "anomaly_mode", "function", "grad_mode", "graph",
            "variable", "functional"]
 
 

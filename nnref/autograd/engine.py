@@ -16,6 +16,7 @@ import itertools
 
 import numpy as np
 
+from .anomaly_mode import _AnomalyState, check_gradients
 from .grad_mode import _GradState
 
 __all__ = ["run_backward"]
@@ -295,6 +296,8 @@ def _run_node(node, grads, keep_graph):
         grad_inputs = node.apply(*arguments)  # ... AccumulateGrad may adopt a gradient no one else holds
         del arguments
         grad_inputs = _validate_outputs(node, grad_inputs)
+        if _AnomalyState.enabled and _AnomalyState.check_nan:
+            check_gradients(node, grad_inputs)
         if node._post_hooks:
             grad_inputs = _call_post_hooks(node, grad_inputs, grad_outputs)
     if not keep_graph:

@@ -15,6 +15,7 @@ import sys
 import weakref
 
 from ..utils.hooks import RemovableHandle
+from .anomaly_mode import _AnomalyState, forward_stack
 from .grad_mode import _GradState
 
 __all__ = ["Node", "AccumulateGrad", "gradient_edge"]
@@ -104,6 +105,8 @@ class Node:
         self._graph_output_requires_grad = False
         if fields:
             self.__dict__ = fields  # a fresh dict each call: adopting it saves a copy per op
+        if _AnomalyState.enabled:  # where the forward made this node, for the engine's NaN report
+            self._anomaly_stack = forward_stack()
 
     @property
     def needs_input_grad(self):

@@ -1250,6 +1250,8 @@ CASES.update({
     "nnref.scalar_tensor": case(lambda d: [nnref.scalar_tensor(2.5, device=d),
                                            nnref.scalar_tensor(3, dtype=nnref.int64, device=d)]),
     "nnref.compile": layer(lambda: nnref.compile(nn.Sequential(nn.Linear(5, 3), nn.Tanh())), (4, 5)),
+    **{f"nnref.{name}": HOST_ONLY("the anomaly-detection switch, no tensor values") for name in (
+        "is_anomaly_check_nan_enabled", "is_anomaly_enabled", "set_anomaly_enabled")},
     "nnref.autocast": HOST_ONLY("only its disabled form exists: a no-op context, no tensor values"),
     "nnref.Tensor.H": op(lambda x: x.H, (3, 4)),
     "nnref.Tensor.mH": op(lambda x: x.mH, (2, 3, 4)),
