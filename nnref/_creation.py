@@ -14,7 +14,7 @@ from . import _dtype
 from ._device import array_module, canonical_device, check_dtype_on_device, get_default_device
 from . import _random
 from ._device import to_host
-from ._tensor import Tensor, _as_array
+from ._tensor import Size, Tensor, _as_array
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "eye", "arange",
            "linspace", "rand", "randn", "randint", "randperm", "normal", "zeros_like", "ones_like", "full_like",
@@ -363,15 +363,30 @@ class _LegacyTensorType(type):
         return isinstance(instance, Tensor) and instance._dtype is cls.dtype
 
 
+def _legacy_new(dt, args, device):
+    """``torch.FloatTensor(...)`` and ``t.new(...)``: sizes, data, or a tensor of ``dt`` to alias."""
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        if args[0]._dtype is not dt:
+            raise TypeError(f"expected a {dt} tensor, got {args[0]._dtype}")
+        return Tensor(args[0], device=device)  # an alias, as PyTorch's
+    if len(args) == 1 and isinstance(args[0], numbers.Real) and not isinstance(args[0], numbers.Integral):
+        raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})")
+    if len(args) == 1 and not isinstance(args[0], (numbers.Integral, Size)):
+        return _finish(_as_array(args[0], dt), dt, device, False)
+    return zeros(*(args or (0,)), dtype=dt, device=device)  # no arguments: empty, size (0,)
+
+
+def new(self, *args, device=None):
+    """A tensor of this one's dtype and device from sizes or data, by the legacy constructor's
+    rules (``torch.Tensor.new``, ``torch/csrc/utils/tensor_new.cpp``: ``legacy_tensor_new``)."""
+    if device is None and not (len(args) == 1 and isinstance(args[0], Tensor)):
+        device = self._device  # (a tensor argument is aliased where it is)
+    return _legacy_new(self._dtype, args, device)
+
+
 def _legacy_type(name, dt):
     def __new__(cls, *args, device=None):
-        if len(args) == 1 and isinstance(args[0], Tensor):
-            if args[0]._dtype is not dt:
-                raise TypeError(f"expected a {dt} tensor, got {args[0]._dtype}")
-            return Tensor(args[0], device=device)  # an alias, as PyTorch's
-        if len(args) == 1 and not isinstance(args[0], numbers.Integral):
-            return _finish(_as_array(args[0], dt), dt, device, False)
-        return zeros(*(args or (0,)), dtype=dt, device=device)  # no arguments: empty, size (0,)
+        return _legacy_new(dt, args, device)
     return _LegacyTensorType(name, (), {"__new__": __new__, "dtype": dt,
                                         "__doc__": f"Legacy constructor that always makes {dt} tensors."})
 

@@ -392,3 +392,6 @@ Tensor.quantile, Tensor.nanquantile = quantile.quantile, quantile.nanquantile
 __all__ += ["quantile"]
 
 Tensor.unfold = tensor_shape.unfold
+
+from .._creation import new as _legacy_new  # noqa: E402
+Tensor.new = _legacy_new

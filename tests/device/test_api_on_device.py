@@ -476,6 +476,8 @@ CASES = {
     "nnref.zeros": case(lambda d: nnref.zeros(2, 3, device=d)),
     "nnref.ones": case(lambda d: nnref.ones(2, 3, dtype=nnref.float64, device=d)),
     "nnref.full": case(lambda d: nnref.full((2, 2), 7.5, device=d)),
+    "nnref.Tensor.new": case(lambda d: [leaf(d, (2,)).new(2, 3).shape, leaf(d, (2,)).new([1.5, 2.5]),
+                                        leaf(d, (2,)).new().shape]),
     "nnref.Tensor.new_zeros": case(lambda d: [leaf(d, (2,)).new_zeros(2, 3), leaf(d, (2,)).new_zeros((1,))]),
     "nnref.Tensor.new_ones": case(lambda d: leaf(d, (2,)).new_ones(2, dtype=nnref.int64)),
     "nnref.Tensor.new_empty": case(lambda d: leaf(d, (2,)).new_empty(3).shape),
