@@ -141,6 +141,7 @@ inner, tensordot = _with_out(inner), _with_out(tensordot)
 from ._ops.integration import cumulative_trapezoid, trapezoid, trapz  # noqa: E402
 from ._ops.histograms import histc, histogram  # noqa: E402
 histc = _with_out(histc)
+from ._ops.cdist import cdist  # noqa: E402
 from ._ops.float_parts import frexp, ldexp  # noqa: E402
 ldexp = _with_out(ldexp)
 from ._ops.correlation import corrcoef, cov  # noqa: E402

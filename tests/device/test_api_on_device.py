@@ -1613,6 +1613,10 @@ CASES.update({
                                                        for a in (False, True)], (2, 3, 4, 5), (2, 3, 6, 2)),
     "nnref.nn.functional.affine_grid": op(lambda t: [F.affine_grid(t, [2, 3, 4, 5], align_corners=False),
                                                      F.affine_grid(t, [2, 1, 3, 2], align_corners=True)], (2, 2, 3)),
+    "nnref.cdist": op(lambda a, b, c: [nnref.cdist(a, b), nnref.cdist(a, b, p=1), nnref.cdist(a, b, p=0.5),
+                                       nnref.cdist(a, b, p=float("inf")), nnref.cdist(c, b),
+                                       nnref.cdist(a, b, compute_mode="use_mm_for_euclid_dist")],
+                      (2, 5, 3), (4, 3), (30, 3)),
     "nnref.nn.functional.pdist": op(lambda x: [F.pdist(x), F.pdist(x, 1), F.pdist(x, 3), F.pdist(x, float("inf"))],
                                     (5, 3)),
     # (end of the cases of tests/nn/test_more_modules.py)
