@@ -16,7 +16,7 @@ import numpy as np
 
 from .._device import array_module_of
 from ..autograd.graph import Node
-from ._common import record, wrap
+from ._common import needs_grad, record, wrap
 from .fused import fma
 
 __all__ = ["cdist"]
@@ -92,6 +92,16 @@ def _direct_backward(grad, a, b, dist, p):
     return xp.cumsum(term, axis=2, dtype=a.dtype)[:, :, -1, :]
 
 
+class CdistBackwardBackward0(Node):
+    """The node PyTorch gives ``_cdist_backward``'s result under ``create_graph=True``; nnref does not
+    differentiate it, so going through it raises instead of treating the gradient as a constant."""
+
+    def backward(self, *grads):
+        raise NotImplementedError("nnref cannot differentiate cdist's backward (CdistBackwardBackward0): double "
+                                  "backward through torch.cdist's direct path is not implemented (p = 2 with "
+                                  "compute_mode='use_mm_for_euclid_dist' is differentiable twice)")
+
+
 class CdistBackward0(Node):
     """``_cdist_backward`` for each input (``x2``'s by the same kernel on the transposed problem)."""
 
@@ -111,6 +121,9 @@ class CdistBackward0(Node):
         if need2:
             gt, dt = g.transpose(0, 2, 1), dist.transpose(0, 2, 1)
             out2 = wrap(_direct_backward(gt, b, a, dt, self.p).reshape(self.batch + x2.shape[-2:]), grad)
+        for out, x in ((out1, x1), (out2, x2)):
+            if out is not None and needs_grad(grad, x1, x2):
+                out.grad_fn = CdistBackwardBackward0((grad, x1, x2))
         return out1, out2
 
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from .._device import array_module_of
 from ..autograd.graph import Node
-from ._common import record, wrap
+from ._common import needs_grad, record, wrap
 from .fused import fma as _fma, linspace_values
 
 __all__ = ["grid_sampler_2d", "affine_grid_generator"]
@@ -341,6 +341,19 @@ def _fused_running_sum(a, b):
     return g
 
 
+class GridSampler2DBackwardBackward0(Node):
+    """The node PyTorch gives the gradients under ``create_graph=True``; nnref does not differentiate
+    ``grid_sampler_2d_backward``, so going through it raises instead of treating them as constants."""
+    num_outputs = 2
+
+    def _zeros_for_output(self, index):
+        return None  # backward raises whichever gradients arrive
+
+    def backward(self, *grads):
+        raise NotImplementedError("nnref cannot differentiate grid_sample's backward (GridSampler2DBackwardBackward0): "
+                                  "double backward through F.grid_sample is not implemented")
+
+
 class GridSampler2DBackward0(Node):
     """``grid_sampler_2d_backward``: gradients for ``input`` (when it needs one) and ``grid``."""
 
@@ -349,8 +362,13 @@ class GridSampler2DBackward0(Node):
         need_input, need_grid = self.needs_input_grad
         grad_input, grad_grid = _backward(grad._data, input_._data, grid._data, self.mode, self.padding,
                                           self.align_corners, need_input)
-        return (wrap(grad_input, grad) if need_input else None,
-                wrap(grad_grid, grad) if need_grid else None)
+        grads = (wrap(grad_input, grad) if need_input else None, wrap(grad_grid, grad) if need_grid else None)
+        if needs_grad(grad, input_, grid):
+            node = GridSampler2DBackwardBackward0((grad, input_, grid))
+            for output_nr, g in enumerate(grads):
+                if g is not None:
+                    g.grad_fn, g._output_nr = node, output_nr
+        return grads
 
 
 def _shape(t):

@@ -197,3 +197,14 @@ def test_cdist_empty_and_zero_columns():
         expected, got = _both(lambda lib: lib.cdist(lib.ones(s1), lib.ones(s2)))
         assert tuple(got.shape) == tuple(expected.shape)
         np.testing.assert_array_equal(got.numpy(), expected.numpy())
+
+
+def test_cdist_double_backward_is_refused_not_silently_constant():
+    names = []
+    for lib in (torch, nnref):
+        a = lib.tensor([[0.0, 1.0], [2.0, 0.5]], requires_grad=True)
+        (ga,) = lib.autograd.grad(lib.cdist(a, lib.ones(3, 2)).sum(), a, create_graph=True)
+        names.append(type(ga.grad_fn).__name__)
+    assert names[1] == names[0] == "CdistBackwardBackward0"
+    with pytest.raises(NotImplementedError, match="double backward"):
+        ga.sum().backward()

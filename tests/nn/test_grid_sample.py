@@ -136,3 +136,18 @@ def test_affine_grid_matches_torch(dtype, size, align_corners):
     np.testing.assert_array_equal(g1, g0)
     # grad_theta is a bmm over every grid point: BLAS's summation order, to a few units in the last place.
     np.testing.assert_allclose(t1, t0, rtol=0, atol=16 * np.finfo(dtype).eps * np.abs(t0).max())
+
+
+def test_double_backward_is_refused_not_silently_constant():
+    """PyTorch differentiates grid_sample's backward (GridSampler2DBackwardBackward0); nnref names that
+    node but raises when it is reached, rather than treating the gradient as a constant."""
+    results = []
+    for lib in (torch, nnref):
+        x = lib.ones(1, 1, 3, 3, requires_grad=True)
+        g = lib.zeros(1, 2, 2, 2, requires_grad=True)
+        out = lib.nn.functional.grid_sample(x, g, align_corners=False)
+        gx, gg = lib.autograd.grad(out.sum(), (x, g), create_graph=True)
+        results.append((type(gx.grad_fn).__name__, type(gg.grad_fn).__name__))
+    assert results[1] == results[0]
+    with pytest.raises(NotImplementedError, match="double backward"):
+        gg.sum().backward()
