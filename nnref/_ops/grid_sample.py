@@ -20,8 +20,6 @@ from .fused import fma as _fma, linspace_values
 
 __all__ = ["grid_sampler_2d", "affine_grid_generator"]
 
-_MODES = ("bilinear", "nearest", "bicubic")
-_PADDINGS = ("zeros", "border", "reflection")
 # Vectorized<float> and Vectorized<double> lanes of the kernel PyTorch 2.13 runs on x86 (AVX2 width,
 # measured: the input gradient of overlapping points matches with no other width).
 _LANES = {np.dtype(np.float32): 8, np.dtype(np.float64): 4}
@@ -281,7 +279,6 @@ def _backward(grad_out, data, grid, mode, padding, align_corners, input_needed):
     """``grid_sampler_2d_backward``: ``(grad_input or None, grad_grid)``."""
     xp = array_module_of(data)
     sampler = _Sampler(data.shape, grid, mode, padding, align_corners, mode == "bilinear")
-    f = data.dtype.type
     grad_input = None
     with np.errstate(invalid="ignore", over="ignore"):
         if mode == "nearest":
@@ -375,7 +372,7 @@ def _shape(t):
     return "[" + ", ".join(str(s) for s in t.shape) + "]"
 
 
-def check_grid_sampler(input, grid, mode):
+def check_grid_sampler(input, grid):
     """``check_grid_sampler_common`` and ``check_grid_sampler_2d`` of ``GridSampler.cpp``."""
     if input._device != grid._device:
         raise RuntimeError(f"grid_sampler(): expected input and grid to be on same device, but input is on "

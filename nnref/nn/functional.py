@@ -1847,7 +1847,7 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     if align_corners is None:
         warnings.warn(_ALIGN_CORNERS_WARNING, stacklevel=2)
         align_corners = False
-    _grid_sample.check_grid_sampler(input, grid, mode)
+    _grid_sample.check_grid_sampler(input, grid)
     if input.dim() == 5:
         raise NotImplementedError("nnref's grid_sample samples 4-D inputs only (grid_sampler_2d); 5-D inputs "
                                   "(grid_sampler_3d, volumetric sampling) are not implemented")
