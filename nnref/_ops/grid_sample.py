@@ -1,7 +1,8 @@
-"""``grid_sampler_2d`` (``F.grid_sample`` on 4-D inputs) and its backward, and
-``affine_grid_generator`` (``F.affine_grid``) with its backward.
+"""``grid_sampler_2d`` and ``grid_sampler_3d`` (``F.grid_sample`` on 4-D and 5-D inputs) with their
+backward, and ``affine_grid_generator`` (``F.affine_grid``) with its backward.
 
-Mirrors ``aten/src/ATen/native/GridSampler.cpp`` (the checks) and the vectorised CPU kernel
+Mirrors ``aten/src/ATen/native/GridSampler.cpp`` (the checks, and the scalar 3-D loops with the
+helpers of ``GridSampler.h``, compiled without FMA), the vectorised 2-D CPU kernel
 ``aten/src/ATen/native/cpu/GridSamplerKernel.cpp`` (``ComputeLocation``, ``ApplyGridSample``,
 ``grid_sample_2d_grid_slice_iterator``), and ``aten/src/ATen/native/AffineGridGenerator.cpp``.
 
@@ -11,6 +12,8 @@ The kernel is compiled with FMA contraction: ``(in + 1) * scale - 0.5`` and the 
 (vectors of ``step`` grid points, the nw, ne, sw and se corners of one vector in turn), so it is
 an ``add.at`` over events in that order, in the input's dtype, as the kernel adds them.
 """
+import math
+
 import numpy as np
 
 from .._device import array_module_of
@@ -449,3 +452,187 @@ def affine_grid_generator(theta, size, align_corners):
         out = out + base[..., k] * t[..., k]
     return record(wrap(out, theta), AffineGridGeneratorBackward0, (theta,), size=size,
                   align_corners=align_corners)
+
+
+# -- grid_sampler_3d: the scalar CPU code of GridSampler.cpp (compiled without FMA) -------------------
+
+
+def _source_index_3d(coord, size, padding, align_corners, with_grad):
+    """``grid_sampler_compute_source_index(_set_grad)`` of ``GridSampler.h``: unnormalise, then clip
+    or reflect (``fmod``) and clip; with ``with_grad`` also ``d index / d coord``."""
+    xp = array_module_of(coord)
+    f = coord.dtype.type
+    if align_corners:
+        x = ((coord + f(1)) / f(2)) * f(size - 1)
+        grad = xp.full(coord.shape, f(size - 1) / f(2))
+    else:
+        x = ((coord + f(1)) * f(size) - f(1)) / f(2)
+        grad = xp.full(coord.shape, f(size) / f(2))
+    if padding == "zeros":
+        return x, grad
+    if padding == "reflection":
+        twice_low, twice_high = (0, 2 * (size - 1)) if align_corners else (-1, 2 * size - 1)
+        if twice_low == twice_high:
+            x, mult = xp.zeros_like(x), xp.zeros_like(x)
+        else:
+            low = f(twice_low) / f(2)
+            span = f(twice_high - twice_low) / f(2)
+            shifted = x - low
+            mult = xp.where(shifted < 0, f(-1), f(1))
+            shifted = xp.abs(shifted)
+            extra = xp.fmod(shifted, span)
+            odd = (xp.floor(shifted / span) % 2) != 0
+            x = xp.where(odd, span - extra + low, extra + low)
+            mult = xp.where(odd, -mult, mult)
+        grad = grad * mult
+    top = f(size - 1)
+    if with_grad:  # clip_coordinates_set_grad: the borders count as outside, NaN passes through
+        outside = (x <= 0) | (x >= top)
+        return xp.where(x <= 0, f(0), xp.where(x >= top, top, x)), xp.where(outside, f(0), grad)
+    clipped = xp.where(x <= 0, f(0), xp.where(x >= top, top, x))
+    return xp.where(xp.isnan(x), top, clipped), grad  # std::min(size - 1, std::max(nan, 0)) is size - 1
+
+
+_CORNERS_3D = [(0, 0, 0), (0, 0, 1), (0, 1, 0), (0, 1, 1), (1, 0, 0), (1, 0, 1), (1, 1, 0), (1, 1, 1)]  # tnw..bse: (dz, dy, dx)
+
+
+class _Sampler3D:
+    """Source positions, corner indices, masks and weights of one ``grid_sampler_3d`` call."""
+
+    def __init__(self, input_shape, grid, mode, padding, align_corners, with_grad):
+        xp = self.xp = array_module_of(grid)
+        f = grid.dtype.type
+        self.D, self.H, self.W = input_shape[2:]
+        with np.errstate(invalid="ignore", over="ignore"):
+            ix, self.gx_mult = _source_index_3d(grid[..., 0], self.W, padding, align_corners, with_grad)
+            iy, self.gy_mult = _source_index_3d(grid[..., 1], self.H, padding, align_corners, with_grad)
+            iz, self.gz_mult = _source_index_3d(grid[..., 2], self.D, padding, align_corners, with_grad)
+            self.ix, self.iy, self.iz = ix, iy, iz
+            if mode == "nearest":
+                self.corners = [self._corner(xp.rint(iz), xp.rint(iy), xp.rint(ix))]
+                return
+            x0, y0, z0 = xp.floor(ix), xp.floor(iy), xp.floor(iz)
+            self.x0, self.y0, self.z0 = x0, y0, z0
+            self.corners = [self._corner(z0 + dz, y0 + dy, x0 + dx) for dz, dy, dx in _CORNERS_3D]
+            # The weight of a corner: the distances to the opposite corner, x * y * z, as written.
+            self.weights = []
+            for dz, dy, dx in _CORNERS_3D:
+                wx, wy, wz = self.distances(dx, dy, dz)
+                self.weights.append(wx * wy * wz)
+
+    def distances(self, dx, dy, dz):
+        """``(ix_opp - ix)`` or ``(ix - ix_opp)`` per axis for the corner ``(dz, dy, dx)``."""
+        f = self.ix.dtype.type
+        wx = (self.ix - self.x0) if dx else ((self.x0 + f(1)) - self.ix)
+        wy = (self.iy - self.y0) if dy else ((self.y0 + f(1)) - self.iy)
+        wz = (self.iz - self.z0) if dz else ((self.z0 + f(1)) - self.iz)
+        return wx, wy, wz
+
+    def _corner(self, z, y, x):
+        inside = (z >= 0) & (z < self.D) & (y >= 0) & (y < self.H) & (x >= 0) & (x < self.W)
+        xp = self.xp
+        z, y, x = (xp.where(inside, v, 0).astype(np.int64) for v in (z, y, x))
+        return (z * self.H + y) * self.W + x, inside
+
+    def gather(self, data, corner):
+        """Input values at a corner, ``(N, C, D_out, H_out, W_out)``, 0 outside."""
+        xp = self.xp
+        flat_index, inside = corner
+        n, c = data.shape[:2]
+        flat = data.reshape(n, c, -1)
+        values = xp.take_along_axis(flat, flat_index.reshape(n, 1, -1), axis=2).reshape(n, c, *flat_index.shape[1:])
+        return xp.where(inside[:, None], values, data.dtype.type(0))
+
+
+def _running_sum(terms):
+    """``acc = 0; acc += t`` over the leading axis of ``terms``, in order, in the dtype."""
+    xp = array_module_of(terms)
+    return xp.cumsum(terms, axis=0, dtype=terms.dtype)[-1]
+
+
+def _forward_3d(data, grid, mode, padding, align_corners):
+    sampler = _Sampler3D(data.shape, grid, mode, padding, align_corners, False)
+    xp = sampler.xp
+    with np.errstate(invalid="ignore", over="ignore"):
+        if mode == "nearest":
+            return sampler.gather(data, sampler.corners[0])
+        # out = 0; out += value * weight for each corner inside, in the kernel's corner order.
+        terms = xp.stack([xp.where(c[1][:, None], sampler.gather(data, c) * w[:, None], data.dtype.type(0))
+                          for c, w in zip(sampler.corners, sampler.weights)])
+        return _running_sum(terms)
+
+
+def _scatter_add_3d(shape, events, dtype):
+    """The input gradient: per grid point in order (n, d, h, w), each corner's value added in turn
+    (``safe_add_3d``), in the dtype; ``events`` are ``(flat_index, inside, value (N, C, *out))``."""
+    xp = array_module_of(events[0][2])
+    n, c = shape[:2]
+    volume = math.prod(shape[2:])
+    index = xp.stack([xp.broadcast_to(e[0][:, None], e[2].shape) for e in events], -1)  # (N, C, *out, corners)
+    keep = xp.stack([xp.broadcast_to(e[1][:, None], e[2].shape) for e in events], -1)
+    value = xp.stack([e[2] for e in events], -1)
+    base = (xp.arange(n * c) * volume).reshape(n, c, *([1] * (index.ndim - 2)))
+    out = xp.zeros(n * c * volume, dtype=dtype)
+    xp.add.at(out, (index + base)[keep], value[keep])  # in the kernel's order, in the dtype
+    return out.reshape(shape)
+
+
+def _backward_3d(grad_out, data, grid, mode, padding, align_corners, input_needed):
+    """``grid_sampler_3d_backward``: ``(grad_input or None, grad_grid)``."""
+    xp = array_module_of(data)
+    f = data.dtype.type
+    sampler = _Sampler3D(data.shape, grid, mode, padding, align_corners, True)
+    grad_input = None
+    with np.errstate(invalid="ignore", over="ignore"):
+        if mode == "nearest":
+            if input_needed:
+                corner = sampler.corners[0]
+                grad_input = _scatter_add_3d(data.shape, [(corner[0], corner[1], grad_out)], data.dtype)
+            return grad_input, xp.zeros(grid.shape, grid.dtype)
+        if input_needed:
+            events = [(c[0], c[1], w[:, None] * grad_out) for c, w in zip(sampler.corners, sampler.weights)]
+            grad_input = _scatter_add_3d(data.shape, events, data.dtype)
+        # gix -= / += value * (the other two distances) * gOut, per channel, corner by corner.
+        gx, gy, gz = [], [], []
+        for corner, (dz, dy, dx) in zip(sampler.corners, _CORNERS_3D):
+            wx, wy, wz = sampler.distances(dx, dy, dz)
+            value = sampler.gather(data, corner)
+            inside = corner[1][:, None]
+            for out, a, b, sign in ((gx, wy, wz, dx), (gy, wx, wz, dy), (gz, wx, wy, dz)):
+                term = value * a[:, None] * b[:, None] * grad_out
+                out.append(xp.where(inside, term if sign else -term, f(0)))
+        # Channels outside, corners inside: (N, C, 8, ...) -> (C * 8, N, ...) in that order.
+        sums = [_running_sum(xp.moveaxis(xp.stack(g, 2), (1, 2), (0, 1)).reshape(-1, *g[0].shape[:1],
+                                                                                  *g[0].shape[2:]))
+                for g in (gx, gy, gz)]
+        grad_grid = xp.stack([sampler.gx_mult * sums[0], sampler.gy_mult * sums[1], sampler.gz_mult * sums[2]], -1)
+    return grad_input, grad_grid.astype(grid.dtype, copy=False)
+
+
+class GridSampler3DBackward0(Node):
+    """``grid_sampler_3d_backward``: gradients for ``input`` (when it needs one) and ``grid``."""
+
+    def backward(self, grad):
+        input_, grid = self.saved_tensors
+        need_input, need_grid = self.needs_input_grad
+        grad_input, grad_grid = _backward_3d(grad._data, input_._data, grid._data, self.mode, self.padding,
+                                             self.align_corners, need_input)
+        grads = (wrap(grad_input, grad) if need_input else None, wrap(grad_grid, grad) if need_grid else None)
+        if needs_grad(grad, input_, grid):
+            node = GridSampler3DBackwardBackward0((grad, input_, grid))
+            for output_nr, g in enumerate(grads):
+                if g is not None:
+                    g.grad_fn, g._output_nr = node, output_nr
+        return grads
+
+
+class GridSampler3DBackwardBackward0(GridSampler2DBackwardBackward0):
+    """As :class:`GridSampler2DBackwardBackward0`, for 5-D inputs."""
+
+
+def grid_sampler_3d(input, grid, mode, padding, align_corners):
+    """``grid_sampler_3d``: samples ``(N, C, D, H, W)`` at the ``(N, D_out, H_out, W_out, 3)``
+    positions of ``grid`` (x, y, z in ``[-1, 1]``), trilinear or nearest, with ``GridSampler3DBackward0``."""
+    data = _forward_3d(input._data, grid._data, mode, padding, align_corners)
+    return record(wrap(data.astype(input._data.dtype, copy=False), input), GridSampler3DBackward0,
+                  (input, grid), saved=(input, grid), mode=mode, padding=padding, align_corners=align_corners)

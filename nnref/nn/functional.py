@@ -1848,13 +1848,15 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
         warnings.warn(_ALIGN_CORNERS_WARNING, stacklevel=2)
         align_corners = False
     _grid_sample.check_grid_sampler(input, grid)
-    if input.dim() == 5:
-        raise NotImplementedError("nnref's grid_sample samples 4-D inputs only (grid_sampler_2d); 5-D inputs "
-                                  "(grid_sampler_3d, volumetric sampling) are not implemented")
-    if input.dim() != 4 or grid.dim() != 4:
-        raise RuntimeError(f"grid_sampler(): expected 4D or 5D input and grid with same number of dimensions, "
+    ndim = 4 if input.dim() == 4 else 5  # ATen's grid_sampler takes the 3-D kernel for anything but 4-D
+    if input.dim() != ndim or grid.dim() != ndim:
+        raise RuntimeError(f"grid_sampler(): expected {ndim}D input and grid with same number of dimensions, "
                            f"but got input with sizes {_grid_sample._shape(input)} and grid with sizes "
                            f"{_grid_sample._shape(grid)}")
+    if input.dim() == 5:
+        if mode == "bicubic":
+            raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+        return _grid_sample.grid_sampler_3d(input, grid, mode, padding_mode, bool(align_corners))
     return _grid_sample.grid_sampler_2d(input, grid, mode, padding_mode, bool(align_corners))
 
 

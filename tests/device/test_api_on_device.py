@@ -1606,11 +1606,14 @@ CASES.update({
                                                (2, 3, 5), (3, 2, 3), (2,)),
     "nnref.nn.LazyConvTranspose1d": case(lambda d: _lazy(d, lambda: nn.LazyConvTranspose1d(4, 3, stride=2), (2, 3, 5))),
     "nnref.nn.LazyConvTranspose2d": case(lambda d: _lazy(d, lambda: nn.LazyConvTranspose2d(4, 3, stride=2), (2, 3, 4, 4))),
-    "nnref.nn.functional.grid_sample": op(lambda x, g: [F.grid_sample(x, g.tanh() * 1.3, mode=m, padding_mode=p,
+    "nnref.nn.functional.grid_sample": op(lambda x, g, v, w: [F.grid_sample(x, g.tanh() * 1.3, mode=m, padding_mode=p,
                                                                       align_corners=a)
                                                        for m in ("bilinear", "nearest", "bicubic")
                                                        for p in ("zeros", "border", "reflection")
-                                                       for a in (False, True)], (2, 3, 4, 5), (2, 3, 6, 2)),
+                                                       for a in (False, True)] + [
+        F.grid_sample(v, w.tanh() * 1.3, mode=m, padding_mode=p, align_corners=True)
+        for m in ("bilinear", "nearest") for p in ("zeros", "border", "reflection")],
+        (2, 3, 4, 5), (2, 3, 6, 2), (2, 2, 3, 4, 2), (2, 2, 3, 2, 3)),
     "nnref.nn.functional.affine_grid": op(lambda t: [F.affine_grid(t, [2, 3, 4, 5], align_corners=False),
                                                      F.affine_grid(t, [2, 1, 3, 2], align_corners=True)], (2, 2, 3)),
     "nnref.cdist": op(lambda a, b, c: [nnref.cdist(a, b), nnref.cdist(a, b, p=1), nnref.cdist(a, b, p=0.5),

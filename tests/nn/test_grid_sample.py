@@ -109,9 +109,36 @@ def test_errors_match_torch(case):
     assert _error(lambda: calls[case](nnref)) == _error(lambda: calls[case](torch))
 
 
-def test_grid_sample_5d_says_not_implemented():
-    with pytest.raises(NotImplementedError, match="5-D"):
-        nnref.nn.functional.grid_sample(nnref.zeros(1, 1, 2, 2, 2), nnref.zeros(1, 1, 1, 1, 3), align_corners=False)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("mode,padding,align_corners",
+                         list(itertools.product(["bilinear", "nearest"], PADDINGS, [False, True])))
+def test_grid_sample_5d_matches_torch_bit_for_bit(dtype, mode, padding, align_corners):
+    """Volumetric sampling (grid_sampler_3d, GridSampler3DBackward0): PyTorch's scalar loop."""
+    rng = np.random.default_rng(hash((mode, padding, align_corners, "3d")) % 2**32)
+    for d, h, w, do, ho, wo in [(3, 4, 5, 2, 3, 7), (1, 2, 1, 4, 1, 3), (2, 2, 2, 3, 3, 3)]:
+        x = rng.standard_normal((2, 3, d, h, w)).astype(dtype)
+        g = (rng.random((2, do, ho, wo, 3)) * 4 - 2).astype(dtype)
+        go = rng.standard_normal((2, 3, do, ho, wo)).astype(dtype)
+        kw = dict(mode=mode, padding_mode=padding, align_corners=align_corners)
+        expected, got = _run(torch, x, g, go, **kw), _run(nnref, x, g, go, **kw)
+        assert got[3] == expected[3] == "GridSampler3DBackward0"
+        for e, r in zip(expected[:3], got[:3]):
+            np.testing.assert_array_equal(r, e)
+
+
+def test_grid_sample_5d_errors():
+    calls = [lambda lib: lib.nn.functional.grid_sample(lib.zeros(1, 1, 2, 2, 2), lib.zeros(1, 1, 1, 1, 3),
+                                                       mode="bicubic", align_corners=False),
+             lambda lib: lib.nn.functional.grid_sample(lib.zeros(1, 1, 2, 2, 2), lib.zeros(1, 1, 1, 1, 2),
+                                                       align_corners=False),
+             lambda lib: lib.nn.functional.grid_sample(lib.zeros(1, 1, 2, 2, 2), lib.zeros(1, 1, 1, 3),
+                                                       align_corners=False),
+             lambda lib: lib.nn.functional.grid_sample(lib.zeros(1, 1, 2, 2), lib.zeros(1, 1, 1, 1, 2),
+                                                       align_corners=False),
+             lambda lib: lib.nn.functional.grid_sample(lib.zeros(1, 1, 2), lib.zeros(1, 1, 1),
+                                                       align_corners=False)]
+    for call in calls:
+        assert _error(lambda: call(nnref)) == _error(lambda: call(torch))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
