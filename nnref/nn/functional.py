@@ -1836,7 +1836,7 @@ _ALIGN_CORNERS_WARNING = ("Default grid_sample and affine_grid behavior has chan
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
     """The values of ``input`` at the normalised positions ``grid`` (``x, y`` in ``[-1, 1]``),
     interpolated by ``mode`` with ``padding_mode`` outside (``torch.nn.functional.grid_sample``,
-    ``torch/nn/functional.py``; the kernel in :mod:`nnref._ops.grid_sample`)."""
+    ``torch/nn/functional.py``; the kernel in ``nnref/_ops/grid_sample.py``)."""
     from .._ops import grid_sample as _grid_sample
     if mode not in ("bilinear", "nearest", "bicubic"):
         raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', "
