@@ -10,39 +10,13 @@ import pytest
 import nnref
 import nnref.optim
 from nnref import nn
+from optim_compare import assert_same_state_dict, case_id, make_params, set_grads  # noqa: E402
 from nn_compare import assert_close, numpy_of, rng  # noqa: F401
 
 torch = pytest.importorskip("torch")
 
-SHAPES = [(5, 3), (3,), (2, 2, 2), ()]
 
 
-def make_params(rng, dtype=np.float32):
-    values = [rng.standard_normal(s).astype(dtype) for s in SHAPES]
-    return ([nn.Parameter(nnref.tensor(v.copy())) for v in values],
-            [torch.nn.Parameter(torch.tensor(v.copy())) for v in values])
-
-
-def set_grads(rng, ours, theirs, skip=()):
-    for i, (a, b) in enumerate(zip(ours, theirs)):
-        if i in skip:
-            a.grad = b.grad = None
-            continue
-        g = rng.standard_normal(tuple(b.shape)).astype(numpy_of(b).dtype)
-        a.grad, b.grad = nnref.tensor(g.copy()), torch.tensor(g.copy())
-
-
-def assert_same_state_dict(ours, theirs):
-    sd, sd_t = ours.state_dict(), theirs.state_dict()
-    assert list(sd) == list(sd_t) == ["state", "param_groups"]
-    assert sd["param_groups"] == sd_t["param_groups"]
-    assert list(sd["state"]) == list(sd_t["state"])
-    for index, state in sd["state"].items():
-        assert list(state) == list(sd_t["state"][index])
-        for key, value in state.items():
-            assert isinstance(value, nnref.Tensor) == isinstance(sd_t["state"][index][key],
-                                                                 torch.Tensor)
-            assert_close(value, sd_t["state"][index][key], f"state[{index}][{key!r}]")
 
 
 CASES = [
@@ -63,10 +37,6 @@ CASES = [
     ("ASGD", dict(lr=0.1, t0=0, maximize=True)),
 ]
 
-
-def case_id(case):
-    name, kwargs = case
-    return name + "-" + "-".join(f"{k}={v}" for k, v in kwargs.items())
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

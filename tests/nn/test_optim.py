@@ -7,43 +7,18 @@ import pytest
 import nnref
 import nnref.optim
 from nnref import nn
+from optim_compare import SHAPES, assert_same_state_dict, case_id, make_params, set_grads  # noqa: E402
 from nn_compare import assert_close, numpy_of, raised, rng  # noqa: F401
 
 torch = pytest.importorskip("torch")
 
-SHAPES = [(5, 3), (3,), (2, 2, 2), ()]
 
-
-def make_params(rng, dtype=np.float32):
-    values = [rng.standard_normal(s).astype(dtype) for s in SHAPES]
-    ours = [nn.Parameter(nnref.tensor(v.copy())) for v in values]
-    theirs = [torch.nn.Parameter(torch.tensor(v.copy())) for v in values]
-    return ours, theirs
-
-
-def set_grads(rng, ours, theirs, skip=()):
-    for i, (a, b) in enumerate(zip(ours, theirs)):
-        if i in skip:
-            a.grad = b.grad = None
-            continue
-        g = rng.standard_normal(tuple(b.shape)).astype(numpy_of(b).dtype)
-        a.grad, b.grad = nnref.tensor(g.copy()), torch.tensor(g.copy())
 
 
 def assert_same_params(ours, theirs, what="parameter"):
     for i, (a, b) in enumerate(zip(ours, theirs)):
         assert_close(a, b, f"{what} {i}")
 
-
-def assert_same_state_dict(ours, theirs):
-    sd, sd_t = ours.state_dict(), theirs.state_dict()
-    assert list(sd) == list(sd_t) == ["state", "param_groups"]
-    assert sd["param_groups"] == sd_t["param_groups"]
-    assert list(sd["state"]) == list(sd_t["state"])
-    for index, state in sd["state"].items():
-        assert list(state) == list(sd_t["state"][index])
-        for key, value in state.items():
-            assert_close(value, sd_t["state"][index][key], f"state[{index}][{key!r}]")
 
 
 SGD_CASES = [dict(lr=0.1), dict(lr=0.1, momentum=0.9), dict(lr=0.05, momentum=0.9, nesterov=True),
@@ -56,10 +31,6 @@ ADAM_CASES = [dict(), dict(lr=0.01, betas=(0.8, 0.9), eps=1e-6), dict(lr=0.01, w
 OPTIMIZERS = ([("SGD", kw) for kw in SGD_CASES] + [("Adam", kw) for kw in ADAM_CASES]
               + [("AdamW", kw) for kw in ADAM_CASES])
 
-
-def case_id(case):
-    name, kwargs = case
-    return name + "-" + "-".join(f"{k}={v}" for k, v in kwargs.items())
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
