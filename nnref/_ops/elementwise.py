@@ -16,7 +16,7 @@ from .._tensor import Tensor
 from ..autograd.graph import Node
 from ._common import check_same_device, record, special_function, wrap
 from .arithmetic import pow
-from .pointwise import ZeroGradient, _unary, exp
+from .pointwise import ZeroGradient, _unary, clip_floats, exp, masked_grad
 
 
 class Log1PBackward0(Node):
@@ -289,27 +289,27 @@ def frac(input):
 class ClampMinBackward0(Node):
     def backward(self, grad):
         (self_,) = self.saved_tensors
-        return (grad * (self_ >= self.bound),)
+        return (masked_grad(grad, self_._data >= self.bound),)
 
 
 class ClampMinBackward1(Node):
     def backward(self, grad):
         self_, bound = self.saved_tensors
-        return ((grad * (self_ >= bound)).sum_to_size(self_.shape),
-                (grad * (self_ < bound)).sum_to_size(bound.shape))
+        return (masked_grad(grad, self_._data >= bound._data).sum_to_size(self_.shape),
+                masked_grad(grad, self_._data < bound._data).sum_to_size(bound.shape))
 
 
 class ClampMaxBackward0(Node):
     def backward(self, grad):
         (self_,) = self.saved_tensors
-        return (grad * (self_ <= self.bound),)
+        return (masked_grad(grad, self_._data <= self.bound),)
 
 
 class ClampMaxBackward1(Node):
     def backward(self, grad):
         self_, bound = self.saved_tensors
-        return ((grad * (self_ <= bound)).sum_to_size(self_.shape),
-                (grad * (self_ > bound)).sum_to_size(bound.shape))
+        return (masked_grad(grad, self_._data <= bound._data).sum_to_size(self_.shape),
+                masked_grad(grad, self_._data > bound._data).sum_to_size(bound.shape))
 
 
 def _one_sided(input, bound, pick, nodes):
@@ -319,7 +319,11 @@ def _one_sided(input, bound, pick, nodes):
         data = getattr(xp, pick)(input._data, bound._data.astype(input._data.dtype, copy=False))
         out = wrap(data, input)
         return record(out, nodes[1], (input, bound), saved=(input, bound))
-    data = getattr(xp, pick)(input._data, input._dtype.numpy.type(bound))
+    bound_value = input._dtype.numpy.type(bound)
+    if input._dtype.is_floating_point:
+        data = clip_floats(input._data, *((bound_value, None) if pick == "maximum" else (None, bound_value)))
+    else:
+        data = getattr(xp, pick)(input._data, bound_value)
     out = wrap(data, input)
     return record(out, nodes[0], (input,), saved=(input,), bound=bound)
 

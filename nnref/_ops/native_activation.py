@@ -21,6 +21,7 @@ from .._device import array_module_of, has_values
 from ._common import float_input, needs_grad, record, special_function, wrap
 from ._first_order import FirstOrderBackward
 from .native import _as, _opmath
+from .select import select_or_zero
 
 __all__ = ["gelu", "leaky_relu", "silu", "elu", "softplus", "hardtanh"]
 
@@ -340,7 +341,7 @@ def softplus(input, beta=1.0, threshold=20.0):
 
 
 class HardtanhBackward0(FirstOrderBackward):
-    """The gradient passes strictly inside ``(min_val, max_val)``, is zero outside."""
+    """The gradient passes strictly inside ``(min_val, max_val)``, is +0 outside (a select)."""
 
     def backward(self, grad):
         (self_,) = self.saved_tensors
@@ -348,9 +349,7 @@ class HardtanhBackward0(FirstOrderBackward):
         xp = array_module_of(x)
         inside = xp.greater(x, self.min_val)
         inside &= xp.less(x, self.max_val)
-        local = inside.astype(grad._data.dtype)
-        local *= grad._data
-        return (wrap(local, grad),)
+        return (wrap(select_or_zero(inside, grad._data), grad),)
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0):

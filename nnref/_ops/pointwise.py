@@ -13,12 +13,13 @@ import builtins
 import numpy as np
 
 from .. import _dtype
-from .._device import array_module, array_module_of, has_values
+from .._device import array_module, array_module_of
 from .._dtype import checked_scalar
 from .._tensor import Tensor
 from ..autograd.graph import Node
-from ._common import (broadcast_error, check_same_device, float_data, operand_data, record,
-                      result_type, wrap)
+from ._common import (broadcast_error, check_same_device, float_data, needs_grad, operand_data,
+                      record, result_type, wrap)
+from .select import select_or_zero
 
 
 def _unary(func, node_class, input, *, save_input=False, save_result=False):
@@ -209,18 +210,13 @@ class ThresholdBackwardBackward0(Node):
 
 
 def threshold_backward(grad_output, input, threshold):
-    """``grad_output`` where ``input > threshold`` (and where it is NaN), ``0`` elsewhere.
+    """``grad_output`` where ``input > threshold`` (and where it is NaN), +0 elsewhere.
 
-    ReLU's backward as one op, as in PyTorch (``aten/src/ATen/native/Activation.cpp``). PyTorch
-    selects; multiplying by the mask is 2x faster and the same unless an infinite or NaN
-    gradient meets a dropped element (0 * inf is NaN), which the select then redoes.
+    ReLU's backward as one op, as in PyTorch (``aten/src/ATen/native/Activation.cpp``), and a
+    select as there: +0 where an element was dropped, even for a negative or infinite gradient.
     """
-    g = grad_output._data
-    xp = array_module_of(g)
     keep = ~(input._data <= threshold)  # a NaN input passes its gradient, as in PyTorch
-    data = g * keep
-    if not has_values(data) or xp.isnan(data).any():
-        data = xp.where(keep, g, g.dtype.type(0))
+    data = select_or_zero(keep, grad_output._data)
     return record(wrap(data, grad_output), ThresholdBackwardBackward0, (grad_output, input),
                   saved=(input,), threshold=threshold)
 
@@ -230,12 +226,21 @@ def relu(input):
     xp = array_module(input._device)
     if not input._dtype.is_floating_point:
         return wrap(xp.maximum(input._data, 0), input)
-    out = wrap(xp.maximum(input._data, input._dtype.numpy.type(0)), input)
+    out = wrap(clip_floats(input._data, input._dtype.numpy.type(0), None), input)
     return record(out, ReluBackward0, (input,), save_result=True)
 
 
+def masked_grad(grad, keep):
+    """``where(keep, grad, 0)`` (``keep`` a bool array), PyTorch's derivative formula for the
+    clamps: a tensor op when the gradient is itself differentiated (``create_graph=True``),
+    else an exact select on the arrays."""
+    if needs_grad(grad):
+        return where(wrap(keep, grad), grad, 0.0)
+    return wrap(select_or_zero(keep, grad._data), grad)
+
+
 class ClampBackward1(Node):
-    """Gradient passes where ``min <= x <= max``, is zero where clamped."""
+    """Gradient passes where ``min <= x <= max``, is +0 where clamped (``clamp_backward``)."""
 
     def backward(self, grad):
         (self_,) = self.saved_tensors
@@ -244,7 +249,7 @@ class ClampBackward1(Node):
             inside = inside & (self_._data >= self.min)
         if self.max is not None:
             inside = inside & (self_._data <= self.max)
-        return (grad * wrap(inside, grad),)
+        return (masked_grad(grad, inside),)
 
 
 def clamp(input, min=None, max=None):
@@ -255,12 +260,25 @@ def clamp(input, min=None, max=None):
     dtype = result_type(input, *(v for v in (min, max) if v is not None))
     data = operand_data(input, dtype)
     xp = array_module(input._device)
-    if min is not None:
-        data = xp.maximum(data, checked_scalar(min, dtype))
-    if max is not None:
-        data = xp.minimum(data, checked_scalar(max, dtype))
+    if dtype.is_floating_point:
+        data = clip_floats(data, None if min is None else checked_scalar(min, dtype),
+                           None if max is None else checked_scalar(max, dtype))
+    else:
+        if min is not None:
+            data = xp.maximum(data, checked_scalar(min, dtype))
+        if max is not None:
+            data = xp.minimum(data, checked_scalar(max, dtype))
     out = wrap(data, input)
     return record(out, ClampBackward1, (input,), saved=(input,), min=min, max=max)
+
+
+def clip_floats(data, low, high):
+    """Floats limited to ``[low, high]`` (``None``: unbounded), by ``np.clip``: it orders -0 and
+    +0 as PyTorch's clamp kernels do (``clamp(-0.0, min=0)`` is -0.0; ``np.maximum`` gives +0.0),
+    and is 3x faster than ``np.maximum`` against a number."""
+    kind = data.dtype.type
+    return array_module_of(data).clip(data, kind(-np.inf) if low is None else low,
+                                      kind(np.inf) if high is None else high)
 
 
 class MaximumBackward0(Node):

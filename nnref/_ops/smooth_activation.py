@@ -12,7 +12,9 @@ from .._device import array_module
 from .._tensor import _wrap_dim
 from ..autograd.graph import Node, NotImplemented  # noqa: A004 - PyTorch's name
 from ._common import float_input, needs_grad, record, wrap
-from .pointwise import where
+from .native import _opmath
+from .pointwise import masked_grad, where
+from .select import select_or_zero
 from .shape import cat
 
 __all__ = ["logsigmoid", "mish", "hardswish", "hardsigmoid", "glu", "constant_pad_nd", "upsample_nearest"]
@@ -57,10 +59,13 @@ def mish(input):
 
 
 class HardswishBackward0(Node):
+    """``grad * (x / 3 + 1/2)`` inside ``(-3, 3)``, ``grad`` from 3 up, +0 at -3 and below (a
+    select, as ``hardswish_backward``'s kernel)."""
+
     def backward(self, grad):
         (self_,) = self.saved_tensors
-        slope = where(self_ < -3, 0.0, where(self_ <= 3, self_ / 3 + 0.5, 1.0))
-        return (grad * slope,)
+        slope = where(self_ >= 3, 1.0, self_ / 3 + 0.5)  # NaN where x is (PyTorch's vector loop)
+        return (masked_grad(grad * slope, ~(self_._data <= -3)),)
 
 
 def hardswish(input):
@@ -78,7 +83,10 @@ class HardsigmoidBackward0(Node):
 
     def backward(self, grad):
         (self_,) = self.saved_tensors
-        data = grad._data * ((self_._data > -3) & (self_._data < 3)) / 6
+        x, g = self_._data, _opmath(grad._data)
+        # The kernel's 1/6 is a float constant, in float64 too (``1.0f / 6.0f``).
+        sixth = g * g.dtype.type(np.float32(1 / 6))
+        data = select_or_zero((x > -3) & (x < 3), sixth)
         result = wrap(data.astype(grad._data.dtype, copy=False), grad)
         if needs_grad(grad, self_):
             result.grad_fn = NotImplemented("hardsigmoid_backward", (grad, self_))

@@ -110,6 +110,46 @@ def test_float32_gelu_is_as_accurate_as_pytorchs():
     assert np.all(value_error[tiny] <= 8 * np.spacing(np.abs(exact[tiny]).astype(np.float32)))
 
 
+MASKING = {
+    "relu": lambda lib, x: lib.relu(x),
+    "threshold": lambda lib, x: lib.nn.functional.threshold(x, 0.5, 2.0),
+    "hardtanh": lambda lib, x: lib.nn.functional.hardtanh(x, -0.5, 1.5),
+    "relu6": lambda lib, x: lib.nn.functional.relu6(x),
+    "hardsigmoid": lambda lib, x: lib.nn.functional.hardsigmoid(x),
+    "hardswish": lambda lib, x: lib.nn.functional.hardswish(x),
+    "clamp": lambda lib, x: lib.clamp(x, -1.0, 1.0),
+    "clamp min": lambda lib, x: lib.clamp(x, min=0.0),
+    "clamp_min": lambda lib, x: lib.clamp_min(x, 0.25),
+    "clamp_max": lambda lib, x: lib.clamp_max(x, 0.25),
+    "clamp max 0": lambda lib, x: lib.clamp(x, max=0.0),
+    "relu_ of a copy": lambda lib, x: lib.nn.functional.relu(x * 1, inplace=True),
+    "clamp_min tensor": lambda lib, x: lib.clamp_min(x, lib.full((x.shape[-1],), 0.25, dtype=x.dtype)),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", list(MASKING))
+def test_masking_ops_match_pytorch_bit_for_bit(name, dtype):
+    """Where these ops drop a gradient PyTorch *selects* +0: never the -0 of a negative gradient
+    times 0, nor the NaN of an infinite one; the kept ones, NaN and -0 included, pass unchanged.
+    Their values keep the sign of a zero as PyTorch's clamp does (``relu(-0.0)`` is -0.0).
+    (Inputs on the boundaries -3, 0, 0.25, 1, 3, 6; rows of 64 elements, PyTorch's vector loop.)"""
+    rng = np.random.default_rng(1)
+    pool = np.array([-3, -1, -0.5, -0.0, 0, 0.25, 0.5, 1, 1.5, 3, 6, 7, -7, 2.5, -2.5], dtype=dtype)
+    x = rng.choice(np.concatenate([pool, pool + np.dtype(dtype).type(0.125)]), (4, 64))
+    upstream = rng.choice(np.array([-1, -0.0, 0.0, 2, np.inf, -np.inf, np.nan], dtype=dtype), (4, 64))
+    results = []
+    for lib in (torch, nnref):
+        t = lib.tensor(x, requires_grad=True)
+        with np.errstate(all="ignore"):
+            y = MASKING[name](lib, t)
+            y.backward(lib.tensor(upstream))
+        results.append((y.detach().numpy(), t.grad.numpy()))
+    bits = np.int32 if dtype == "float32" else np.int64
+    for ours, theirs in zip(results[1], results[0]):
+        np.testing.assert_array_equal(ours.view(bits), theirs.view(bits))
+
+
 def test_silu_output_may_change_in_place_before_backward_as_in_pytorch():
     """PyTorch's SiluBackward0 saves only the input: so does nnref's (the denominator it keeps is its own)."""
     grads = []
