@@ -1,9 +1,10 @@
 """Forward + backward time of the tutorials' layers, nnref against PyTorch, on one thread.
 
-``python -m bench.layers [--quick] [--out DIR]`` times each layer on a typical input
-(interleaved samples, median; see :mod:`bench.timing`), checks that both give the same
-output first, and writes ``layers.json`` and ``layers.md`` to ``--out`` (default
-``bench/results/``).  The target is a ratio nnref / PyTorch of at most 1.5.
+``python -m bench.layers [--quick] [--out DIR] [--only TEXT]`` times each layer on a typical
+input (interleaved samples, median of wall-clock times; see :mod:`bench.timing`), checks that
+both give the same output first, and writes ``layers.json`` and ``layers.md`` to ``--out``
+(default ``bench/results/``).  ``--only`` times the layers whose name contains TEXT and writes
+nothing.  The target is a ratio nnref / PyTorch of at most 1.5.
 """
 import argparse
 import json
@@ -49,13 +50,15 @@ def _step(lib, module, x, grad):
     return run
 
 
-def measure(quick):
+def measure(quick, only=None):
     import torch
     import nnref
     torch.set_num_threads(1)
     rng = np.random.default_rng(0)
     results = {}
     for name, (build, shape) in CASES.items():
+        if only is not None and only not in name:
+            continue
         ours, theirs = build(nnref.nn), build(torch.nn)
         if hasattr(theirs, "weight"):
             with nnref.no_grad():
@@ -98,10 +101,13 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m bench.layers", description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="few, short samples (seconds)")
     parser.add_argument("--out", default=os.path.join(ROOT, "bench", "results"))
-    parser.add_argument("--clock", choices=("cpu", "wall"), default="cpu")
+    parser.add_argument("--only", metavar="TEXT", help="time only the layers whose name contains TEXT")
+    parser.add_argument("--clock", choices=("cpu", "wall"), default="wall")
     args = parser.parse_args(argv)
     timing.use_clock(args.clock)
-    write(measure(args.quick), args.out)
+    results = measure(args.quick, args.only)
+    if args.only is None:
+        write(results, args.out)
 
 
 if __name__ == "__main__":
