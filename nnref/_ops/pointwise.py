@@ -146,16 +146,24 @@ def abs(input):
     return _unary(xp.abs, AbsBackward0, input, save_input=True)
 
 
-class SignBackward0(Node):
-    def backward(self, grad):
-        return (grad * 0,)
+class SignBackward0(ZeroGradient):
+    pass
+
+
+def sign_data(data):
+    """PyTorch's sign of a number array: ``(0 < x) - (x < 0)``, so NaN and -0.0 give +0.0
+    (``np.sign`` gives NaN and -0.0)."""
+    if data.dtype == bool:
+        return data.copy()
+    xp = array_module_of(data)
+    with np.errstate(invalid="ignore"):  # ml_dtypes' bfloat16 warns comparing NaN
+        return xp.subtract(xp.greater(data, 0), xp.less(data, 0), dtype=data.dtype)
 
 
 def sign(input):
-    """-1, 0 or 1 by the sign of each element; its gradient is zero (``torch.sign``,
+    """-1, 0 or 1 by the sign of each element, 0 for NaN; its gradient is zero (``torch.sign``,
     ``aten/src/ATen/native/UnaryOps.cpp``)."""
-    xp = array_module(input._device)
-    out = wrap(xp.sign(input._data), input)
+    out = wrap(sign_data(input._data), input)
     return record(out, SignBackward0, (input,))
 
 
@@ -252,11 +260,61 @@ class ClampBackward1(Node):
         return (masked_grad(grad, inside),)
 
 
+class ClampBackward0(Node):
+    """``clamp`` with tensor bounds (``clamp_backward`` and ``clamp_backward_min_max`` in
+    ``torch/csrc/autograd/FunctionsManual.cpp``): the input's gradient passes where
+    ``min <= x <= max``; ``min`` gets it where ``x < min`` (and ``min < max``), ``max`` where
+    ``x > max`` (or ``max < min``, where the result is ``max``); each is +0 elsewhere."""
+
+    def backward(self, grad):
+        self_, low, high = (None if t is None else t._data for t in self.saved_tensors)
+        wants_self, wants_min, wants_max = self.needs_input_grad
+        if low is not None and high is not None:
+            passes = (self_ >= low) & (self_ <= high)
+            to_min = (self_ < low) & (low < high)
+            to_max = (self_ > high) | (high < low)
+        else:
+            passes = self_ >= low if low is not None else self_ <= high
+            to_min, to_max = self_ < low if low is not None else None, self_ > high if high is not None else None
+        grads = [masked_grad(grad, passes) if wants_self else None]
+        for wanted, mask, bound in ((wants_min, to_min, low), (wants_max, to_max, high)):
+            grads.append(masked_grad(grad, mask).sum_to_size(bound.shape) if wanted else None)
+        grads[0] = grads[0].sum_to_size(self_.shape) if grads[0] is not None else None
+        return tuple(grads)
+
+
+def _clamp_tensors(input, min, max):
+    """``clamp.Tensor``: bounds that are tensors (or None), broadcast against the input."""
+    bounds = [v for v in (min, max) if v is not None]
+    for bound in bounds:
+        if not isinstance(bound, Tensor):
+            kinds = ", ".join(f"{name}={type(v).__name__ if not isinstance(v, Tensor) else 'Tensor'}"
+                              for name, v in (("max", max), ("min", min)) if v is not None)
+            raise TypeError(f"clamp() received an invalid combination of arguments - got (Tensor, {kinds}), "
+                            "but expected one of:\n * (Tensor input, Tensor min = None, Tensor max = None, "
+                            "*, Tensor out = None)\n * (Tensor input, Number min = None, Number max = None, "
+                            "*, Tensor out = None)\nPass both bounds as tensors or both as numbers.")
+        check_same_device(input, bound)
+    dtype = result_type(input, *bounds)
+    data, low, high = (None if v is None else operand_data(v, dtype) for v in (input, min, max))
+    xp = array_module(input._device)
+    # max(x, min), then min(., max): numpy's give the second operand on a tie, the bound, as
+    # PyTorch's vectorised kernel does (clamp(-0.0, min=tensor(0.0)) is 0.0; its scalar loop,
+    # for short tails, keeps x), and a NaN on either side wins.
+    if low is not None:
+        data = xp.maximum(data, low)
+    if high is not None:
+        data = xp.minimum(data, high)
+    return record(wrap(data, input), ClampBackward0, (input, min, max), saved=(input, min, max))
+
+
 def clamp(input, min=None, max=None):
     """Each element limited to ``[min, max]`` (either bound a number or a tensor, one may be
     ``None``); ``clip`` is its alias (``torch.clamp``, ``aten/src/ATen/native/TensorCompare.cpp``)."""
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        return _clamp_tensors(input, min, max)
     dtype = result_type(input, *(v for v in (min, max) if v is not None))
     data = operand_data(input, dtype)
     xp = array_module(input._device)

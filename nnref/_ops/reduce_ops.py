@@ -10,7 +10,7 @@ derivative through it raises rather than returning a wrong one.
 import numpy as np
 
 from .. import _dtype
-from .._device import array_module, array_module_of
+from .._device import array_module, array_module_of, has_values
 from .._tensor import _wrap_dim
 from ..autograd.graph import Node
 from ._first_order import FirstOrderBackward
@@ -40,29 +40,56 @@ def _product_of_others(data, axis):
     return before * after
 
 
+def _prod_backward(grad, x, result, axis):
+    """``prod_backward`` (``torch/csrc/autograd/FunctionsManual.cpp``): ``grad * result / x``
+    while no element is 0; otherwise the product of the others (exclusive running products
+    from both ends, ``prod_safe_zeros_backward``), and for a whole-tensor product with several
+    zeros, zeros.  ``grad`` and ``result`` broadcast against ``x``."""
+    xp = array_module_of(x)
+    if not x.ndim:
+        return xp.broadcast_to(grad, x.shape).copy()
+    zeros = int(xp.count_nonzero(x == 0)) if has_values(x) else 0
+    if zeros == 0:
+        with np.errstate(divide="ignore", invalid="ignore"):  # inf / inf is NaN, as in PyTorch
+            return grad * (result / x)
+    if axis is None and zeros > 1:
+        return xp.zeros_like(x)
+    if axis is None:
+        return grad * _product_of_others(x.reshape(-1), 0).reshape(x.shape)
+    return grad * _product_of_others(x, axis)
+
+
 class ProdBackward0(FirstOrderBackward):
     def backward(self, grad):
-        (self_,) = self.saved_tensors
-        flat = self_._data.reshape(-1)
-        others = _product_of_others(flat, 0).reshape(self_._data.shape) if flat.size else flat
-        return (wrap(grad._data * others, grad),)
+        self_, result = self.saved_tensors
+        return (wrap(_prod_backward(grad._data, self_._data, result._data, None), grad),)
 
 
 class ProdBackward1(FirstOrderBackward):
     def backward(self, grad):
-        (self_,) = self.saved_tensors
-        g = grad._data if self.keepdim else array_module_of(grad._data).expand_dims(grad._data, self.dim)
-        return (wrap(g * _product_of_others(self_._data, self.dim), grad),)
+        self_, result = self.saved_tensors
+        g, r = grad._data, result._data
+        if not self.keepdim and self_._data.ndim:
+            xp = array_module_of(g)
+            g, r = xp.expand_dims(g, self.dim), xp.expand_dims(r, self.dim)
+        return (wrap(_prod_backward(g, self_._data, r, self.dim), grad),)
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     """Product of all elements, or along ``dim``; bool and integer inputs multiply in int64."""
     dtype = _integer_result(input, dtype)
-    xp = array_module(input._device)
     data = input._data.astype(dtype._accumulate, copy=False)
+    with np.errstate(invalid="ignore", over="ignore"):  # inf * 0 is NaN, PyTorch does not warn
+        return _prod(input, data, dtype, dim, keepdim)
+
+
+def _prod(input, data, dtype, dim, keepdim):
+    xp = array_module(input._device)
     if dim is None:
         out = wrap(from_accumulator(xp.asarray(xp.prod(data)), dtype), input)
         node = ProdBackward0((input,), saved=(input,)) if needs_grad(input) else None
+        if node is not None:
+            node.save_result(out)
     else:
         axis = _wrap_dim(dim, input._data.ndim)
         result = xp.prod(data, axis=axis, keepdims=keepdim) if data.ndim else data
@@ -70,6 +97,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
         node = None
         if needs_grad(input):
             node = ProdBackward1((input,), (input,), dim=axis, keepdim=keepdim)
+            node.save_result(out)
     if node is not None:
         out.grad_fn = node
     return out

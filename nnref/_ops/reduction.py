@@ -263,11 +263,23 @@ class _EvenlyDistributed(Node):
         return (_expand_back(grad, self_._data.shape, dims, keepdim) * winners / count,)
 
 
-class MaxBackward1(_EvenlyDistributed):
-    pass
+class MaxBackward1(Node):
+    """``max()`` of the whole tensor: ``evenly_distribute_backward``
+    (``torch/csrc/autograd/FunctionsManual.cpp``) on the CPU: the elements equal to the result
+    share the gradient, the NaNs when the result is NaN; every other element gets +0 (a
+    select: not the -0 or NaN of a multiply by 0)."""
+
+    def backward(self, grad):
+        from .pointwise import masked_grad
+        self_, result = self.saved_tensors
+        x = self_._data
+        xp = array_module_of(x)
+        winners = xp.isnan(x) if has_values(x) and bool(xp.isnan(result._data)) else x == result._data
+        count = int(winners.sum()) if has_values(x) else 1
+        return (masked_grad((grad / count).expand(self_.shape), winners),)
 
 
-class MinBackward1(_EvenlyDistributed):
+class MinBackward1(MaxBackward1):
     pass
 
 

@@ -13,7 +13,7 @@ from .._tensor import Tensor
 from ..autograd.graph import Node, NotImplemented
 from ._common import (broadcast_error, check_same_device, needs_grad, operand_data, record,
                       result_type, wrap)
-from .pointwise import ZeroGradient
+from .pointwise import ZeroGradient, sign_data
 
 __all__ = ["sgn", "signbit", "copysign", "heaviside"]
 
@@ -25,9 +25,7 @@ class SgnBackward0(ZeroGradient):
 def sgn(input):
     """The sign of each element, -1, 0 or 1 (for real tensors, ``sign``); its gradient is zero
     (``torch.sgn``, ``aten/src/ATen/native/UnaryOps.cpp``)."""
-    xp = array_module(input._device)
-    data = input._data.copy() if input._dtype is _dtype.bool else xp.sign(input._data)
-    return record(wrap(data, input), SgnBackward0, (input,))
+    return record(wrap(sign_data(input._data), input), SgnBackward0, (input,))
 
 
 def signbit(input):
@@ -44,8 +42,9 @@ class CopysignBackward0(Node):
 
     def backward(self, grad):
         self_, result = self.saved_tensors
+        from .._creation import zeros_like
         ratio = (result / self_).masked_fill(self_ == 0, 0.0)
-        return grad * ratio, grad * 0
+        return grad * ratio, zeros_like(grad)
 
 
 class CopysignBackward1(Node):
