@@ -287,8 +287,9 @@ class PowBackward0(Node):
 
     def backward(self, grad):
         (self_,) = self.saved_tensors
-        if self.exponent == 0:
-            return (grad * 0,)
+        if self.exponent == 0:  # zeros, not grad * 0 (-0 or NaN for some gradients)
+            from .._creation import zeros_like
+            return (zeros_like(self_),)
         return (grad * (self.exponent * self_ ** (self.exponent - 1)),)
 
 

@@ -5,9 +5,11 @@ Mirrors ``aten/src/ATen/native/AveragePool2d.cpp``, ``AdaptiveAveragePooling.cpp
 
 * ``avg_pool2d`` sums ``KH*KW`` strided slices of the padded input (one per kernel
   offset) and divides by PyTorch's divisor; its backward scatters the same way.
-* ``adaptive_avg_pool2d`` is two matrix products with 0/1 "which rows/columns does
-  window i cover" matrices, divided by each window's area; the backward is the
-  transposed products.
+* ``adaptive_avg_pool2d`` sums windows by two matrix products with 0/1 "which rows/columns
+  does window i cover" matrices and divides by each window's height and width; the backward
+  is the transposed products.  A product would turn one infinity into NaN across its row
+  and column of windows (0 * inf), so data with infinities or NaN is summed instead by one
+  gathered add per offset inside a window, for all windows at once, in PyTorch's order.
 * ``adaptive_max_pool2d`` scans each window's columns, then its rows, one elementwise
   maximum per offset over all windows at once, on the input laid out planes-innermost;
   short windows repeat their last position, which never changes a maximum.
@@ -16,7 +18,7 @@ import math
 
 import numpy as np
 
-from .._device import array_module_of
+from .._device import array_module_of, has_values
 from ._common import float_input, needs_grad, record, wrap
 from ._first_order import FirstOrderBackward
 from .native import _as, _opmath, _pool_output_size
@@ -144,18 +146,78 @@ def _output_size(output_size, h, w):
     return (h if oh is None else int(oh)), (w if ow is None else int(ow))
 
 
-def _coverage(size, out, dtype, xp):
-    """``(out, size)`` 0/1 matrix: row i marks the positions window i covers."""
-    start, end = adaptive_windows(xp, size, out)
+def _planes_last_with_zero_edge(xp, data):
+    """``(..., H, W)`` as ``(H + 1, W + 1, planes)``: planes innermost, so that gathering rows
+    or columns copies contiguous runs, and a zero row and column appended, for the gathers of
+    short windows to read."""
+    h, w = data.shape[-2:]
+    laid_out = xp.zeros((h + 1, w + 1, math.prod(data.shape[:-2])), dtype=data.dtype)
+    laid_out[:h, :w] = data.reshape(-1, h, w).transpose(1, 2, 0)
+    return laid_out
+
+
+def _planes_first(laid_out, leading_shape):
+    """``(OH, OW, planes)`` back to ``(..., OH, OW)``."""
+    return laid_out.transpose(2, 0, 1).reshape(leading_shape + laid_out.shape[:2])
+
+
+def _gathered_sums(xp, laid_out, rows, columns):
+    """``sum over (i, j) of laid_out[rows[i], columns[j]]``: ``rows`` and ``columns`` list, per
+    offset, the index each window (or output position) reads at that offset; the sum runs row
+    by row, left to right, from +0, the order of PyTorch's loops."""
+    total = xp.zeros((len(rows[0]), len(columns[0]), laid_out.shape[2]), dtype=laid_out.dtype)
+    with np.errstate(invalid="ignore"):  # inf + -inf is NaN; PyTorch does not warn
+        for row in rows:
+            band = laid_out[row]
+            for column in columns:
+                total += band[:, column]
+    return total
+
+
+def _window_offsets(xp, start, end, size):
+    """Per offset inside a window, each window's position there, or ``size`` (the zero edge)
+    past a shorter window's end."""
+    return [xp.where(start + i < end, start + i, size) for i in range(int((end - start).max()))]
+
+
+def _covering_offsets(xp, start, end, size, out):
+    """Per position, the windows covering it (consecutive, first to last), as lists like
+    :func:`_window_offsets`'s with ``out`` (the zero edge) where a position has fewer."""
+    positions = xp.arange(size)
+    first = xp.searchsorted(end, positions, side="right")
+    count = xp.searchsorted(start, positions, side="right") - first
+    return [xp.where(i < count, first + i, out) for i in range(int(count.max()))]
+
+
+def _coverage(xp, start, end, size, dtype):
+    """``(windows, size)`` 0/1 matrix: row i marks the positions window i covers."""
     positions = xp.arange(size)
     return ((positions >= start[:, None]) & (positions < end[:, None])).astype(dtype)
 
 
+def _all_finite(xp, data):
+    return not has_values(data) or bool(xp.isfinite(data).all())
+
+
 class AdaptiveAvgPool2DBackward0(FirstOrderBackward):
+    """Each window's gradient divided by its height and width, added onto every position it
+    covers: the transposed coverage products, or (for a gradient with infinities or NaN) the
+    gathered sums in PyTorch's order (windows row by row where they overlap)."""
+
     def backward(self, grad):
-        g = _opmath(grad._data) / self.area
+        g = _opmath(grad._data)
         xp = array_module_of(g)
-        result = xp.matmul(xp.matmul(self.rows.T, g), self.cols)
+        (start_h, end_h), (start_w, end_w) = self.windows
+        (h, w), (oh, ow) = self.hw, g.shape[-2:]
+        share = g / self.heights[:, None] / self.widths[None, :]
+        if _all_finite(xp, share):
+            result = xp.matmul(xp.matmul(_coverage(xp, start_h, end_h, h, g.dtype).T, share),
+                               _coverage(xp, start_w, end_w, w, g.dtype))
+        else:
+            sums = _gathered_sums(xp, _planes_last_with_zero_edge(xp, share),
+                                  _covering_offsets(xp, start_h, end_h, h, oh),
+                                  _covering_offsets(xp, start_w, end_w, w, ow))
+            result = _planes_first(sums, g.shape[:-2])
         return (wrap(_as(result, grad._data), grad),)
 
 
@@ -179,14 +241,21 @@ def adaptive_avg_pool2d(input, output_size):
         return input.mean((-1, -2), keepdim=True)
     data = _opmath(input._data)
     xp = array_module_of(data)
-    rows = _coverage(h, oh, data.dtype, xp)
-    cols = _coverage(w, ow, data.dtype, xp)
-    row_len, col_len = rows.sum(axis=1), cols.sum(axis=1)
-    area = row_len[:, None] * col_len[None, :]
-    # (OH, H) @ (..., H, W) @ (W, OW): window sums, then one division by each window's size.
-    out_data = xp.matmul(xp.matmul(rows, data), cols.T) / area
+    windows = adaptive_windows(xp, h, oh), adaptive_windows(xp, w, ow)
+    heights, widths = ((end - start).astype(data.dtype) for start, end in windows)
+    (start_h, end_h), (start_w, end_w) = windows
+    if _all_finite(xp, data):  # window sums as (OH, H) @ (..., H, W) @ (W, OW)
+        sums = xp.matmul(xp.matmul(_coverage(xp, start_h, end_h, h, data.dtype), data),
+                         _coverage(xp, start_w, end_w, w, data.dtype).T)
+    else:  # 0 * inf is NaN: no coverage products, the sums in PyTorch's own order
+        sums = _planes_first(_gathered_sums(xp, _planes_last_with_zero_edge(xp, data),
+                                            _window_offsets(xp, start_h, end_h, h),
+                                            _window_offsets(xp, start_w, end_w, w)), data.shape[:-2])
+    # PyTorch's kernel: sum / kh / kw, two divisions
+    out_data = sums / heights[:, None] / widths[None, :]
     out = wrap(_as(out_data, input._data), input)
-    return record(out, AdaptiveAvgPool2DBackward0, (input,), rows=rows, cols=cols, area=area)
+    return record(out, AdaptiveAvgPool2DBackward0, (input,), windows=windows, heights=heights,
+                  widths=widths, hw=(h, w))
 
 
 class AdaptiveMaxPool2DBackward0(FirstOrderBackward):

@@ -16,7 +16,7 @@ gradient evenly between the elements equal to it (``evenly_distribute_backward``
 import numpy as np
 
 from .. import _dtype
-from .._device import array_module, array_module_of
+from .._device import array_module, array_module_of, has_values
 from .._tensor import _wrap_dim
 from ..autograd.graph import Node
 from ._common import needs_grad, wrap
@@ -29,10 +29,12 @@ class MedianBackward0(Node):
     """Every element equal to the median (every NaN, when it is NaN) gets an equal share."""
 
     def backward(self, grad):
-        from .predicates import isnan
+        from .pointwise import masked_grad
         (self_,) = self.saved_tensors
-        mask = isnan(self_) if self.result_is_nan else (self_ == self.result)
-        return (mask * (grad / mask.sum()),)
+        xp = array_module_of(self_._data)
+        mask = xp.isnan(self_._data) if self.result_is_nan else self_._data == self.result._data
+        count = int(mask.sum()) if has_values(mask) else 1
+        return (masked_grad((grad / count).expand(self_.shape), mask),)
 
 
 class NanmedianBackward0(MedianBackward0):

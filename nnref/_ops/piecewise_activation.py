@@ -12,7 +12,7 @@ from .._device import array_module
 from ..autograd.graph import Node
 from ._common import float_input, record, wrap
 from .native_activation import EluBackward0, EluBackward1, elu
-from .pointwise import threshold_backward, where
+from .pointwise import masked_grad, threshold_backward, where
 
 __all__ = ["threshold", "hardshrink", "softshrink", "prelu", "celu", "rrelu", "INPLACE_NODES"]
 
@@ -42,10 +42,16 @@ def _shrink_mask(x, lambd):
     return (x >= -lambd) & (x <= lambd)
 
 
+def _shrink_backward(node, grad):
+    """``grad`` where ``|x| > lambd``, +0 elsewhere, NaN included (``shrink_backward``)."""
+    (self_,) = node.saved_tensors
+    x = self_._data
+    return (masked_grad(grad, (x < -node.lambd) | (x > node.lambd)),)
+
+
 class HardshrinkBackward0(Node):
     def backward(self, grad):
-        (self_,) = self.saved_tensors
-        return (where(_shrink_mask(self_, self.lambd), 0.0, grad),)
+        return _shrink_backward(self, grad)
 
 
 def hardshrink(input, lambd=0.5):
@@ -58,8 +64,7 @@ def hardshrink(input, lambd=0.5):
 
 class SoftshrinkBackward0(Node):
     def backward(self, grad):
-        (self_,) = self.saved_tensors
-        return (where(_shrink_mask(self_, self.lambd), 0.0, grad),)
+        return _shrink_backward(self, grad)
 
 
 def softshrink(input, lambd=0.5):
@@ -70,7 +75,10 @@ def softshrink(input, lambd=0.5):
                            f"{input._dtype._legacy_name[:-6]}, but found {_number_text(lambd)}")
     xp = array_module(input._device)
     dtype = x.dtype.type
-    data = xp.where(x > lambd, x - dtype(lambd), xp.where(x < -lambd, x + dtype(lambd), x * dtype(0)))
+    # Between the thresholds +0, NaN staying NaN (PyTorch's vector loop; its scalar tail loop
+    # keeps the sign of x there).
+    inside = x * dtype(0) + dtype(0)
+    data = xp.where(x > lambd, x - dtype(lambd), xp.where(x < -lambd, x + dtype(lambd), inside))
     return record(wrap(data.astype(x.dtype, copy=False), input), SoftshrinkBackward0, (input,),
                   saved=(input,), lambd=lambd)
 

@@ -252,3 +252,33 @@ def test_float32_gelu_follows_pytorchs_erf_over_blocks_and_strides():
     assert np.all(tail == 0) and np.all(np.signbit(tail))
     np.testing.assert_array_equal(np.signbit(y_ours[:4, 0]), np.signbit(tail))
     np.testing.assert_array_equal(y_ours[:4, 0], tail)
+
+
+@pytest.mark.parametrize("size, output_size", [((30, 30), (7, 7)), ((5, 7), (7, 5)), ((13, 4), (3, 4)),
+                                               ((8, 8), (3, 3)), ((1, 9), (1, 2))])
+@pytest.mark.parametrize("upstream_kind", ["finite", "with infinities"])
+def test_adaptive_avg_pool_with_infinities_and_nan_is_pytorchs_bit_for_bit(size, output_size, upstream_kind):
+    """An infinity or NaN stays in the windows that contain it (a 0/1 coverage product would
+    spread NaN across its row and column of windows, 0 * inf); such sums run in PyTorch's order,
+    so values, and gradients from an upstream gradient with infinities, match its bits,
+    overlapping windows included (a finite upstream gradient takes the products: to rounding)."""
+    rng = np.random.default_rng(sum(size))
+    pool = np.array([-0.0, 0.0, np.nan, np.inf, -np.inf, -1.5, 2.25, 0.5, 1.0, 3.0], np.float32)
+    data = rng.choice(pool, (2, 3) + size, p=[.1, .1, .02, .02, .02, .2, .2, .1, .1, .14])
+    upstream = rng.standard_normal((2, 3) + tuple(output_size)).astype(np.float32)
+    if upstream_kind != "finite":
+        upstream.reshape(-1)[::5] = np.inf
+    results = []
+    for lib in (torch, nnref):
+        x = lib.tensor(data, requires_grad=True)
+        with np.errstate(all="ignore"):
+            y = lib.nn.functional.adaptive_avg_pool2d(x, output_size)
+            y.backward(lib.tensor(upstream))
+        results.append((y.detach().numpy(), x.grad.numpy()))
+    for exact, theirs, ours in zip((True, upstream_kind != "finite"), *results):
+        nan = np.isnan(theirs)
+        np.testing.assert_array_equal(np.isnan(ours), nan)
+        if exact:
+            np.testing.assert_array_equal(ours[~nan].view(np.int32), theirs[~nan].view(np.int32))
+        else:
+            np.testing.assert_allclose(ours[~nan], theirs[~nan], rtol=1e-6, atol=1e-7)
