@@ -197,6 +197,13 @@ from ._ops.linalg_solvers import inverse  # noqa: E402
 inverse = _with_out(inverse)
 from ._ops.quantile import nanquantile, quantile  # noqa: E402
 
+# The other functions that take out= in PyTorch: comparisons, logical ops, std/var/norm, ...
+(eq, ne, gt, ge, lt, le, logical_and, logical_or, logical_xor, logical_not, sign, round, reciprocal,
+ negative, hypot, atan2, clamp_min, clamp_max, nan_to_num, outer, std, var, norm, diag) = map(_with_out, (
+    eq, ne, gt, ge, lt, le, logical_and, logical_or, logical_xor, logical_not, sign, round, reciprocal,
+    negative, hypot, atan2, clamp_min, clamp_max, nan_to_num, outer, std, var, norm, diag))
+arctan2, ger = atan2, outer
+
 # Last, because both build on everything above: `import nnref as torch; torch.nn.Linear` works.
 from . import nn, optim  # noqa: E402
 from . import distributions  # noqa: E402 - torch.distributions, built on nn.functional

@@ -29,6 +29,26 @@ def _inplace(op):
     return method
 
 
+def _shape_inplace(op):
+    """``x.unsqueeze_(0)`` and the other in-place shape changes: ``x`` takes the view's shape and
+    strides over the same memory.  PyTorch also rewrites the history of a tensor inside an
+    autograd graph this way; nnref refuses that case (Differences page)."""
+    @functools.wraps(op)
+    def method(self, *args, **kwargs):
+        from ..autograd.grad_mode import _GradState
+        if _GradState.enabled and self.requires_grad:
+            if self.grad_fn is None:
+                raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                                   "operation.")
+            raise NotImplementedError(f"nnref cannot change the shape of a tensor inside an autograd "
+                                      f"graph in place ({op.__name__}_); PyTorch can. Write "
+                                      f"x = x.{op.__name__}(...) instead.")
+        self._data = op(self, *args, **kwargs)._data
+        return self
+    method.__name__ = op.__name__ + "_"
+    return method
+
+
 def _operator_inplace(op):
     """``a += b``: in place, like ``a.add_(b)``."""
     def method(self, other):
@@ -125,7 +145,12 @@ _METHODS = {
     "tanh_": _inplace(pointwise.tanh), "exp_": _inplace(pointwise.exp), "log_": _inplace(pointwise.log),
     "sqrt_": _inplace(pointwise.sqrt), "abs_": _inplace(pointwise.abs), "sin_": _inplace(pointwise.sin),
     "cos_": _inplace(pointwise.cos), "neg_": _inplace(arithmetic.neg), "pow_": _inplace(arithmetic.pow),
-    "reciprocal_": _inplace(arithmetic.reciprocal),
+    "reciprocal_": _inplace(arithmetic.reciprocal), "sign_": _inplace(pointwise.sign),
+    "round_": _inplace(pointwise.round), "clip_": _inplace(pointwise.clamp),
+    "addmm_": _inplace(linalg.addmm), "squeeze_": _shape_inplace(shape.squeeze),
+    "unsqueeze_": _shape_inplace(shape.unsqueeze), "t_": _shape_inplace(shape.t),
+    "transpose_": _shape_inplace(shape.transpose), "swapaxes_": _shape_inplace(shape.transpose),
+    "swapdims_": _shape_inplace(shape.transpose),
     "zero_": inplace.zero_, "fill_": inplace.fill_, "copy_": inplace.copy_,
     "uniform_": inplace.uniform_, "normal_": inplace.normal_,
     "random_": random.random_, "bernoulli_": random.bernoulli_, "bernoulli": random.bernoulli,
@@ -146,6 +171,7 @@ _TUTORIAL_METHODS = {
     "gather": scatter.gather, "scatter": scatter.scatter, "scatter_add": scatter.scatter_add,
     "scatter_": _inplace(scatter.scatter), "scatter_add_": _inplace(scatter.scatter_add),
     "prod": reduce_ops.prod, "cumsum": reduce_ops.cumsum, "logsumexp": reduce_ops.logsumexp,
+    "cumsum_": _inplace(reduce_ops.cumsum),
     "sort": sorting.sort, "argsort": sorting.argsort, "topk": sorting.topk,
     "split": tensor_shape.split, "chunk": tensor_shape.chunk, "repeat": tensor_shape.repeat,
     "diagonal": tensor_shape.diagonal, "tril": tensor_shape.tril, "triu": tensor_shape.triu,
@@ -239,7 +265,7 @@ from . import blend, composite  # noqa: E402
 
 for _name in blend.__all__ + ["take_along_dim", "argwhere", "repeat_interleave", "diag"]:
     setattr(Tensor, _name, getattr(blend, _name, None) or getattr(composite, _name))
-for _name in ("atan2", "lerp", "addcmul", "addcdiv", "nan_to_num"):
+for _name in ("atan2", "hypot", "lerp", "addcmul", "addcdiv", "nan_to_num"):
     setattr(Tensor, _name + "_", _inplace(getattr(blend, _name)))
 Tensor.arctan2, Tensor.arctan2_ = blend.atan2, _inplace(blend.atan2)
 
