@@ -326,20 +326,34 @@ class AddmmBackward0(Node):
     def backward(self, grad):
         mat1, mat2 = self.saved_tensors
         wants_bias, wants_mat1, wants_mat2 = self.needs_input_grad
-        return (grad if wants_bias else None,
-                mm(grad, mat2.t()) if wants_mat1 else None,
-                _mat2_grad(mat1, grad, self.mat2_transposed) if wants_mat2 else None)
+        beta, alpha = self.beta, self.alpha
+        return (_scaled(grad, beta) if wants_bias else None,
+                _scaled(mm(grad, mat2.t()), alpha) if wants_mat1 else None,
+                _scaled(_mat2_grad(mat1, grad, self.mat2_transposed), alpha) if wants_mat2 else None)
 
 
-def addmm(input, mat1, mat2):
-    """``input + mat1 @ mat2`` in one op: what ``F.linear`` uses for a batch of rows with a bias."""
+def _scaled(tensor, factor):
+    """``tensor * factor``, skipped for 1 (PyTorch's ``maybe_multiply``)."""
+    return tensor if factor == 1 else tensor * factor
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    """``beta * input + alpha * (mat1 @ mat2)`` in one op: what ``F.linear`` uses for a batch of
+    rows with a bias; ``beta=0`` ignores ``input`` (its NaNs too)."""
     _same_dtype("addmm", mat1, mat2)
     if mat1._data.ndim != 2 or mat2._data.ndim != 2 or mat1._data.shape[1] != mat2._data.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_shape_text(mat1)} and "
                            f"{_shape_text(mat2)})")
     product = _product(_matrix_product, mat1, mat2)
+    if alpha != 1:
+        product *= product.dtype.type(alpha)
     try:
-        product += input._data  # in place on our own fresh buffer: no extra allocation
+        if beta == 1:
+            product += input._data  # in place on our own fresh buffer: no extra allocation
+        elif beta != 0:
+            product += input._data * product.dtype.type(beta)
+        else:
+            np.broadcast_shapes(input._data.shape, product.shape)
     except ValueError:
         raise RuntimeError(f"addmm: the bias of shape {list(input.shape)} does not broadcast to the "
                            f"product's shape {list(product.shape)}") from None
@@ -347,5 +361,6 @@ def addmm(input, mat1, mat2):
     if needs_grad(input, mat1, mat2):
         out.grad_fn = AddmmBackward0((input, mat1, mat2), (mat1 if mat2.requires_grad else None,
                                                            mat2 if mat1.requires_grad else None),
-                                     mat2_transposed=_is_transposed(mat2._data))
+                                     mat2_transposed=_is_transposed(mat2._data), beta=beta,
+                                     alpha=alpha)
     return out

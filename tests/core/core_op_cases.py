@@ -254,8 +254,9 @@ def _(draw, rng):
 def _(draw, rng):
     n, k, p = (draw(st.integers(1, 3)) for _ in range(3))
     bias = draw(st.sampled_from([(n, p), (p,), (1, p), ()]))
+    beta, alpha = draw(st.sampled_from([(1, 1), (0.5, 2.0), (0, 1), (1, -1.5)]))
     return [normal(rng, bias), normal(rng, (n, k)), normal(rng, (k, p))], \
-        lambda m, c, a, b: m.addmm(c, a, b)
+        lambda m, c, a, b: m.addmm(c, a, b, beta=beta, alpha=alpha)
 
 
 # reductions
