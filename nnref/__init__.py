@@ -197,6 +197,16 @@ from ._ops.linalg_solvers import inverse  # noqa: E402
 inverse = _with_out(inverse)
 from ._ops.quantile import nanquantile, quantile  # noqa: E402
 
+# PyTorch's factory keywords layout= and pin_memory=, and torch.strided.
+from ._layout import layout, strided, tensor_layout as _tensor_layout  # noqa: E402
+from ._layout import with_factory_keywords as _with_factory_keywords  # noqa: E402
+(arange, empty, empty_like, eye, full, full_like, linspace, logspace, ones, ones_like, rand, rand_like,
+ randint, randint_like, randn, randn_like, randperm, zeros, zeros_like, scalar_tensor) = map(
+    _with_factory_keywords, (arange, empty, empty_like, eye, full, full_like, linspace, logspace, ones,
+                             ones_like, rand, rand_like, randint, randint_like, randn, randn_like,
+                             randperm, zeros, zeros_like, scalar_tensor))
+Tensor.layout = property(_tensor_layout)
+
 # The other functions that take out= in PyTorch: comparisons, logical ops, std/var/norm, ...
 (eq, ne, gt, ge, lt, le, logical_and, logical_or, logical_xor, logical_not, sign, round, reciprocal,
  negative, hypot, atan2, clamp_min, clamp_max, nan_to_num, outer, std, var, norm, diag) = map(_with_out, (

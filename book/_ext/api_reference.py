@@ -53,7 +53,8 @@ NOT_PYTORCH = {
 _TOP_LEVEL = (
     ("nnref._random", "random"), ("nnref._ops.random", "random"),
     ("nnref._creation", "creation"), ("nnref._tensor_str", "tensor"), ("nnref._tensor", "tensor"),
-    ("nnref._dtype", "dtype"), ("nnref._type_info", "dtype"), ("nnref._device", "device"),
+    ("nnref._dtype", "dtype"), ("nnref._type_info", "dtype"), ("nnref._layout", "dtype"),
+    ("nnref._device", "device"),
     ("nnref._settings", "settings"), ("nnref.compiler", "compiler"), ("nnref.amp", "amp"), ("nnref.autograd", "grad_mode"),
     ("nnref.serialization", "serialization"), ("nnref._ops", "ops"), ("builtins", "dtype"),
 )
@@ -71,6 +72,9 @@ DATA_DOCS = {
     "pi": "π, a Python float (``torch.pi`` is ``math.pi`` too).",
     "inf": "Positive infinity, a Python float (``torch.inf`` is ``math.inf`` too).",
     "nan": "Not a number, a Python float (``torch.nan`` is ``math.nan`` too).",
+    "strided": ("The layout of dense tensors, every tensor nnref makes (``torch.strided``, "
+                "``torch/csrc/utils/tensor_layouts.cpp``): what ``Tensor.layout`` gives and "
+                "``layout=`` accepts."),
     "default_generator": ("The :class:`nnref.Generator` that the random functions use when "
                           "they are given none (``torch.default_generator``, "
                           "``torch/random.py``)."),

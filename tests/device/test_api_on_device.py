@@ -1266,6 +1266,19 @@ CASES.update({
     **{f"{where}{name}": case(lambda d, where=where, name=name: getattr(nnref if where == "nnref." else nnref.Tensor, name)(
         leaf(d, (2,)))) for where in ("nnref.", "nnref.Tensor.") for name in ("is_conj", "is_neg")},
     "nnref.Tensor.is_pinned": case(lambda d: leaf(d, (2,)).is_pinned()),
+    # the in-place methods beside an out-of-place one (a non-leaf copy, so gradients flow)
+    "nnref.Tensor.sign_": op(lambda x: _in_place(x, lambda t: t.sign_()), (3, 4)),
+    "nnref.Tensor.round_": op(lambda x: _in_place(x, lambda t: t.round_(decimals=1)), (3, 4)),
+    "nnref.Tensor.clip_": op(lambda x: _in_place(x, lambda t: t.clip_(-0.5, 0.5)), (3, 4)),
+    "nnref.Tensor.cumsum_": op(lambda x: _in_place(x, lambda t: t.cumsum_(1)), (3, 4)),
+    "nnref.Tensor.hypot_": op(lambda x, y: _in_place(x, lambda t: t.hypot_(y)), (3, 4), (3, 4)),
+    "nnref.Tensor.addmm_": op(lambda x, a, b: _in_place(x, lambda t: t.addmm_(a, b, beta=0.5)), (3, 4), (3, 2), (2, 4)),
+    # in-place shape changes: on a tensor outside any graph (inside one nnref refuses)
+    **{f"nnref.Tensor.{call.split('(')[0]}": case(lambda d, call=call: eval(f"t.{call}", {"t": leaf(d, (2, 3), grad=False)}))
+       for call in ("unsqueeze_(0)", "squeeze_()", "t_()", "transpose_(0, 1)", "swapaxes_(0, 1)", "swapdims_(1, 0)")},
+    "nnref.Tensor.layout": case(lambda d: [repr(leaf(d, (2,)).layout)]),
+    "nnref.layout": HOST_ONLY("a layout descriptor, no tensor values"),
+    "nnref.strided": HOST_ONLY("a layout descriptor, no tensor values"),
     # with a GPU the tensor comes back as it is; without one PyTorch and nnref refuse
     "nnref.Tensor.pin_memory": case(lambda d: leaf(d, (2,)).pin_memory() if nnref.accelerator.is_available() else None),
     "nnref.broadcast_shapes": HOST_ONLY("shapes, no tensor values"),
