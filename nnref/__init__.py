@@ -9,7 +9,7 @@ from . import accelerator, amp, autograd, backends, cuda, utils, viz
 from .amp import autocast
 from ._creation import (BFloat16Tensor, BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor,
                         HalfTensor, IntTensor, LongTensor, ShortTensor,
-                        arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
+                        arange, as_tensor, asarray, empty, empty_like, eye, from_numpy, full, full_like,
                         linspace, normal, ones, ones_like, rand, rand_like, randint,
                         randint_like, randn, randn_like, randperm, tensor, zeros, zeros_like)
 from ._device import device, get_default_device, set_default_device
@@ -62,7 +62,7 @@ def is_inference(input):
 
 from .serialization import load, save
 from ._ops.einsum import einsum
-from ._ops.predicates import isfinite, isinf, isnan
+from ._ops.predicates import isfinite, isinf, isnan, isneginf, isposinf, isreal
 from ._ops.reduce_ops import cumsum, logsumexp, prod
 from ._ops.scatter import gather, scatter, scatter_add
 from ._ops.sorting import argsort, sort, topk
@@ -157,7 +157,7 @@ index_copy, slice_scatter, take = map(_with_out, (index_copy, slice_scatter, tak
 from ._ops.scatter_reduce import scatter_reduce  # noqa: E402
 scatter_reduce = _with_out(scatter_reduce)
 from ._ops.searching import bucketize, isin, searchsorted  # noqa: E402
-from ._ops.index_factories import tril_indices, triu_indices  # noqa: E402
+from ._ops.index_factories import tril_indices, triu_indices, unravel_index  # noqa: E402
 from ._ops.diagonal_builders import block_diag, diag_embed, diagflat, msort  # noqa: E402
 from ._creation import logspace  # noqa: E402
 msort, logspace = _with_out(msort), _with_out(logspace)
@@ -222,6 +222,16 @@ from . import compiler  # noqa: E402 - torch.compile and torch.compiler, run eag
 from .compiler import compile  # noqa: E402
 
 cosine_similarity, pairwise_distance = nn.functional.cosine_similarity, nn.functional.pairwise_distance
+# nn.functional's that PyTorch also has at the top level with the same leading arguments
+(conv1d, conv2d, conv_transpose1d, conv_transpose2d, avg_pool1d, max_pool1d, max_pool2d,
+ adaptive_avg_pool1d, prelu, selu, celu, threshold, hardshrink, pdist, bilinear, pixel_shuffle,
+ pixel_unshuffle, channel_shuffle, layer_norm, group_norm, dropout) = (
+    getattr(nn.functional, _name) for _name in (
+        "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "avg_pool1d", "max_pool1d",
+        "max_pool2d", "adaptive_avg_pool1d", "prelu", "selu", "celu", "threshold", "hardshrink",
+        "pdist", "bilinear", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "layer_norm",
+        "group_norm", "dropout"))
+row_stack = vstack
 
 # Last of all: numpy's names (axis=, keepdims=) for the functions and methods PyTorch binds from C++.
 from ._numpy_names import apply_to_namespace as _apply_numpy_names  # noqa: E402

@@ -16,7 +16,7 @@ from . import _random
 from ._device import to_host
 from ._tensor import Size, Tensor, _as_array
 
-__all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "eye", "arange",
+__all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "full", "empty", "eye", "arange",
            "linspace", "rand", "randn", "randint", "randperm", "normal", "zeros_like", "ones_like", "full_like",
            "empty_like", "rand_like", "randn_like", "randint_like", "FloatTensor", "DoubleTensor", "LongTensor",
            "IntTensor", "BoolTensor", "HalfTensor", "ByteTensor", "CharTensor", "ShortTensor",
@@ -116,6 +116,25 @@ def as_tensor(data, dtype=None, device=None):
             and canonical_device(device).type == "cpu"):
         return from_numpy(data)
     return tensor(data, dtype=dtype, device=device)
+
+
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
+    """``obj`` (a tensor, numpy array, number or nested list) as a tensor: sharing memory with a
+    tensor or numpy array unless ``copy=True`` or the dtype or device differ, which ``copy=False``
+    refuses (``torch.asarray``, ``torch/_torch_docs.py``)."""
+    dtype = _dtype.as_dtype(dtype)
+    if copy is False:
+        source = (obj._dtype if isinstance(obj, Tensor) else
+                  _dtype.from_numpy_dtype(obj.dtype) if isinstance(obj, np.ndarray) else None)
+        if source is not None and dtype is not None and dtype is not source:
+            raise ValueError(f"can't alias tensor with dtype '{source._legacy_name[:-6]}' into dtype "
+                             f"'{dtype._legacy_name[:-6]}'.")
+    result = as_tensor(obj, dtype, device)
+    if copy and (result is obj or result._data is obj):  # shared: copy it
+        result = result.clone()
+    if requires_grad:
+        result.requires_grad_(True)
+    return result
 
 
 def from_numpy(array):

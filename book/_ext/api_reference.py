@@ -62,6 +62,10 @@ _TOP_LEVEL_NAMES = {  # nnref's own small functions (nnref/__init__.py), and the
     "is_tensor": "tensor", "numel": "tensor", "is_floating_point": "tensor",
     "is_inference": "tensor", "relu_": "ops", "result_type": "dtype", "scalar_tensor": "creation",
     "cosine_similarity": "ops", "pairwise_distance": "ops",  # nn.functional's, also at the top level
+    **dict.fromkeys(["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "avg_pool1d",
+                     "max_pool1d", "max_pool2d", "adaptive_avg_pool1d", "prelu", "selu", "celu",
+                     "threshold", "hardshrink", "pdist", "bilinear", "pixel_shuffle", "pixel_unshuffle",
+                     "channel_shuffle", "layer_norm", "group_norm", "dropout"], "ops"),
     **dict.fromkeys(["rand", "rand_like", "randn", "randn_like", "randint", "randint_like",
                      "randperm", "normal"], "random"),
 }

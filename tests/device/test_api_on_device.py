@@ -2142,6 +2142,21 @@ CASES.update({
         lambda t: bool(((t >= -2) & (t < 3) & (t != 0)).all())),
 })
 
+# nn.functional's functions that nnref also binds at the top level: the same object, the same case
+CASES.update({f"nnref.{name}": CASES[f"nnref.nn.functional.{name}"] for name in (
+    "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "avg_pool1d", "max_pool1d", "max_pool2d",
+    "adaptive_avg_pool1d", "prelu", "selu", "celu", "threshold", "hardshrink", "pdist", "bilinear",
+    "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "layer_norm", "group_norm", "dropout")})
+CASES.update({
+    "nnref.row_stack": CASES["nnref.vstack"],
+    "nnref.asarray": case(lambda d: [nnref.asarray(np.arange(4.0), device=d),
+                                     nnref.asarray(leaf(d, (3,)), dtype=nnref.float64, copy=True)]),
+    "nnref.isposinf": case(lambda d: nnref.isposinf(_special(d))),
+    "nnref.isneginf": case(lambda d: nnref.isneginf(_special(d))),
+    "nnref.isreal": case(lambda d: nnref.isreal(_special(d))),
+    "nnref.unravel_index": case(lambda d: nnref.unravel_index(_index(d, [4, 7, 8, -1]), (2, 4))),
+})
+
 _AF = nnref.autograd.functional
 
 
