@@ -66,7 +66,7 @@ from ._ops.predicates import isfinite, isinf, isnan, isneginf, isposinf, isreal
 from ._ops.reduce_ops import cumsum, logsumexp, prod
 from ._ops.scatter import gather, scatter, scatter_add
 from ._ops.sorting import argsort, sort, topk
-from ._ops.tensor_shape import chunk, diagonal, split, tril, triu
+from ._ops.tensor_shape import chunk, diagonal, split, split_with_sizes, tril, triu
 from ._ops.elementwise import (acos, asin, atan, ceil, clamp_max, clamp_min, cosh, erf, expm1, floor, frac,
                                log1p, log2, log10, rsqrt, sinh, square, tan, trunc)
 from ._ops.logical import count_nonzero, logical_and, logical_not, logical_or, logical_xor

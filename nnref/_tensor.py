@@ -343,6 +343,14 @@ class Tensor:
         (``torch.Tensor.is_meta``, ``torch/csrc/autograd/python_variable.cpp``)."""
         return self._device.type == "meta"
 
+    def _never(self):
+        """False: nnref's tensors are dense, unquantized, unnested and on the CPU, a CUDA GPU or
+        ``meta`` (``torch.Tensor.is_sparse`` and its kin, ``torch/csrc/autograd/python_variable.cpp``)."""
+        return False
+
+    is_sparse = is_sparse_csr = is_quantized = is_mkldnn = is_nested = property(_never)
+    is_mps = is_xpu = is_ipu = is_xla = is_vulkan = is_mtia = is_maia = property(_never)
+
     def to(self, *args, **kwargs):
         """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other)``: a copy only when needed."""
         dtype, dev, copy = _parse_to(self, args, kwargs)
@@ -461,6 +469,16 @@ class Tensor:
         if self._backward_hooks is None:
             self._backward_hooks = OrderedDict()
         return RemovableHandle(self._backward_hooks, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """Call ``hook(tensor)`` each time backward has accumulated this leaf's ``.grad`` (e.g. to
+        step an optimizer per parameter during the backward pass); ``torch/_tensor.py``."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        hooks = self.__dict__.setdefault("_post_accumulate_grad_hooks", OrderedDict())
+        return RemovableHandle(hooks, hook)
 
     def _grad_accumulator(self):
         """The leaf's ``AccumulateGrad`` node, shared by every graph that uses this leaf."""

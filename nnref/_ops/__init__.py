@@ -177,6 +177,8 @@ _TUTORIAL_METHODS = {
     "diagonal": tensor_shape.diagonal, "tril": tensor_shape.tril, "triu": tensor_shape.triu,
     "tril_": _inplace(tensor_shape.tril), "triu_": _inplace(tensor_shape.triu),
     "isnan": predicates.isnan, "isinf": predicates.isinf, "isfinite": predicates.isfinite,
+    "isposinf": predicates.isposinf, "isneginf": predicates.isneginf, "isreal": predicates.isreal,
+    "split_with_sizes": tensor_shape.split_with_sizes,
     "relu_": _inplace(pointwise.relu),
     "byte": lambda self: self.to(_dtype.uint8), "char": lambda self: self.to(_dtype.int8),
     "short": lambda self: self.to(_dtype.int16),

@@ -15,7 +15,7 @@ from ..autograd.graph import Node
 from ._common import needs_grad, record, wrap
 from .shape import cat, make_view
 
-__all__ = ["split", "chunk", "repeat", "diagonal", "tril", "triu", "unfold"]
+__all__ = ["split", "split_with_sizes", "chunk", "repeat", "diagonal", "tril", "triu", "unfold"]
 
 
 class SplitBackward0(Node):
@@ -72,6 +72,12 @@ def split(tensor, split_size_or_sections, dim=0):
                            f"(input tensor's size at dimension {dim}), but got split_sizes={sizes}")
     return _pieces(tensor, dim, sizes, SplitWithSizesBackward0)
 
+
+
+def split_with_sizes(input, split_sizes, dim=0):
+    """``split`` by a list of sizes (``torch.split_with_sizes``,
+    ``aten/src/ATen/native/TensorShape.cpp``)."""
+    return split(input, list(split_sizes), dim)
 
 def chunk(input, chunks, dim=0):
     """At most ``chunks`` pieces of ``ceil(size / chunks)`` along ``dim`` (fewer when it runs out)."""

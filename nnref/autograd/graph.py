@@ -228,6 +228,12 @@ class AccumulateGrad(Node):
             variable.grad = variable.grad + grad  # a new tensor: whoever held the old one keeps it
         else:
             variable.grad._accumulate_(grad)
+        hooks = variable.__dict__.get("_post_accumulate_grad_hooks")
+        if hooks:
+            for hook in tuple(hooks.values()):
+                returned = hook(variable)
+                if returned is not None:  # PyTorch's words (it expects None)
+                    raise TypeError(f"expected Variable, but hook returned '{type(returned).__name__}'")
         return ()
 
 

@@ -2142,6 +2142,15 @@ CASES.update({
         lambda t: bool(((t >= -2) & (t < 3) & (t != 0)).all())),
 })
 
+def _post_accumulate_grads(d):
+    """What a post-accumulate-grad hook sees over two backward passes: the accumulated ``.grad``."""
+    x, seen = leaf(d, (3,)), []
+    x.register_post_accumulate_grad_hook(lambda t: seen.append(t.grad.clone()))
+    for _ in range(2):
+        (x * x).sum().backward()
+    return seen
+
+
 # nn.functional's functions that nnref also binds at the top level: the same object, the same case
 CASES.update({f"nnref.{name}": CASES[f"nnref.nn.functional.{name}"] for name in (
     "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "avg_pool1d", "max_pool1d", "max_pool2d",
@@ -2154,6 +2163,14 @@ CASES.update({
     "nnref.isposinf": case(lambda d: nnref.isposinf(_special(d))),
     "nnref.isneginf": case(lambda d: nnref.isneginf(_special(d))),
     "nnref.isreal": case(lambda d: nnref.isreal(_special(d))),
+    **{f"nnref.Tensor.{name}": case(lambda d, name=name: getattr(_special(d), name)())
+       for name in ("isposinf", "isneginf", "isreal")},
+    "nnref.Tensor.register_post_accumulate_grad_hook": case(_post_accumulate_grads),
+    "nnref.split_with_sizes": op(lambda x: nnref.split_with_sizes(x, [1, 3], 1), (3, 4)),
+    "nnref.Tensor.split_with_sizes": op(lambda x: x.split_with_sizes((2, 1)), (3, 4)),
+    **{f"nnref.Tensor.{name}": case(lambda d, name=name: [getattr(leaf(d, (2,)), name)]) for name in (
+        "is_sparse", "is_sparse_csr", "is_quantized", "is_mkldnn", "is_nested", "is_mps", "is_xpu",
+        "is_ipu", "is_xla", "is_vulkan", "is_mtia", "is_maia")},
     "nnref.unravel_index": case(lambda d: nnref.unravel_index(_index(d, [4, 7, 8, -1]), (2, 4))),
 })
 
