@@ -1,8 +1,9 @@
-"""``conv1d`` and ``conv_transpose2d``, the convolutions beside ``conv2d`` (``at::convolution``).
+"""``conv_transpose1d`` and ``conv_transpose2d``, the transposed convolutions beside ``conv1d`` and
+``conv2d`` (both ``convolution`` of :mod:`._native`, ``at::convolution``).
 
-* ``conv1d`` is ``conv2d`` on a height-1 image: the 2-D kernel of :mod:`._native`
-  runs on ``(N, C, 1, L)`` views, and the gradients it returns are reshaped back, so
-  the graph shows one ``ConvolutionBackward0`` whose inputs are the 1-D tensors.
+* ``conv_transpose1d`` is ``conv_transpose2d`` on a height-1 image: it runs on ``(N, C, 1, L)``
+  views, and the gradients it returns are reshaped back, so the graph shows one
+  ``ConvolutionBackward0`` whose inputs are the 1-D tensors.
 * ``conv_transpose2d`` is the input-gradient of ``conv2d`` used as a forward pass:
   every input pixel scatters ``weight``-shaped copies of itself onto a larger output
   (``W^T @ x`` columns, then col2im).  Its own backward is therefore a plain
@@ -12,18 +13,18 @@ from .._device import array_module_of
 from .._tensor import Tensor
 from ._common import needs_grad, record, wrap
 from ._first_order import FirstOrderBackward
-from .native import _as, _opmath, _wants, convolution
+from .native import _as, _opmath, _wants
 
-__all__ = ["conv1d", "conv_transpose1d", "conv_transpose2d"]
+__all__ = ["conv_transpose1d", "conv_transpose2d"]
 
 
 class ConvolutionBackward0(FirstOrderBackward):
-    """The node of ``conv1d``, ``conv_transpose1d`` and ``conv_transpose2d`` (PyTorch names them so)."""
+    """The node of ``conv_transpose1d`` and ``conv_transpose2d`` (PyTorch names them so)."""
 
     def backward(self, grad):
-        if self.transposed and getattr(self, "inner", None) is None:
+        if getattr(self, "inner", None) is None:
             return _conv_transpose2d_backward(self, grad)
-        # conv1d, conv_transpose1d: the 2-D node's gradients, reshaped to the 1-D tensors.
+        # conv_transpose1d: the 2-D node's gradients, reshaped to the 1-D tensors.
         grad_input, grad_weight, grad_bias = self.inner.backward(wrap(grad._data[:, :, None, :], grad))
         return (None if grad_input is None else wrap(grad_input._data[:, :, 0, :], grad),
                 None if grad_weight is None else wrap(grad_weight._data[:, :, 0, :], grad),
@@ -38,37 +39,6 @@ def _leaf_view(tensor, data, wanted):
     if wanted:
         view.requires_grad_(True)
     return view
-
-
-def conv1d(input, weight, bias, stride, padding, dilation, groups):
-    """1-D cross-correlation of a batched ``(N, C, L)`` input by ``(O, C/groups, K)``."""
-    x, w = input._data, weight._data
-    if w.ndim != 3:
-        raise RuntimeError(f"Expected 3-dimensional weight for conv1d, but got {w.ndim}-dimensional "
-                           f"weight of size {list(w.shape)}")
-    if x.shape[1] != w.shape[1] * groups:
-        raise RuntimeError(f"Given groups={groups}, weight of size {list(w.shape)}, expected "
-                           f"input{list(x.shape)} to have {w.shape[1] * groups} channels, but got "
-                           f"{x.shape[1]} channels instead")
-    if not isinstance(padding, str):
-        span = dilation[0] * (w.shape[2] - 1) + 1
-        if x.shape[2] + 2 * padding[0] < span:
-            raise RuntimeError(f"Calculated padded input size per channel: ({x.shape[2] + 2 * padding[0]}). "
-                               f"Kernel size: ({span}). Kernel size can't be greater than actual input size")
-        padding = (0, padding[0])
-    record = needs_grad(input, weight, bias)
-    parts = [_leaf_view(input, x[:, :, None, :], record and input.requires_grad),
-             _leaf_view(weight, w[:, :, None, :], record and weight.requires_grad),
-             _leaf_view(bias, None if bias is None else bias._data,
-                        record and bias is not None and bias.requires_grad)]
-    inner = convolution(parts[0], parts[1], parts[2], (1, stride[0]), padding, (1, dilation[0]),
-                        groups)
-    out = wrap(inner._data[:, :, 0, :], input)
-    if record:
-        out.grad_fn = ConvolutionBackward0((input, weight, bias), transposed=False,
-                                           inner=inner.grad_fn)
-        inner.grad_fn = None
-    return out
 
 
 # --------------------------------------------------------------------------------------------
@@ -190,7 +160,7 @@ def conv_transpose2d(input, weight, bias, stride, padding, output_padding, group
     result = wrap(_as(xp.ascontiguousarray(out), x), input)
     if needs_grad(input, weight, bias):
         result.grad_fn = ConvolutionBackward0((input, weight, bias), (input, weight),
-                                              transposed=True, kernel=kernel, stride=tuple(stride),
+                                              kernel=kernel, stride=tuple(stride),
                                               dilation=tuple(dilation), groups=groups,
                                               padding=tuple(padding), canvas=tuple(full))
     return result
@@ -216,6 +186,6 @@ def conv_transpose1d(input, weight, bias, stride, padding, output_padding, group
                            .replace(str(list(parts[0].shape)), str(list(x.shape)))) from None
     out = wrap(inner._data[:, :, 0, :], input)
     if record:
-        out.grad_fn = ConvolutionBackward0((input, weight, bias), transposed=True, inner=inner.grad_fn)
+        out.grad_fn = ConvolutionBackward0((input, weight, bias), inner=inner.grad_fn)
         inner.grad_fn = None
     return out

@@ -508,7 +508,7 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     if unbatched:
         input = input.unsqueeze(0)
     padding = padding if isinstance(padding, str) else _single(padding, "padding")
-    out = _native_conv.conv1d(input, weight, bias, _single(stride, "stride"), padding,
+    out = _native.convolution(input, weight, bias, _single(stride, "stride"), padding,
                               _single(dilation, "dilation"), int(groups))
     return out.squeeze(0) if unbatched else out
 

@@ -10,6 +10,7 @@ import pytest
 
 import nnref
 import nnref.nn.functional as F
+from nnref._ops import native
 from nn_compare import assert_close, backward_both, grad_fn_name, pair, raised, random_pair, rng  # noqa: F401
 
 torch = pytest.importorskip("torch")
@@ -270,15 +271,23 @@ def test_conv2d_double_backward_of_input_grad_matches_pytorch(rng):
     assert x.grad is None and xt.grad is None  # the input gradient of a sum does not depend on x
 
 
+CONV1D_CASES = [
+    # (input shape, weight shape, kwargs)
+    ((2, 4, 9), (6, 2, 3), dict(stride=2, padding=1, dilation=2, groups=2)),
+    ((2, 3, 8), (4, 3, 3), dict(padding="same", dilation=2)),
+]
+
+
 @pytest.mark.parametrize("bias", [True, False])
-@pytest.mark.parametrize("x_shape, w_shape, kwargs", CONV_CASES)
-def test_conv2d_gradient_penalty_matches_pytorch(rng, bias, x_shape, w_shape, kwargs):
+@pytest.mark.parametrize("conv, x_shape, w_shape, kwargs", [("conv2d",) + case for case in CONV_CASES]
+                         + [("conv1d",) + case for case in CONV1D_CASES])
+def test_conv_gradient_penalty_matches_pytorch(rng, bias, conv, x_shape, w_shape, kwargs):
     """A WGAN-GP style penalty: the gradients of |d loss/d (x, w)|^2 through every conv geometry."""
     shapes = [x_shape, w_shape] + ([(w_shape[0],)] if bias else [])
     inputs = [random_pair(torch, rng, s, np.float64) for s in shapes]
     penalties = []
     for lib, fn, args in ((nnref, F, [a for a, _ in inputs]), (torch, TF, [b for _, b in inputs])):
-        loss = fn.conv2d(*args, **kwargs).tanh().sum()
+        loss = getattr(fn, conv)(*args, **kwargs).tanh().sum()
         gx, gw = lib.autograd.grad(loss, args[:2], create_graph=True)
         penalty = (gx * gx).sum() + (gw * gw).sum()
         penalty.backward()
@@ -286,6 +295,14 @@ def test_conv2d_gradient_penalty_matches_pytorch(rng, bias, x_shape, w_shape, kw
     assert_close(*penalties, "penalty")
     for i, (a, b) in enumerate(inputs):
         assert_close(a.grad, b.grad, f"penalty's grad of input {i}")
+
+
+def test_conv1d_in_several_sample_blocks_matches_pytorch(rng, monkeypatch):
+    """A batch whose columns outgrow ``_CONV1D_BLOCK_BYTES`` is convolved a block of samples at a time."""
+    monkeypatch.setattr(native, "_CONV1D_BLOCK_BYTES", 500)  # 240 bytes of columns a sample: blocks of 2, 1
+    kwargs = dict(stride=2, padding=1, groups=2)
+    check(rng, np.float32, [(3, 4, 10), (6, 2, 3), (6,)], lambda x, w, b: F.conv1d(x, w, b, **kwargs),
+          lambda x, w, b: TF.conv1d(x, w, b, **kwargs))
 
 
 def test_conv2d_second_and_third_derivatives_match_finite_differences(rng):

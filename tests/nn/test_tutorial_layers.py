@@ -190,6 +190,7 @@ CONVS = [
     (lambda lib, x, w, b: lib.nn.functional.conv1d(x, w, b, groups=3), (2, 6, 7), (3, 2, 2), 3),
     (lambda lib, x, w, b: lib.nn.functional.conv1d(x, w, b, padding="same"), (2, 3, 8), (4, 3, 4), 4),
     (lambda lib, x, w, b: lib.nn.functional.conv1d(x[0], w, b), (2, 3, 9), (4, 3, 3), 4),
+    (lambda lib, x, w, b: lib.nn.functional.conv1d(x, w, b, stride=3, padding="valid"), (2, 3, 11), (4, 3, 2), 4),
 ]
 
 
