@@ -15,6 +15,7 @@ from .._device import array_module, has_values
 from .._ops import pointwise as _pointwise, shape as _shape, softmax as _softmax
 from .._ops._common import broadcast_error, check_one_device, float_input, needs_grad
 from .._ops.inplace import apply_inplace
+from .._ops.out import with_out as _with_out
 from .._ops.linalg import addmm, matmul
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
@@ -32,6 +33,7 @@ __all__ = ["linear", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "dropo
            "embedding", "mse_loss", "nll_loss", "cross_entropy", "binary_cross_entropy_with_logits"]
 
 
+@_with_out
 def linear(input, weight, bias=None):
     """``input @ weight.T + bias``, recorded with the same nodes PyTorch records.
 
@@ -406,6 +408,7 @@ def _maybe_inplace(input, function, inplace, **options):
     return input
 
 
+@_with_out
 def gelu(input, approximate="none"):
     """``x * Phi(x)``; ``approximate='tanh'`` uses the tanh formula (GPT-2's)."""
     return _native_activation.gelu(input, approximate)
@@ -436,6 +439,7 @@ def elu_(input, alpha=1.0):
     return elu(input, alpha, inplace=True)
 
 
+@_with_out
 def softplus(input, beta=1.0, threshold=20.0):
     """``log(1 + exp(beta x)) / beta``, linear where ``beta x > threshold``."""
     return _native_activation.softplus(input, beta, threshold)
@@ -713,6 +717,7 @@ def relu6(input, inplace=False):
     return hardtanh(input, 0.0, 6.0, inplace)
 
 
+@_with_out
 def logsigmoid(input):
     """``log(sigmoid(x))``, without overflow."""
     return _smooth_activation.logsigmoid(input)
@@ -1011,11 +1016,13 @@ def threshold_(input, threshold, value):
     return _maybe_inplace_piecewise(input, _piecewise.threshold, True, threshold=threshold, value=value)
 
 
+@_with_out
 def hardshrink(input, lambd=0.5):
     """``0`` where ``|x| <= lambd``, else ``x``."""
     return _piecewise.hardshrink(input, lambd)
 
 
+@_with_out
 def softshrink(input, lambd=0.5):
     """``x`` moved ``lambd`` towards 0, and 0 where ``|x| <= lambd``."""
     return _piecewise.softshrink(input, lambd)

@@ -1,5 +1,5 @@
-"""``out=`` on every top-level function that takes it in PyTorch: found by asking PyTorch which
-of nnref's public functions accept ``out=`` for one or two float tensors, then calling nnref's
+"""``out=`` on every top-level and ``nn.functional`` function that takes it in PyTorch (``F.gelu``,
+``F.linear``... are C++ bindings there): found by asking PyTorch which of nnref's public functions accept ``out=`` for one or two float tensors, then calling nnref's
 the same way; the Differences page names the few nnref refuses (pairs of results, ``normal``)."""
 import warnings
 
@@ -23,11 +23,16 @@ def _takes_out_in_pytorch(function, args):
         return False
 
 
-def test_every_function_pytorch_gives_out_has_it():
+@pytest.mark.parametrize("namespace, minimum_checked", [("", 100), ("nn.functional", 5)],
+                         ids=["torch", "torch.nn.functional"])
+def test_every_function_pytorch_gives_out_has_it(namespace, minimum_checked):
+    ours_module, theirs_module = nnref, torch
+    for part in filter(None, namespace.split(".")):
+        ours_module, theirs_module = getattr(ours_module, part), getattr(theirs_module, part)
     x = torch.rand(4) + 0.5
     checked, refused = 0, []
-    for name in sorted(dir(nnref)):
-        ours, theirs = getattr(nnref, name), getattr(torch, name, None)
+    for name in sorted(dir(ours_module)):
+        ours, theirs = getattr(ours_module, name), getattr(theirs_module, name, None)
         if name.startswith("_") or isinstance(ours, type) or not callable(ours) or theirs is None:
             continue
         args = next((a for a in ((x,), (x, x)) if _takes_out_in_pytorch(theirs, a)), None)
@@ -50,7 +55,7 @@ def test_every_function_pytorch_gives_out_has_it():
                                    rtol=1e-6, err_msg=name)
         checked += 1
     assert set(refused) <= DOCUMENTED, sorted(set(refused) - DOCUMENTED)
-    assert checked > 100
+    assert checked > minimum_checked
 
 
 def test_every_in_place_method_beside_an_out_of_place_one_exists():
