@@ -24,6 +24,8 @@ from .._device import array_module_of, has_values
 from ..autograd.grad_mode import _GradState, no_grad
 from ..autograd.graph import Node
 from ._common import needs_grad, record, wrap
+from .cascade_sum import follows_aten_sum
+from .nll_loss_sum import nll_cascade_sum
 from .pointwise import clamp
 
 __all__ = ["convolution", "convolution_backward", "pad_2d", "max_pool2d_with_indices", "native_batch_norm", "native_layer_norm",
@@ -974,8 +976,20 @@ def nll_loss_nd(input, target, weight, reduction, ignore_index):
                              else xp.where(ignored, x.dtype.type(0), class_weight[safe]))
         losses = -picked_weight * picked
         total_weight = picked_weight.sum(dtype=x.dtype)
-    if reduction == "mean":
-        with np.errstate(invalid="ignore", divide="ignore"):  # all ignored: 0/0 = nan, as PyTorch
+    if reduction != "none" and follows_aten_sum(x) and x.dtype == input._data.dtype:
+        # nll_loss's own 8 accumulators, indexed by the targets' flat positions (nll_loss_sum.py)
+        kept = None if ignored is None else xp.nonzero(~ignored.reshape(-1))[0]
+        flat_losses, flat_weights = (xp.broadcast_to(a, t.shape).reshape(-1) for a in (losses, picked_weight))
+        data = nll_cascade_sum(flat_losses if kept is None else flat_losses[kept], kept)
+        if weight is not None:
+            total_weight = nll_cascade_sum(flat_weights if kept is None else flat_weights[kept], kept)
+        elif kept is not None:
+            total_weight = x.dtype.type(kept.size)
+        if reduction == "mean":
+            with np.errstate(invalid="ignore", divide="ignore"):  # all ignored: 0/0 = nan, as PyTorch
+                data = data / total_weight
+    elif reduction == "mean":
+        with np.errstate(invalid="ignore", divide="ignore"):
             data = losses.sum(dtype=x.dtype) / total_weight
     elif reduction == "sum":
         data = losses.sum(dtype=x.dtype)

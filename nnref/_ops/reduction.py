@@ -19,7 +19,10 @@ from .._device import array_module, array_module_of, has_values
 from .._tensor import _wrap_dim
 from ..autograd.graph import Node, NotImplemented
 from ._common import from_accumulator, needs_grad, record, wrap
+from .cascade_sum import follows_aten_sum, sum_in_aten_order
 from .norm_order import follows_aten_order, ordered_vector_norm
+
+_ATEN_ORDER_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def _dims(dim, ndim):
@@ -60,15 +63,34 @@ class SumBackward1(Node):
         return (_expand_back(grad, self.self_sizes, self.dims, self.keepdim),)
 
 
+def _float_sum(data, dims, keepdim, dtype):
+    """``data`` summed over ``dims`` as the float ``dtype``.
+
+    PyTorch casts the input to a float32 or float64 sum's dtype, then adds in the order of its CPU
+    kernel, which nnref follows (``cascade_sum.py``) so that sums round to PyTorch's last bit;
+    16-bit floats accumulate in float32 through other loads, left to numpy.
+    """
+    xp = array_module_of(data)
+    if dtype.numpy in _ATEN_ORDER_DTYPES and (data.dtype in _ATEN_ORDER_DTYPES or data.dtype.kind in "biu"):
+        data = data.astype(dtype.numpy, copy=False)
+        if follows_aten_sum(data):
+            total = sum_in_aten_order(data, dims)
+            return xp.expand_dims(total, dims) if keepdim else total
+    return from_accumulator(xp.sum(data, axis=dims, keepdims=keepdim, dtype=dtype._accumulate), dtype)
+
+
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     """Sum of all elements, or over ``dim``; bool and integer inputs sum to int64."""
     dtype = _dtype.as_dtype(dtype)
     if dtype is None:
         dtype = input._dtype if input._dtype.is_floating_point else _dtype.int64
     dims = _dims(dim, input._data.ndim)
-    xp = array_module(input._device)
-    data = xp.sum(input._data, axis=dims, keepdims=keepdim, dtype=dtype._accumulate)
-    out = wrap(from_accumulator(data, dtype), input)
+    if dtype.is_floating_point:
+        data = _float_sum(input._data, dims, keepdim, dtype)
+    else:
+        xp = array_module(input._device)
+        data = from_accumulator(xp.sum(input._data, axis=dims, keepdims=keepdim, dtype=dtype._accumulate), dtype)
+    out = wrap(data, input)
     return record(out, SumBackward0 if dim is None else SumBackward1, (input,),
                   self_sizes=input._data.shape, dims=dims, keepdim=keepdim)
 
@@ -91,13 +113,19 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
             "mean(): could not infer output dtype. Input dtype must be either a floating point or "
             f"complex dtype. Got: {input._dtype._legacy_name[:-6]}. Convert first, e.g. t.float().mean()")
     dims = _dims(dim, input._data.ndim)
-    xp = array_module(input._device)
-    data = xp.mean(input._data, axis=dims, keepdims=keepdim, dtype=dtype._accumulate)
-    out = wrap(from_accumulator(data, dtype), input)
+    count = math.prod(input._data.shape[d] for d in dims)
+    if dtype.numpy in _ATEN_ORDER_DTYPES:
+        # PyTorch's CPU mean is its sum divided by the count (ReduceOps.cpp, mean_out).
+        with np.errstate(invalid="ignore", divide="ignore"):
+            data = _float_sum(input._data, dims, keepdim, dtype) / dtype.numpy.type(count)
+    else:
+        xp = array_module(input._device)
+        data = from_accumulator(xp.mean(input._data, axis=dims, keepdims=keepdim, dtype=dtype._accumulate),
+                                dtype)
+    out = wrap(data, input)
     if needs_grad(input):
         out.grad_fn = (MeanBackward0 if dim is None else MeanBackward1)(
-            (input,), self_sizes=input._data.shape, dims=dims, keepdim=keepdim,
-            count=math.prod(input._data.shape[d] for d in dims))
+            (input,), self_sizes=input._data.shape, dims=dims, keepdim=keepdim, count=count)
     return out
 
 
@@ -420,6 +448,8 @@ def sum_to_size(input, *size):
     if not needs_grad(input) and input._dtype._accumulate is input._dtype.numpy:
         # The engine reduces every broadcast gradient (each bias, every batch) this way; when
         # nothing is recorded one numpy call does it, without building sum and view nodes.
+        # numpy's pairwise sum, not ATen's order: a fifth of the time, and like the matrix
+        # products beside it, last bits that may differ from PyTorch's (Differences page).
         return wrap(input._data.sum(axis=dims).reshape(shape), input)
     out = input.sum(dims, keepdim=True)
     return out.reshape(shape) if extra else out
