@@ -979,10 +979,11 @@ def nll_loss_nd(input, target, weight, reduction, ignore_index):
     if reduction != "none" and follows_aten_sum(x) and x.dtype == input._data.dtype:
         # nll_loss's own 8 accumulators, indexed by the targets' flat positions (nll_loss_sum.py)
         kept = None if ignored is None else xp.nonzero(~ignored.reshape(-1))[0]
-        flat_losses, flat_weights = (xp.broadcast_to(a, t.shape).reshape(-1) for a in (losses, picked_weight))
-        data = nll_cascade_sum(flat_losses if kept is None else flat_losses[kept], kept)
+        flat = losses.reshape(-1)
+        data = nll_cascade_sum(flat if kept is None else flat[kept], kept)
         if weight is not None:
-            total_weight = nll_cascade_sum(flat_weights if kept is None else flat_weights[kept], kept)
+            flat = picked_weight.reshape(-1)
+            total_weight = nll_cascade_sum(flat if kept is None else flat[kept], kept)
         elif kept is not None:
             total_weight = x.dtype.type(kept.size)
         if reduction == "mean":

@@ -49,13 +49,18 @@ def _group_sums(values, ends):
 
 def _every_target_counts(values):
     """``nll_cascade_sum`` when no target is ignored: index 0 passes its value straight to the top
-    accumulator, and every accumulator below passes up the sum of each 16 values it receives."""
+    accumulator, and every accumulator below passes up the sum of each 16 values it receives
+    (``cumsum`` adds them one after another)."""
+    xp = array_module_of(values)
+    zero = values.dtype.type(0)
     accumulators, received = [], values[1:]
     while received.shape[0]:
         passed_up = received.shape[0] // 16 * 16
-        accumulators.append(running_sum(received[passed_up:], 0))
-        received = running_sum(received[:passed_up].reshape(-1, 16), 1)
-    total = values.dtype.type(0)
+        accumulators.append(xp.cumsum(received[passed_up:])[-1] if passed_up < received.shape[0] else zero)
+        if not passed_up:
+            break
+        received = xp.cumsum(received[:passed_up].reshape(-1, 16), axis=1)[:, -1]
+    total = zero
     for acc in accumulators + [values[0]]:
         total = total + acc
     return total
