@@ -448,9 +448,9 @@ def sum_to_size(input, *size):
     if not needs_grad(input) and input._dtype._accumulate is input._dtype.numpy:
         # The engine reduces every broadcast gradient (each bias, every batch) this way; when
         # nothing is recorded one numpy call does it, without building sum and view nodes.
-        # numpy's pairwise sum, not ATen's order: a fifth of the time, and like the matrix
-        # products beside it, last bits that may differ from PyTorch's (Differences page).
-        return wrap(input._data.sum(axis=dims).reshape(shape), input)
+        data = input._data
+        total = sum_in_aten_order(data, dims) if follows_aten_sum(data) else data.sum(axis=dims)
+        return wrap(total.reshape(shape), input)
     out = input.sum(dims, keepdim=True)
     return out.reshape(shape) if extra else out
 

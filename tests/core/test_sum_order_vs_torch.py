@@ -1,6 +1,7 @@
 """Float sums round as PyTorch's do, bit for bit: ``sum``, ``mean`` (and so the losses that reduce
-with them) and ``nll_loss``/``cross_entropy``'s own reduction, over shapes, layouts (transposes,
-strided slices) and reduced dimensions drawn by hypothesis.  numpy's pairwise sum
+with them), the gradients autograd sums over broadcast dimensions, and ``nll_loss``/
+``cross_entropy``'s own reduction, over shapes, layouts (transposes, strided slices) and reduced
+dimensions drawn by hypothesis.  numpy's pairwise sum
 disagrees with PyTorch's in the last bit on most float32 tensors of more than a few elements."""
 import numpy as np
 import pytest
@@ -81,6 +82,23 @@ def test_casting_sums_and_integer_inputs():
                      torch.tensor(counts).sum(1, dtype=torch.float32))
     assert same_bits(nnref.tensor(counts).sum(), torch.tensor(counts).sum())
     assert same_bits(nnref.zeros(0, 3).mean(0), torch.zeros(0, 3).mean(0))  # 0 / 0: nan
+
+
+@pytest.mark.parametrize("batch", [1, 16, 17, 64, 300])
+def test_gradients_summed_over_broadcast_dimensions_are_pytorchs(batch):
+    """A bias's gradient, and a 0-d parameter's broadcast over a batch (the polynomial fits of
+    "Learning PyTorch with Examples"), are sums over the batch."""
+    rng = np.random.default_rng(batch)
+    x, w = rng.standard_normal((batch, 40)).astype(np.float32), rng.standard_normal((33, 40)).astype(np.float32)
+    b, g = rng.standard_normal(33).astype(np.float32), rng.standard_normal((batch, 33)).astype(np.float32)
+    grads = []
+    for lib in (nnref, torch):
+        weight, bias = lib.tensor(w, requires_grad=True), lib.tensor(b, requires_grad=True)
+        scalar = lib.tensor(b[0], requires_grad=True)
+        (lib.nn.functional.linear(lib.tensor(x), weight, bias) * lib.tensor(g) + scalar).sum().backward()
+        grads.append((bias.grad, scalar.grad))
+    for ours, theirs in zip(*grads):
+        assert same_bits(ours, theirs)
 
 
 @settings(max_examples=120, deadline=None)
