@@ -323,6 +323,30 @@ class PowBackward2(Node):
         return (grad * result * (math.log(self.base) if self.base > 0 else math.nan),)
 
 
+def _power_of_number(xp, base, exponent):
+    """``base ** exponent`` for a number ``exponent`` as ATen's CPU kernel computes it for float and
+    double (``pow_tensor_scalar_kernel`` in ``aten/src/ATen/native/cpu/PowKernel.cpp``; ``pow_out``
+    in ``Pow.cpp`` answers 0 and 1 without computing): the exponents it special-cases are products,
+    quotients and square roots that round as their formulas do (``x ** 3`` is ``x * x * x``, which
+    libm's ``pow`` is not); the others go to ``pow``."""
+    value = float(exponent)
+    if base.dtype not in (np.float32, np.float64) or value not in _POWER_FORMULAS:
+        return xp.power(base, exponent)
+    return _POWER_FORMULAS[value](xp, base, base.dtype.type(1))
+
+
+_POWER_FORMULAS = {
+    0.0: lambda xp, x, one: xp.full_like(x, one),
+    1.0: lambda xp, x, one: x.copy(),
+    0.5: lambda xp, x, one: xp.sqrt(x),
+    -0.5: lambda xp, x, one: one / xp.sqrt(x),
+    -1.0: lambda xp, x, one: one / x,
+    2.0: lambda xp, x, one: x * x,
+    3.0: lambda xp, x, one: x * x * x,
+    -2.0: lambda xp, x, one: one / (x * x),
+}
+
+
 def pow(input, exponent):
     """``input ** exponent``; either side may be a number."""
     dtype = result_type(input, exponent)
@@ -340,7 +364,7 @@ def pow(input, exponent):
         if not dtype.is_floating_point and exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         quiet = exponent < 0 or not float(exponent).is_integer()
-        out = wrap(_binary("power", input, exponent, dtype, quiet=quiet), input)
+        out = wrap(_binary(_power_of_number, input, exponent, dtype, quiet=quiet), input)
         return record(out, PowBackward0, (input,), saved=(input,), exponent=exponent)
     out = wrap(_binary("power", input, exponent, dtype, quiet=True), exponent)
     return record(out, PowBackward2, (exponent,), saved=(exponent,), save_result=True, base=input)

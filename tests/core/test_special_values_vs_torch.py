@@ -71,3 +71,16 @@ def test_clamp_mixing_a_tensor_and_a_number_raises_as_pytorch():
     for lib in (torch, nnref):
         with pytest.raises(TypeError, match="invalid combination of arguments"):
             lib.clamp(lib.ones(2), min=lib.zeros(2), max=1.0)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("exponent", [0, 1, 2, 3, -1, -2, -0.5])
+def test_the_powers_pytorch_computes_by_formula_round_as_its_formulas(exponent, dtype):
+    """``x ** 3`` is ``x * x * x`` in PyTorch (``pow_tensor_scalar_kernel``), ``x ** -2`` is
+    ``1 / (x * x)``...; libm's ``pow`` rounds otherwise on a third of float32 inputs."""
+    data = np.concatenate([np.linspace(-4, 4, 4001), POOL]).astype(dtype)
+    with np.errstate(all="ignore"):
+        ours, theirs = (nnref.tensor(data) ** exponent).numpy(), (torch.tensor(data) ** exponent).numpy()
+    nan = np.isnan(theirs)
+    assert np.array_equal(np.isnan(ours), nan)
+    assert np.array_equal(ours[~nan].view(np.uint8), theirs[~nan].view(np.uint8))
