@@ -30,7 +30,7 @@ import numpy as np
 
 from .._device import array_module_of
 
-__all__ = ["cascade_sum", "sum_in_aten_order", "follows_aten_sum", "running_sum"]
+__all__ = ["cascade_sum", "sum_in_aten_order", "follows_aten_sum", "running_sum", "loop_slabs"]
 
 # Vectorized<float> and Vectorized<double> lanes of the sum kernel PyTorch 2.13 runs on x86: the AVX2
 # widths (measured: every length from 0 to 32767 tried matches with these, none with AVX512's).
@@ -163,15 +163,16 @@ def cascade_sum(a):
     return sum_in_aten_order(a, (0,))
 
 
-def _reorder(shape, operands):
-    """``TensorIterator::reorder_dimensions`` for a reduction: the dimensions, innermost first.
+def _reorder(shape, operands, reduction=True):
+    """``TensorIterator::reorder_dimensions``: the dimensions, innermost first.
 
-    ``operands`` are the byte strides of the output (0 along reduced dimensions) and the input.
+    ``operands`` are byte strides: for a reduction, the output's (0 along reduced dimensions) and
+    the input's.
     """
     def should_swap(dim0, dim1):
         for index, strides in enumerate(operands):
             stride0, stride1 = strides[dim0], strides[dim1]
-            if index == 0 and (stride0 == 0) != (stride1 == 0):  # reduced dimensions go first
+            if reduction and index == 0 and (stride0 == 0) != (stride1 == 0):  # reduced dimensions go first
                 return 1 if stride1 == 0 else -1
             if stride0 == 0 or stride1 == 0:
                 continue
@@ -257,6 +258,15 @@ class _Plan(NamedTuple):
     placed_shape: tuple
     placed_strides: tuple  # the output's byte strides along the axes not accumulated
     in_output_order: bool  # the placed axes run through the output in its own order
+
+
+def loop_slabs(a):
+    """``a`` as ``TensorIterator`` walks a single input (``serial_for_each``): shaped ``(slabs,
+    size1 * size0)``, each row one call of a 2-D loop, in the order the loops read it."""
+    perm = _reorder(a.shape, (a.strides,), reduction=False)
+    sizes, (strides,) = _coalesce([a.shape[d] for d in perm], ([a.strides[d] for d in perm],))
+    sizes, strides = (sizes + [1, 1])[:max(2, len(sizes))], (strides + [0, 0])[:max(2, len(strides))]
+    return _view(a, sizes[::-1], strides[::-1]).reshape(-1, sizes[0] * sizes[1])
 
 
 @functools.lru_cache(maxsize=256)

@@ -19,7 +19,7 @@ from .._device import array_module, array_module_of, has_values
 from .._tensor import _wrap_dim
 from ..autograd.graph import Node, NotImplemented
 from ._common import from_accumulator, needs_grad, record, wrap
-from .cascade_sum import follows_aten_sum, sum_in_aten_order
+from .cascade_sum import follows_aten_sum, loop_slabs, sum_in_aten_order
 from .norm_order import follows_aten_order, ordered_vector_norm
 
 _ATEN_ORDER_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
@@ -151,8 +151,24 @@ class StdBackward0(Node):
         return (_var_backward(self, (grad / (2 * result)).masked_fill(result == 0, 0.0), self_),)
 
 
-def _variance(name, node_class, input, dim, unbiased, keepdim, correction):
-    """The variance in the accumulation dtype, and the node of ``var`` or ``std`` (unfinished)."""
+def _variance_of_all(data, correction, take_sqrt):
+    """``std_var_all_cpu`` (``aten/src/ATen/native/ReduceOps.cpp``), PyTorch's CPU variance whenever
+    it has one value to give: the float mean (``self.mean()``, ATen's sum order) as a double, the
+    squared deviations added one by one in double in the iterator's order, divided by ``N - correction``
+    (0 or less: inf or nan), the square root taken in double too; the caller rounds to the dtype."""
+    xp = array_module_of(data)
+    mean = float(sum_in_aten_order(data, tuple(range(data.ndim))) / data.dtype.type(data.size))
+    deviations = loop_slabs(data).astype(np.float64) - mean
+    # Each call of the 2-D loop adds its squares one by one, then adds that into the total.
+    total = xp.cumsum(xp.cumsum(deviations * deviations, axis=1)[:, -1])[-1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        variance = total / np.float64(builtins.max(0, data.size - correction))
+    return xp.sqrt(variance) if take_sqrt else variance
+
+
+def _variance(name, node_class, input, dim, unbiased, keepdim, correction, take_sqrt=False):
+    """The variance (or its square root) in the accumulation dtype, and the node of ``var`` or
+    ``std`` (unfinished)."""
     if isinstance(dim, bool):  # var(False): PyTorch's older (input, unbiased) signature
         dim, unbiased = None, dim
     if not input._dtype.is_floating_point:
@@ -167,13 +183,21 @@ def _variance(name, node_class, input, dim, unbiased, keepdim, correction):
         warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less "
                       "than the reduction factor (input numel divided by output numel).",
                       UserWarning, stacklevel=3)
-        # Like PyTorch: sum of squares / max(0, N - correction), so inf (or nan for 0/0).
-        centred = input._data - xp.mean(input._data, axis=dims, keepdims=True)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            data = xp.sum(centred * centred, axis=dims, keepdims=keepdim) / 0.0
+    kept = [size for d, size in enumerate(input._data.shape) if d not in dims]
+    if follows_aten_sum(input._data) and math.prod(kept) <= 1 and input._data.size:
+        value = _variance_of_all(input._data, correction, take_sqrt)
+        shape = [1 if d in dims else size for d, size in enumerate(input._data.shape)] if keepdim else kept
+        data = xp.asarray(value, dtype=input._dtype._accumulate).reshape(shape)
     else:
-        data = xp.var(input._data, axis=dims, keepdims=keepdim, ddof=correction,
-                      dtype=input._dtype._accumulate)
+        if count <= correction:
+            # Like PyTorch: sum of squares / max(0, N - correction), so inf (or nan for 0/0).
+            centred = input._data - xp.mean(input._data, axis=dims, keepdims=True)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                data = xp.sum(centred * centred, axis=dims, keepdims=keepdim) / 0.0
+        else:
+            data = xp.var(input._data, axis=dims, keepdims=keepdim, ddof=correction,
+                          dtype=input._dtype._accumulate)
+        data = xp.sqrt(data) if take_sqrt else data
     node = None
     if needs_grad(input):
         node = node_class((input,), (input,), self_sizes=input._data.shape, dims=dims,
@@ -192,9 +216,8 @@ def var(input, dim=None, unbiased=True, keepdim=False, *, correction=None):
 
 def std(input, dim=None, unbiased=True, keepdim=False, *, correction=None):
     """Standard deviation, the square root of :func:`var` (same arguments)."""
-    data, node = _variance("std", StdBackward0, input, dim, unbiased, keepdim, correction)
-    xp = array_module(input._device)
-    out = wrap(from_accumulator(xp.sqrt(data), input._dtype), input)
+    data, node = _variance("std", StdBackward0, input, dim, unbiased, keepdim, correction, take_sqrt=True)
+    out = wrap(from_accumulator(data, input._dtype), input)
     if node is not None:
         node.save_result(out)
         out.grad_fn = node

@@ -1,6 +1,6 @@
 """Float sums round as PyTorch's do, bit for bit: ``sum``, ``mean`` (and so the losses that reduce
-with them), the gradients autograd sums over broadcast dimensions, and ``nll_loss``/
-``cross_entropy``'s own reduction, over shapes, layouts (transposes, strided slices) and reduced
+with them), the gradients autograd sums over broadcast dimensions, ``nll_loss``/``cross_entropy``'s
+own reduction, and ``var``/``std`` of a whole tensor, over shapes, layouts (transposes, strided slices) and reduced
 dimensions drawn by hypothesis.  numpy's pairwise sum
 disagrees with PyTorch's in the last bit on most float32 tensors of more than a few elements."""
 import numpy as np
@@ -61,6 +61,18 @@ def test_sum_and_mean_round_as_pytorch(case):
     else:
         assert same_bits(ours.sum(dims, keepdim=keepdim), theirs.sum(dims, keepdim=keepdim))
         assert same_bits(ours.mean(dims, keepdim=keepdim), theirs.mean(dims, keepdim=keepdim))
+
+
+@settings(max_examples=150, deadline=None)
+@given(layouts(), st.integers(0, 2))
+def test_variance_of_a_whole_tensor_is_pytorchs(case, correction):
+    """PyTorch's CPU var/std with one value to give: the float mean in double, deviations squared
+    and added in double in memory order (std_var_all_cpu); numpy's var differed on a third."""
+    ours, theirs, _, keepdim = case
+    dims = list(range(ours.dim()))
+    assert same_bits(ours.var(correction=correction), theirs.var(correction=correction))
+    assert same_bits(ours.std(dims, correction=correction, keepdim=keepdim),
+                     theirs.std(dims, correction=correction, keepdim=keepdim))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
