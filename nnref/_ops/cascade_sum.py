@@ -303,7 +303,8 @@ def sum_in_aten_order(a, dims):
     xp = array_module_of(a)
     zero = a.dtype.type(0)
     if all(a.shape[d] == 1 for d in dims):  # nothing to add up: the output's 0 plus each value
-        return xp.add(a.reshape(tuple(size for d, size in enumerate(a.shape) if d not in dims)), zero)
+        return xp.add(a.reshape(tuple(size for d, size in enumerate(a.shape) if d not in dims)), zero,
+                      order="C")
     if min(a.strides) < 0:  # PyTorch has no negative strides: a copy's order
         a = xp.ascontiguousarray(a)
     plan = _plan(a.shape, a.strides, a.itemsize, tuple(dims))
@@ -320,8 +321,9 @@ def sum_in_aten_order(a, dims):
         total = running_sum(contributions, -1) + zero
     else:
         total = xp.add(sums, zero)
-    if plan.in_output_order:
-        return xp.reshape(total, plan.out_shape)
+    if plan.in_output_order:  # the output is a new contiguous tensor, as PyTorch's
+        result = xp.reshape(total, plan.out_shape)
+        return result if result.flags.c_contiguous else result.copy()
     out = xp.empty(plan.out_shape, a.dtype)
     xp.lib.stride_tricks.as_strided(out, plan.placed_shape, plan.placed_strides)[...] = total
     return out

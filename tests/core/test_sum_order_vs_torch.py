@@ -24,7 +24,9 @@ def one_thread():
 
 
 def same_bits(ours, theirs):
-    ours, theirs = ours.detach().numpy(), theirs.detach().numpy()
+    if ours.is_contiguous() != theirs.is_contiguous():
+        return False
+    ours, theirs = np.ascontiguousarray(ours.detach().numpy()), np.ascontiguousarray(theirs.detach().numpy())
     return ours.dtype == theirs.dtype and ours.shape == theirs.shape and \
         np.array_equal(np.atleast_1d(ours).view(np.uint8), np.atleast_1d(theirs).view(np.uint8))
 
