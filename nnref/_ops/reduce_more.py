@@ -14,11 +14,12 @@ from collections import namedtuple
 import numpy as np
 
 from .. import _dtype
-from .._device import array_module
+from .._device import array_module, array_module_of
 from .._tensor import _wrap_dim
 from ..autograd.graph import Node
 from ._common import from_accumulator, needs_grad, record, wrap
-from .reduction import _dims, _expand_back, _var_backward, _variance
+from .cascade_sum import follows_aten_sum
+from .reduction import _dims, _expand_back, _float_sum, _var_backward, _variance
 
 __all__ = ["var_mean", "std_mean", "aminmax", "nansum", "nanmean", "renorm"]
 
@@ -124,6 +125,18 @@ class NansumBackward0(Node):
         return (_expand_back(grad, self.self_sizes, self.dims, self.keepdim) * isnan(self_).logical_not(),)
 
 
+def _same_layout(data):
+    """A copy of ``data`` with its strides, so that a sum of it adds in the order a sum of ``data``
+    would (ATen's loops follow the strides; a compacted copy may coalesce differently)."""
+    xp = array_module_of(data)
+    if min(data.strides, default=0) < 0 or data.flags.c_contiguous:
+        return xp.array(data, order="C")  # a sum copies negative strides to this order anyway
+    span = 1 + builtins.sum((size - 1) * stride for size, stride in zip(data.shape, data.strides)) // data.itemsize
+    copy = xp.lib.stride_tricks.as_strided(xp.empty(span, data.dtype), data.shape, data.strides)
+    copy[...] = data
+    return copy
+
+
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """``sum`` counting NaN as zero (``torch.nansum``, ``aten/src/ATen/native/ReduceOps.cpp``)."""
     dtype = _dtype.as_dtype(dtype)
@@ -132,10 +145,16 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     dims = _dims(dim, input._data.ndim)
     xp = array_module(input._device)
     data = input._data
-    if input._dtype.is_floating_point:
+    if input._dtype.is_floating_point and follows_aten_sum(data):
+        data = _same_layout(data)  # NaN read as 0, as the kernel's NanSumLoadPolicy does
+        data[data != data] = 0
+    elif input._dtype.is_floating_point:
         data = xp.where(data != data, data.dtype.type(0), data)
-    total = xp.sum(data, axis=dims, keepdims=keepdim, dtype=dtype._accumulate)
-    out = wrap(from_accumulator(xp.asarray(total), dtype), input)
+    if dtype.is_floating_point:
+        total = _float_sum(data, dims, keepdim, dtype)
+    else:
+        total = from_accumulator(xp.sum(data, axis=dims, keepdims=keepdim, dtype=dtype._accumulate), dtype)
+    out = wrap(xp.asarray(total), input)
     return record(out, NansumBackward0, (input,), saved=(input,), self_sizes=input._data.shape, dims=dims,
                   keepdim=keepdim)
 

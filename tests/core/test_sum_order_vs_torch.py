@@ -1,6 +1,6 @@
 """Float sums round as PyTorch's do, bit for bit: ``sum``, ``mean`` (and so the losses that reduce
 with them), the gradients autograd sums over broadcast dimensions, ``nll_loss``/``cross_entropy``'s
-own reduction, and ``var``/``std`` of a whole tensor, over shapes, layouts (transposes, strided slices) and reduced
+own reduction, ``nansum``/``nanmean``, and ``var``/``std`` of a whole tensor, over shapes, layouts (transposes, strided slices) and reduced
 dimensions drawn by hypothesis.  numpy's pairwise sum
 disagrees with PyTorch's in the last bit on most float32 tensors of more than a few elements."""
 import numpy as np
@@ -75,6 +75,22 @@ def test_variance_of_a_whole_tensor_is_pytorchs(case, correction):
     assert same_bits(ours.var(correction=correction), theirs.var(correction=correction))
     assert same_bits(ours.std(dims, correction=correction, keepdim=keepdim),
                      theirs.std(dims, correction=correction, keepdim=keepdim))
+
+
+@settings(max_examples=150, deadline=None)
+@given(layouts(), st.integers(0, 2 ** 16))
+def test_nansum_and_nanmean_add_as_pytorch(case, seed):
+    """nansum is the sum kernel with NaN read as 0, in the input's own loop order."""
+    ours, theirs, dims, keepdim = case
+    holes = np.random.default_rng(seed).random(tuple(ours.shape)) < 0.2
+    ours = ours.masked_fill(nnref.tensor(holes), float("nan"))
+    theirs = theirs.masked_fill(torch.tensor(holes), float("nan"))
+    if dims is None:
+        assert same_bits(ours.nansum(), theirs.nansum())
+        assert same_bits(ours.nanmean(), theirs.nanmean())
+    else:
+        assert same_bits(ours.nansum(dims, keepdim=keepdim), theirs.nansum(dims, keepdim=keepdim))
+        assert same_bits(ours.nanmean(dims, keepdim=keepdim), theirs.nanmean(dims, keepdim=keepdim))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
