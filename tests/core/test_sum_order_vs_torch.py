@@ -53,16 +53,18 @@ def layouts(draw):
     return ours, theirs, dims, keepdim
 
 
+def assert_reductions_match(names, ours, theirs, dims, keepdim):
+    """Each method in ``names``, over every element (``dims`` None) or over ``dims``."""
+    arguments = ((), {}) if dims is None else ((dims,), {"keepdim": keepdim})
+    for name in names:
+        assert same_bits(getattr(ours, name)(*arguments[0], **arguments[1]),
+                         getattr(theirs, name)(*arguments[0], **arguments[1])), name
+
+
 @settings(max_examples=300, deadline=None)
 @given(layouts())
 def test_sum_and_mean_round_as_pytorch(case):
-    ours, theirs, dims, keepdim = case
-    if dims is None:
-        assert same_bits(ours.sum(), theirs.sum())
-        assert same_bits(ours.mean(), theirs.mean())
-    else:
-        assert same_bits(ours.sum(dims, keepdim=keepdim), theirs.sum(dims, keepdim=keepdim))
-        assert same_bits(ours.mean(dims, keepdim=keepdim), theirs.mean(dims, keepdim=keepdim))
+    assert_reductions_match(("sum", "mean"), *case)
 
 
 @settings(max_examples=150, deadline=None)
@@ -85,12 +87,7 @@ def test_nansum_and_nanmean_add_as_pytorch(case, seed):
     holes = np.random.default_rng(seed).random(tuple(ours.shape)) < 0.2
     ours = ours.masked_fill(nnref.tensor(holes), float("nan"))
     theirs = theirs.masked_fill(torch.tensor(holes), float("nan"))
-    if dims is None:
-        assert same_bits(ours.nansum(), theirs.nansum())
-        assert same_bits(ours.nanmean(), theirs.nanmean())
-    else:
-        assert same_bits(ours.nansum(dims, keepdim=keepdim), theirs.nansum(dims, keepdim=keepdim))
-        assert same_bits(ours.nanmean(dims, keepdim=keepdim), theirs.nanmean(dims, keepdim=keepdim))
+    assert_reductions_match(("nansum", "nanmean"), ours, theirs, dims, keepdim)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
