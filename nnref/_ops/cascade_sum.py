@@ -104,7 +104,7 @@ def _multi_row_sum(rows, axis):
         return running_sum(rows, axis)
     blocks = size // step
     level = running_sum(_split(_along(rows, axis, slice(0, blocks * step)), axis, step), axis + 1)
-    total = running_sum(_along(rows, axis, slice(blocks * step, None)), axis)
+    total = running_sum(_along(rows, axis, slice(blocks * step, None)), axis) if size % step else None
     accumulators = []
     for _ in range(_LEVELS - 2):  # acc[1] and acc[2] pass their sums up every `step` sums
         groups = level.shape[axis] // step
@@ -114,7 +114,7 @@ def _multi_row_sum(rows, axis):
         level = running_sum(_split(_along(level, axis, slice(0, groups * step)), axis, step), axis + 1)
     accumulators.append(running_sum(level, axis))
     for acc in accumulators:
-        total = total + acc
+        total = acc if total is None else total + acc  # no rows left over: 0 + acc
     return total
 
 
@@ -235,16 +235,22 @@ def _slab_sums(a, shape, ins):
 def _view(a, shape, strides):
     """``a``'s memory seen with ``shape`` and byte ``strides``: a reshape and a transpose where
     that is all it is (``as_strided`` costs more than the sums of a small tensor)."""
-    if a.flags.c_contiguous:
-        order = sorted(range(len(shape)), key=lambda axis: -strides[axis])
-        step, contiguous = a.itemsize, True
-        for axis in reversed(order):
-            contiguous &= shape[axis] == 1 or strides[axis] == step
-            step *= shape[axis]
-        if contiguous:
-            return a.reshape([shape[axis] for axis in order]).transpose(
-                sorted(range(len(order)), key=order.__getitem__))
+    recipe = _reshape_recipe(tuple(shape), tuple(strides), a.itemsize) if a.flags.c_contiguous else None
+    if recipe is not None:
+        return a.reshape(recipe[0]).transpose(recipe[1])
     return array_module_of(a).lib.stride_tricks.as_strided(a, shape, strides, writeable=False)
+
+
+@functools.lru_cache(maxsize=256)
+def _reshape_recipe(shape, strides, itemsize):
+    """The reshape and transpose of a C-contiguous array that give ``shape`` and ``strides``, or None."""
+    order = sorted(range(len(shape)), key=lambda axis: -strides[axis])
+    step = itemsize
+    for axis in reversed(order):
+        if shape[axis] != 1 and strides[axis] != step:
+            return None
+        step *= shape[axis]
+    return [shape[axis] for axis in order], sorted(range(len(order)), key=order.__getitem__)
 
 
 class _Plan(NamedTuple):
