@@ -17,8 +17,9 @@ differs in its last bits, and a training run drifts apart from PyTorch's.  So nn
    interleaved accumulators, ``ilp_factor``) or ``multi_row_sum`` directly, a cascade of 4
    levels that each flush into the next every ``2**level_power`` rows.
 
-Every add rounds in the dtype, so the sums here are built from sequential sums (``cumsum``,
-which numpy never reorders) of the same groups, in the same order, for all columns at once.
+Every add rounds in the dtype, so the sums here are built from running sums of the same groups,
+in the same order, for all columns at once (``running_sum``: numpy's ``add.reduce`` over the
+leading axis of a C-contiguous array, or ``cumsum``; never numpy's pairwise inner loop).
 One thread's order: with several threads ATen splits inputs of 32768 or more elements
 between them, and its result then depends on the thread count.
 """
@@ -261,6 +262,7 @@ class _Plan(NamedTuple):
     reduces: bool  # False: the kernel's "not a true reduction", out += in element by element
     sums_shape: tuple  # the axes of what the loops add into the output (outer slowest first)
     accumulate: tuple  # axes of those whose output stride is 0, added in order into one element
+    accumulate_last: tuple  # the axes of those sums with the accumulated ones moved last
     placed_shape: tuple
     placed_strides: tuple  # the output's byte strides along the axes not accumulated
     in_output_order: bool  # the placed axes run through the output in its own order
@@ -271,7 +273,8 @@ def loop_slabs(a):
     size1 * size0)``, each row one call of a 2-D loop, in the order the loops read it."""
     perm = _reorder(a.shape, (a.strides,), reduction=False)
     sizes, (strides,) = _coalesce([a.shape[d] for d in perm], ([a.strides[d] for d in perm],))
-    sizes, strides = (sizes + [1, 1])[:max(2, len(sizes))], (strides + [0, 0])[:max(2, len(strides))]
+    while len(sizes) < 2:  # a 0-d or 1-D loop still has a second dimension: one step
+        sizes, strides = sizes + [1], strides + [0]
     return _view(a, sizes[::-1], strides[::-1]).reshape(-1, sizes[0] * sizes[1])
 
 
@@ -299,7 +302,8 @@ def _plan(shape, strides, itemsize, dims):
     placed_strides = [sums_outs[axis] for axis in placed]
     moving = [stride for axis, stride in zip(placed, placed_strides) if sums_shape[axis] > 1]
     return _Plan(out_shape, tuple(sizes), tuple(ins), reduces,
-                 tuple(sums_shape), accumulate, tuple(sums_shape[axis] for axis in placed),
+                 tuple(sums_shape), accumulate, tuple(placed) + accumulate,
+                 tuple(sums_shape[axis] for axis in placed),
                  tuple(placed_strides), moving == sorted(moving, reverse=True))
 
 
@@ -322,8 +326,7 @@ def sum_in_aten_order(a, dims):
         sums = _view(a, plan.sums_shape, plan.ins[::-1])
     # The output starts at 0 and each slab's columns add into it, in the loops' order.
     if plan.accumulate:
-        placed = [axis for axis in range(sums.ndim) if axis not in plan.accumulate]
-        contributions = sums.transpose(placed + list(plan.accumulate)).reshape(plan.placed_shape + (-1,))
+        contributions = sums.transpose(plan.accumulate_last).reshape(plan.placed_shape + (-1,))
         total = running_sum(contributions, -1) + zero
     else:
         total = xp.add(sums, zero)

@@ -930,6 +930,24 @@ def _pick_classes(array, classes, values=None):
     return None
 
 
+def _summed_losses(losses, picked_weight, weighted, ignored, in_aten_order):
+    """The losses of the targets added up, and their total weight: in ``nll_loss``'s own order
+    (``nll_loss_sum.py``) where nnref follows it, float32 and float64 on the CPU."""
+    xp = array_module_of(losses)
+    dtype = losses.dtype.type
+    if not in_aten_order:
+        total = picked_weight.sum(dtype=losses.dtype) if weighted or ignored is not None else dtype(losses.size)
+        return losses.sum(dtype=losses.dtype), total
+    kept = None if ignored is None else xp.nonzero(~ignored.reshape(-1))[0]  # their flat positions
+
+    def in_order(values):
+        flat = values.reshape(-1)
+        return nll_cascade_sum(flat if kept is None else flat[kept], kept)
+
+    total = in_order(picked_weight) if weighted else dtype(losses.size if kept is None else kept.size)
+    return in_order(losses), total
+
+
 def nll_loss_nd(input, target, weight, reduction, ignore_index):
     """Negative log-likelihood of class-index targets for ``(C)``, ``(N, C)`` or ``(N, C, d1, ...)``."""
     x, t = _opmath(input._data), target._data
@@ -965,8 +983,7 @@ def nll_loss_nd(input, target, weight, reduction, ignore_index):
         safe = xp.where(ignored, 0, t)
     picked = _pick_classes(x, safe)
     if weight is None and ignored is None:  # every target weighs 1: a number, not an array of ones
-        picked_weight, total_weight = x.dtype.type(1), x.dtype.type(picked.size)
-        losses = -picked
+        picked_weight, losses = x.dtype.type(1), -picked
     else:
         if weight is None:  # every target that is not ignored weighs 1
             picked_weight = (~ignored).astype(x.dtype)
@@ -975,27 +992,15 @@ def nll_loss_nd(input, target, weight, reduction, ignore_index):
             picked_weight = (class_weight[safe] if ignored is None
                              else xp.where(ignored, x.dtype.type(0), class_weight[safe]))
         losses = -picked_weight * picked
-        total_weight = picked_weight.sum(dtype=x.dtype)
-    if reduction != "none" and follows_aten_sum(x) and x.dtype == input._data.dtype:
-        # nll_loss's own 8 accumulators, indexed by the targets' flat positions (nll_loss_sum.py)
-        kept = None if ignored is None else xp.nonzero(~ignored.reshape(-1))[0]
-        flat = losses.reshape(-1)
-        data = nll_cascade_sum(flat if kept is None else flat[kept], kept)
-        if weight is not None:
-            flat = picked_weight.reshape(-1)
-            total_weight = nll_cascade_sum(flat if kept is None else flat[kept], kept)
-        elif kept is not None:
-            total_weight = x.dtype.type(kept.size)
+    total_weight = None  # what 'mean' divides by
+    if reduction == "none":
+        data = losses.reshape(target._data.shape)
+    else:
+        in_aten_order = follows_aten_sum(x) and x.dtype == input._data.dtype
+        data, total_weight = _summed_losses(losses, picked_weight, weight is not None, ignored, in_aten_order)
         if reduction == "mean":
             with np.errstate(invalid="ignore", divide="ignore"):  # all ignored: 0/0 = nan, as PyTorch
                 data = data / total_weight
-    elif reduction == "mean":
-        with np.errstate(invalid="ignore", divide="ignore"):
-            data = losses.sum(dtype=x.dtype) / total_weight
-    elif reduction == "sum":
-        data = losses.sum(dtype=x.dtype)
-    else:
-        data = losses.reshape(target._data.shape)
     out = wrap(_as(xp.asarray(data), input._data), input)
     if needs_grad(input):
         node_class = NllLoss2DBackward0 if input._data.ndim > 2 else NllLossBackward0

@@ -9,9 +9,9 @@ the ``j``-th group of 4 bits of ``i`` is zero, so index 0 passes ``acc[0]`` all 
 accumulators added in order to 0.  The summed weights of a weighted mean go through 8
 accumulators of their own in the same way.
 
-Here each level is done for all its groups at once: a group's values are added in order (as the
-columns of a zero-padded table that numpy reduces row after row), and its sum becomes a value of
-the level above.
+Here each level is done for all its groups at once: a group's values are added in order (by
+``cumsum``, or as the columns of a zero-padded table that numpy reduces row after row), and its
+sum becomes a value of the level above.
 """
 import numpy as np
 
@@ -22,6 +22,7 @@ __all__ = ["nll_cascade_sum"]
 
 _LEVELS = 8
 _POWER = 4  # max(4, CeilLog2(n) / 8): 4 below 2**40 targets
+_STEP = 1 << _POWER  # values an accumulator receives before it passes them up
 _PADDED_GROUP = 64  # longer groups (only behind runs of ignored targets) are added group by group
 
 
@@ -55,11 +56,11 @@ def _every_target_counts(values):
     zero = values.dtype.type(0)
     accumulators, received = [], values[1:]
     while received.shape[0]:
-        passed_up = received.shape[0] // 16 * 16
+        passed_up = received.shape[0] // _STEP * _STEP
         accumulators.append(xp.cumsum(received[passed_up:])[-1] if passed_up < received.shape[0] else zero)
         if not passed_up:
             break
-        received = xp.cumsum(received[:passed_up].reshape(-1, 16), axis=1)[:, -1]
+        received = xp.cumsum(received[:passed_up].reshape(-1, _STEP), axis=1)[:, -1]
     total = zero
     for acc in accumulators + [values[0]]:
         total = total + acc
@@ -78,7 +79,7 @@ def nll_cascade_sum(values, indices=None):
     nibbles = xp.zeros(indices.shape, np.int64)  # how many accumulators index i passes up
     still_zero = xp.ones(indices.shape, bool)
     for level in range(_LEVELS - 1):
-        still_zero &= (indices & ((1 << _POWER) - 1 << level * _POWER)) == 0
+        still_zero &= (indices & (_STEP - 1 << level * _POWER)) == 0
         nibbles += still_zero
     accumulators = []
     for level in range(_LEVELS - 1):
