@@ -314,6 +314,13 @@ step_all_tests() {
         -p no:cacheprovider --junitxml=_build/test-results.xml
 }
 
+step_capabilities() {
+    # The bit-for-bit tests again as on a CPU of each lower capability (AVX2, DEFAULT): PyTorch,
+    # nnref, oneDNN, MKL, OpenBLAS and numpy told the same (tests/capabilities.py), so a machine
+    # without AVX-512 is covered from one with it.
+    "$VPY" tests/capabilities.py -q -p no:cacheprovider --junitxml=_build/test-results-{capability}.xml
+}
+
 # Learners bring their own Python: the PyTorch-free core tests also run under every other
 # Python >= MIN_PYTHON found on PATH or under pyenv, each in a small venv of its own
 # (.venv/pythons/X.Y: numpy, ml_dtypes and pytest, no torch), with nnref's own
@@ -397,13 +404,19 @@ step_gpu_bench() {
 
 print_test_totals() {
     # The last line of the run: totals over everything pytest ran.
+    # (the main run's _build/test-results.xml and each capability's test-results-CAPABILITY.xml)
     "$VPY" - <<'PY'
+import glob
 import xml.etree.ElementTree as ET
-try:
-    suites = ET.parse("_build/test-results.xml").getroot()
-except (OSError, ET.ParseError):
+suites = []
+for path in sorted(glob.glob("_build/test-results*.xml")):
+    try:
+        root = ET.parse(path).getroot()
+    except (OSError, ET.ParseError):
+        continue
+    suites.extend(root if root.tag == "testsuites" else [root])
+if not suites:
     raise SystemExit(0)
-suites = suites if suites.tag == "testsuites" else [suites]
 count = lambda key: sum(int(s.get(key, 0)) for s in suites)
 failed = count("failures") + count("errors")
 passed = count("tests") - failed - count("skipped")
@@ -434,10 +447,11 @@ cmd_book() {
 cmd_test() {
     setup chromium sandbox oracle lab
     # Every step runs even if an earlier one failed; the command fails if any did.
-    rm -f _build/test-results.xml
+    rm -f _build/test-results*.xml
     run_step "intersphinx inventories" step_inventories
     run_step "build book (warnings are errors)" step_build_book
     run_step "tests, notebooks, PyTorch parity, site in Chromium" step_all_tests
+    run_step "bit-for-bit tests as on lower CPU capabilities" step_capabilities
     run_step "PyTorch-free tests under the other Pythons found" step_other_pythons
 
     printf '\n'

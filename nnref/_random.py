@@ -20,12 +20,16 @@ is PyTorch's, so every tensor, weight and shuffle agrees with PyTorch after
 the same ``manual_seed``.  CUDA tensors draw from CuPy's generator instead
 (PyTorch's CUDA generator is Philox; see "Differences from PyTorch").
 """
+import ctypes
+import ctypes.util
 import math
 import os
 
 import numpy as np
 
+from ._capability import get_cpu_capability
 from ._device import CPU, array_module, canonical_device
+from ._ops.fused import fma, fused_multiply_add
 
 __all__ = ["Generator", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
            "default_generator", "fork_rng"]
@@ -193,28 +197,52 @@ def _libm_log(x):
     return _LIBM_LOG(x).astype(np.float64)
 
 
+def _libm_float32(name):
+    """The C library's float32 ``name`` (``logf``, ``cosf``, ``sinf``) one value at a time, or numpy's
+    where there is no C math library to load.  The DEFAULT capability's ``normal_fill`` calls them
+    (``std::log`` of a float); numpy's float32 functions round differently in a few results in
+    100.  ~1.4 s per million normals: only CPUs without AVX2 take this path."""
+    global _LIBM
+    if _LIBM is None:
+        path = ctypes.util.find_library("m")
+        _LIBM = ctypes.CDLL(path) if path else False
+    function = getattr(_LIBM, name, None) if _LIBM else None
+    if function is None:
+        return {"logf": np.log, "cosf": np.cos, "sinf": np.sin}[name]
+    function.restype, function.argtypes = ctypes.c_float, [ctypes.c_float]
+    vectorised = np.frompyfunc(function, 1, 1)
+    return lambda x: vectorised(x).astype(np.float32)
+
+
+_LIBM = None
+
+
 def _libm_log1p(x):
     return _LIBM_LOG1P(x).astype(np.float64)
 
 
-def _fma(a, b, c):
-    return _fma32(a, b, c) if a.dtype == np.float32 else _fma64(a, b, c)
-
-
 def _fill_16(u, dtype, mean, std):
-    """``normal_fill_16`` over every block of 16 uniforms (rows of ``u``): pairs (j, j + 8)."""
+    """``normal_fill_16`` over every block of 16 uniforms (rows of ``u``): pairs (j, j + 8).
+
+    ``radius * cos(theta) * std + mean`` rounds once on every capability: the template
+    ``normal_fill`` is compiled into each capability's object file and the linker keeps one copy,
+    an FMA build's (measured: the DEFAULT capability's float64 normals match only that)."""
     u1 = 1 - u[:, :8]
     u2 = u[:, 8:]
-    if dtype == np.float32 and _CPU_CAPABILITY != "DEFAULT":
+    if dtype == np.float32 and get_cpu_capability() != "DEFAULT":  # normal_fill_16_AVX2
         radius = np.sqrt(np.float32(-2.0) * _log256_ps(u1))
         sin, cos = _sincos256_ps(np.float32(2.0 * np.pi) * u2)
         mean, std = np.float32(mean), np.float32(std)
         return np.concatenate([_fma32(radius * cos, std, mean), _fma32(radius * sin, std, mean)], 1)
-    radius = np.sqrt(-2 * (_libm_log(u1) if dtype == np.float64 else np.log(u1)))
     theta = (2.0 * np.pi * u2.astype(np.float64)).astype(dtype)
+    if dtype == np.float64:
+        radius, cos, sin = np.sqrt(-2 * _libm_log(u1)), np.cos(theta), np.sin(theta)
+    else:
+        radius = np.sqrt(dtype.type(-2) * _libm_float32("logf")(u1))
+        cos, sin = _libm_float32("cosf")(theta), _libm_float32("sinf")(theta)
     mean, std = dtype.type(mean), dtype.type(std)
-    return np.concatenate([_fma(radius * np.cos(theta), std, mean),
-                           _fma(radius * np.sin(theta), std, mean)], 1)
+    return np.concatenate([fused_multiply_add(radius * cos, std, mean),
+                           fused_multiply_add(radius * sin, std, mean)], 1)
 
 
 def normal_fill(gen, n, dtype, mean, std, contiguous=True):
@@ -236,49 +264,18 @@ def normal_fill(gen, n, dtype, mean, std, contiguous=True):
 
 
 # ---- the AVX2 kernel's float32 log and sincos (avx_mathfun.h, Cephes polynomials) ---------
-def _detect_cpu_capability():
-    """What ``torch.backends.cpu.get_cpu_capability()`` reports (``ATEN_CPU_CAPABILITY`` wins).
-
-    ``normal_`` has no AVX512 kernel, so AVX512 machines run the AVX2 one too.
-    """
-    forced = os.environ.get("ATEN_CPU_CAPABILITY", "").upper()
-    if forced in ("DEFAULT", "AVX2", "AVX512"):
-        return forced
-    try:
-        with open("/proc/cpuinfo") as f:
-            flags = next((line for line in f if line.startswith("flags")), "").split()
-    except OSError:
-        return "DEFAULT"
-    return "AVX2" if {"avx2", "fma"} <= set(flags) else "DEFAULT"
-
-
-_CPU_CAPABILITY = _detect_cpu_capability()
 _F = np.float32
 
 
 def _fma32(a, b, c):
-    """float32 ``a * b + c`` rounded once, as ``_mm256_fmadd_ps`` (the product is exact in float64)."""
-    return (np.asarray(a, np.float64) * np.asarray(b, np.float64)
-            + np.asarray(c, np.float64)).astype(_F)
+    """float32 ``a * b + c`` as the sampling kernels round it: once where the capability has FMA
+    (``_mm256_fmadd_ps``, and GCC's contraction of the scalar formulas), else twice."""
+    return fma(np.asarray(a, _F), np.asarray(b, _F), np.asarray(c, _F))
 
 
 def _fma64(a, b, c):
-    """float64 ``a * b + c`` rounded once (GCC fuses PyTorch's ``x * std + mean``).
-
-    Dekker's exact product and Knuth's two-sum give ``a * b + c`` to twice the
-    precision; rounding that once more differs from a true FMA only on exact ties.
-    """
-    a, b, c = np.asarray(a, np.float64), np.asarray(b, np.float64), np.asarray(c, np.float64)
-    p = a * b
-    split = 134217729.0  # 2**27 + 1
-    ta, tb = split * a, split * b
-    a_hi, b_hi = ta - (ta - a), tb - (tb - b)
-    a_lo, b_lo = a - a_hi, b - b_hi
-    p_err = ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
-    s = p + c
-    bb = s - p
-    s_err = (p - (s - bb)) + (c - bb)
-    return s + (s_err + p_err)
+    """float64 ``a * b + c``: GCC fuses PyTorch's ``x * std + mean`` where the capability has FMA."""
+    return fma(np.asarray(a, np.float64), np.asarray(b, np.float64), np.asarray(c, np.float64))
 
 
 def _log256_ps(x):

@@ -13,6 +13,7 @@ from .._device import array_module, array_module_of
 from .._tensor import Tensor
 from ..autograd.graph import Node
 from ._common import check_same_device, needs_grad, operand_data, record, result_type, wrap
+from .fused import fma as _fma
 
 __all__ = ["atan2", "hypot", "lerp", "addcmul", "addcdiv", "nan_to_num", "trace"]
 
@@ -79,28 +80,6 @@ class LerpBackward1(Node):
         self_, end, weight = self.saved_tensors
         return (_back(grad * (1 - weight), self_.shape), _back(grad * weight, end.shape),
                 _back(grad * (end - self_), weight.shape))
-
-
-def _fma(a, b, c):
-    """``a * b + c`` rounded once, as the ``fmadd`` of ATen's vectorised kernels.  float32 and
-    narrower: the product is exact in float64.  float64: Dekker's exact product and Knuth's
-    two-sum carry the rounding errors (overflowing operands fall back to the plain formula)."""
-    xp = array_module_of(a)
-    dtype = xp.result_type(a, b, c)
-    if dtype.itemsize < 8:
-        return (a.astype(np.float64) * b.astype(np.float64) + c).astype(dtype)
-    product = a * b
-    split = 134217729.0  # 2**27 + 1: halves of 26 bits multiply exactly
-    a_scaled, b_scaled = split * a, split * b
-    a_high = a_scaled - (a_scaled - a)
-    b_high = b_scaled - (b_scaled - b)
-    a_low, b_low = a - a_high, b - b_high
-    product_error = ((a_high * b_high - product) + a_high * b_low + a_low * b_high) + a_low * b_low
-    total = product + c
-    back = total - product
-    sum_error = (product - (total - back)) + (c - back)
-    fused = total + (product_error + sum_error)
-    return xp.where(xp.isfinite(fused), fused, product + c)
 
 
 def _lerp(start, end, weight):

@@ -29,13 +29,11 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._capability import SUM_LANES as _LANES
 from .._device import array_module_of
 
 __all__ = ["cascade_sum", "sum_in_aten_order", "follows_aten_sum", "running_sum", "loop_slabs"]
 
-# Vectorized<float> and Vectorized<double> lanes of the sum kernel PyTorch 2.13 runs on x86: the AVX2
-# widths (measured: every length from 0 to 32767 tried matches with these, none with AVX512's).
-_LANES = {np.dtype(np.float32): 8, np.dtype(np.float64): 4}
 _ILP = 4
 _LEVELS = 4
 _OUTER_ROWS = 4  # nrows of vectorized_outer_sum and scalar_outer_sum

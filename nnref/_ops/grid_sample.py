@@ -16,6 +16,7 @@ import math
 
 import numpy as np
 
+from .._capability import SUM_LANES as _LANES
 from .._device import array_module_of
 from ..autograd.graph import Node
 from ._common import needs_grad, record, wrap
@@ -23,9 +24,6 @@ from .fused import fma as _fma, linspace_values
 
 __all__ = ["grid_sampler_2d", "affine_grid_generator"]
 
-# Vectorized<float> and Vectorized<double> lanes of the kernel PyTorch 2.13 runs on x86 (AVX2 width,
-# measured: the input gradient of overlapping points matches with no other width).
-_LANES = {np.dtype(np.float32): 8, np.dtype(np.float64): 4}
 _CUBIC_A = -0.75  # the cubic convolution constant, as in UpSampleBicubic2d.h
 
 

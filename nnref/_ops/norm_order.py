@@ -18,13 +18,11 @@ from fractions import Fraction
 
 import numpy as np
 
+from .._capability import SUM_LANES as _LANES, fuses_multiply_add
 from .._device import array_module_of
 
 __all__ = ["ordered_vector_norm", "follows_aten_order"]
 
-# Vectorized<float>::size() and Vectorized<double>::size() of the kernel PyTorch's CPU build runs
-# (256-bit vectors, measured against torch 2.13 on an AVX512 machine as on an AVX2 one)
-_LANES = {np.dtype(np.float32): 8, np.dtype(np.float64): 4}
 _WIDER = {np.dtype(np.float32): np.float64, np.dtype(np.float64): np.longdouble}
 
 
@@ -49,9 +47,10 @@ def _is_dense(data):
 
 
 def _fused_multiply_add(a, b, c):
-    """``a * b + c`` rounded once to ``c``'s dtype (the CPU's fma)."""
-    if not (math.isfinite(a) and math.isfinite(b) and math.isfinite(c)):  # inf and nan: the same either way
-        return c + a * b
+    """``a * b + c`` rounded once to ``c``'s dtype (the CPU's fma), or twice where the capability
+    has no FMA instructions."""
+    if not (fuses_multiply_add() and math.isfinite(a) and math.isfinite(b) and math.isfinite(c)):
+        return c + a * b  # inf and nan: the same either way
     return c.dtype.type(Fraction(float(a)) * Fraction(float(b)) + Fraction(float(c)))
 
 

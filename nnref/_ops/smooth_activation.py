@@ -12,6 +12,7 @@ from .._device import array_module
 from .._tensor import _wrap_dim
 from ..autograd.graph import Node, NotImplemented  # noqa: A004 - PyTorch's name
 from ._common import float_input, needs_grad, record, wrap
+from .fused import fma
 from .native import _opmath
 from .pointwise import masked_grad, where
 from .select import select_or_zero
@@ -168,10 +169,10 @@ def _nearest_source(input_size, output_size, scale, xp, exact=False):
         return positions >> 1
     step = np.float32(1.0 / scale) if scale else np.float32(input_size / output_size)
     if exact:
-        # area_pixel_compute_source_index, scale * (i + 0.5) - 0.5 rounded once (PyTorch's kernel is
-        # compiled with FMA contraction), clamped at 0, then rounded half up: floorf(x + 0.5).
-        centre = (positions.astype(np.float64) + 0.5) * float(step) - 0.5
-        source = xp.maximum(centre.astype(np.float32), np.float32(0)) + np.float32(0.5)
+        # area_pixel_compute_source_index, scale * (i + 0.5) - 0.5 rounded once where PyTorch's kernel
+        # is compiled with FMA contraction, clamped at 0, then rounded half up: floorf(x + 0.5).
+        centre = fma(positions.astype(np.float32) + np.float32(0.5), step, np.float32(-0.5))
+        source = xp.maximum(centre, np.float32(0)) + np.float32(0.5)
     else:
         source = positions.astype(np.float32) * step
     return xp.minimum(xp.floor(source).astype(np.int64), input_size - 1)

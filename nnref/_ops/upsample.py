@@ -21,6 +21,7 @@ import numpy as np
 from .._device import array_module_of
 from ..autograd.graph import Node
 from ._common import from_accumulator, record, wrap
+from .fused import fma
 
 __all__ = ["upsample_linear", "upsample_linear_backward"]
 
@@ -32,9 +33,8 @@ def _source_indices_and_weights(input_size, output_size, align_corners, scale, d
     to ``dtype`` as the forward kernel stores them (``lambda0_ptr`` is a ``scalar_t*``); the
     backward kernel keeps them in the compute type.
 
-    PyTorch's AVX2/AVX512 kernels are compiled with FMA contraction, so the float32 source index
-    ``scale * (i + 0.5) - 0.5`` is rounded once; the product of two float32 values is exact in
-    float64, which gives the same rounding.
+    PyTorch's AVX2/AVX512 kernels are compiled with FMA contraction, so there the float32 source
+    index ``scale * (i + 0.5) - 0.5`` is rounded once (``fma``; twice on the DEFAULT capability).
     """
     opmath = dtype._accumulate
     storage = dtype.numpy if stored else opmath
@@ -49,10 +49,7 @@ def _source_indices_and_weights(input_size, output_size, align_corners, scale, d
         # compute_scales_value: a given scale_factor s gives 1/s (in double, then rounded), not in/out.
         ratio = f(1.0 / scale) if scale is not None and scale > 0 else f(input_size) / f(output_size)
         centres = positions.astype(opmath) + f(0.5)
-        if opmath == np.float32:
-            real = (centres.astype(np.float64) * float(ratio) - 0.5).astype(opmath)
-        else:
-            real = centres * ratio - f(0.5)
+        real = fma(centres, ratio, f(-0.5)) if opmath == np.float32 else centres * ratio - f(0.5)
         real = xp.maximum(real, f(0))  # linear modes clamp negative source positions to 0
     first = xp.minimum(xp.floor(real).astype(np.int64), input_size - 1)
     lambda1 = xp.clip(real - first.astype(opmath), f(0), f(1)).astype(storage)
@@ -81,8 +78,8 @@ def _interpolate(data, output_size, align_corners, scales, dtype):
         w0, w1 = w0.reshape(shape), w1.reshape(shape)
         with np.errstate(invalid="ignore"):  # inf * 0 is NaN here as in PyTorch, silently
             if opmath == np.float32:
-                # t0 * w0 + t1 * w1 with the first product fused into the sum (FMA), as compiled.
-                out = (t0.astype(np.float64) * w0.astype(np.float64) + t1 * w1).astype(opmath)
+                # t0 * w0 + t1 * w1 with the first product fused into the sum where compiled with FMA
+                out = fma(t0, w0, t1 * w1)
             else:
                 out = t0 * w0 + t1 * w1
     return from_accumulator(out, dtype)

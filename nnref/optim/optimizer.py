@@ -13,7 +13,8 @@ import warnings
 
 from .._creation import tensor
 from .._device import array_module
-from .._ops.blend import _fma as blend_fma, _lerp as blend_lerp
+from .._ops.blend import _lerp as blend_lerp
+from .._ops.fused import fma
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad, no_grad
 
@@ -324,14 +325,16 @@ def _params_with_grad(group):
 
 def _lerp(start, end, weight):
     """``start.lerp(end, weight)`` on arrays as PyTorch's CPU kernel computes it: from the nearer
-    end, in one fused multiply-add (``nnref._ops.blend``), so the digits agree for any weight."""
+    end, in one fused multiply-add where the CPU has them (``nnref._ops.fused``), so the digits
+    agree for any weight."""
     return blend_lerp(start, end, start.dtype.type(weight))
 
 
 def _addcmul(start, tensor1, tensor2, value):
     """``start.addcmul(tensor1, tensor2, value=value)`` on arrays as PyTorch's CPU kernel computes
-    it: ``start + (value * tensor1) * tensor2`` in one fused multiply-add (``nnref._ops.blend``)."""
-    return blend_fma(start.dtype.type(value) * tensor1, tensor2, start)
+    it: ``start + (value * tensor1) * tensor2`` in one fused multiply-add where the CPU has them
+    (``nnref._ops.fused``)."""
+    return fma(start.dtype.type(value) * tensor1, tensor2, start)
 
 
 def _check_capturable(p, group, tensors="params and state_steps",

@@ -6,6 +6,7 @@ import pytest
 import nnref
 
 torch = pytest.importorskip("torch")
+pytestmark = pytest.mark.exact  # bit for bit: run again per CPU capability (tests/capabilities.py)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "float16"])

@@ -9,6 +9,7 @@ from hypothesis import given, settings, strategies as st
 import nnref
 
 torch = pytest.importorskip("torch")
+pytestmark = pytest.mark.exact  # bit for bit: run again per CPU capability (tests/capabilities.py)
 
 INTERPOLATIONS = ["linear", "lower", "higher", "midpoint", "nearest"]
 

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 import nnref
-from nnref import _random
 
 torch = pytest.importorskip("torch")
+pytestmark = pytest.mark.exact  # bit for bit: run again per CPU capability (tests/capabilities.py)
 
 DTYPES = [("float32", np.float32), ("float64", np.float64)]
 SIZES = [1, 2, 3, 15, 16, 17, 31, 32, 100, 1000, 1003]
@@ -188,8 +188,7 @@ def test_errors_are_pytorchs():
 
 
 def test_the_cpu_capability_is_detected_as_pytorchs():
-    assert _random._CPU_CAPABILITY == ("DEFAULT" if torch.backends.cpu.get_cpu_capability() == "DEFAULT"
-                                       else "AVX2")
+    assert nnref.backends.cpu.get_cpu_capability() == torch.backends.cpu.get_cpu_capability()
 
 
 def test_float64_draws_match_over_many_values():

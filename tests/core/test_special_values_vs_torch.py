@@ -11,6 +11,7 @@ import pytest
 import nnref
 
 torch = pytest.importorskip("torch")
+pytestmark = pytest.mark.exact  # bit for bit: run again per CPU capability (tests/capabilities.py)
 
 POOL = np.array([-0.0, 0.0, np.nan, np.inf, -np.inf, -1.5, 2.25, 0.5, -0.5, 1.0, -1.0, 3.0])
 GRADS = np.array([-1.0, -0.0, 0.0, 2.0, np.inf, np.nan])

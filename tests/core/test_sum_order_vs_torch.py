@@ -10,6 +10,7 @@ from hypothesis import given, settings, strategies as st
 import nnref
 
 torch = pytest.importorskip("torch")
+pytestmark = pytest.mark.exact  # bit for bit: run again per CPU capability (tests/capabilities.py)
 
 SIZES = [1, 2, 3, 5, 8, 9, 16, 17, 31, 33, 64, 129, 257]
 

@@ -9,6 +9,7 @@ import nnref
 import nnref.distributions as ND
 
 torch = pytest.importorskip("torch")
+pytestmark = pytest.mark.exact  # bit for bit: run again per CPU capability (tests/capabilities.py)
 TD = torch.distributions
 
 DTYPES = ["float32", "float64"]

@@ -10,6 +10,7 @@ import pytest
 import nnref
 
 torch = pytest.importorskip("torch")
+pytestmark = pytest.mark.exact  # bit for bit: run again per CPU capability (tests/capabilities.py)
 special = pytest.importorskip("scipy.special")
 
 EDGES = [math.nan, math.inf, -math.inf, 0.0, -0.0, 1e-40, -1e-40, 1e-30, -1e-30, 1e-8, -1e-8,
@@ -87,11 +88,13 @@ def test_16_bit_activations_compute_in_float32_as_pytorch(name, dtype):
                                rtol=tolerance, atol=tolerance)
 
 
-def test_float32_gelu_is_as_accurate_as_pytorchs():
+def test_float32_gelu_is_accurate_to_float32_rounding():
     """Abramowitz & Stegun's erf (absolute error 1.5e-7, float32 rounding adds as much) keeps
-    float32 GELU and its derivative within 5e-7 of their float64 values, closer than PyTorch's
-    float32 kernel (1.2e-6); near 0, where GELU is about x / 2, within 8 units in the last place
-    (PyTorch's: 2)."""
+    float32 GELU and its derivative within 5e-7 of their float64 values (rounding a value near
+    12 to float32 alone costs up to 4.8e-7); near 0, where GELU is about x / 2, within 8 units in
+    the last place.  PyTorch's float32 GELU comes from oneDNN, whose kernel follows the CPU:
+    measured on this grid, 1.07e-6 (AVX-512), 3.75e-7 (AVX2), 4.66e-7 (SSE4.1); so the bound,
+    not PyTorch's error, is what holds on every CPU."""
     grid = np.concatenate([np.linspace(-12, 12, 240_001), np.geomspace(1e-30, 1e-3, 500),
                            -np.geomspace(1e-30, 1e-3, 500)]).astype(np.float32)
     x = grid.astype(np.float64)
@@ -104,8 +107,8 @@ def test_float32_gelu_is_as_accurate_as_pytorchs():
         y.sum().backward()
         errors[name] = (np.abs(y.detach().numpy() - exact), np.abs(t.grad.numpy() - exact_slope))
     value_error, slope_error = errors["nnref"]
-    assert value_error.max() < 5e-7 and value_error.max() <= errors["torch"][0].max()
-    assert slope_error.max() < 4e-7
+    assert value_error.max() < 5e-7 and slope_error.max() < 4e-7
+    assert errors["torch"][0].max() < 1.2e-6  # the bound the book quotes for PyTorch's kernel
     tiny = np.abs(x) < 1e-3
     assert np.all(value_error[tiny] <= 8 * np.spacing(np.abs(exact[tiny]).astype(np.float32)))
 

@@ -14,6 +14,7 @@ from nnref._ops import native
 from nn_compare import assert_close, backward_both, grad_fn_name, pair, raised, random_pair, rng  # noqa: F401
 
 torch = pytest.importorskip("torch")
+pytestmark = pytest.mark.exact  # bit for bit: run again per CPU capability (tests/capabilities.py)
 TF = torch.nn.functional
 
 DTYPES = [np.float32, np.float64]

@@ -9,6 +9,7 @@ import pytest
 import nnref
 
 torch = pytest.importorskip("torch")
+pytestmark = pytest.mark.exact  # bit for bit: run again per CPU capability (tests/capabilities.py)
 
 MODES = ["bilinear", "nearest", "bicubic"]
 PADDINGS = ["zeros", "border", "reflection"]

@@ -8,6 +8,7 @@ import pytest
 import nnref
 
 torch = pytest.importorskip("torch")
+pytestmark = pytest.mark.exact  # bit for bit: run again per CPU capability (tests/capabilities.py)
 
 INITS = [("uniform_", {}), ("uniform_", {"a": -0.2, "b": 0.7}), ("normal_", {}),
          ("normal_", {"mean": 0.3, "std": 0.02}), ("xavier_uniform_", {}),

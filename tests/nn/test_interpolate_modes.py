@@ -12,6 +12,7 @@ import pytest
 import nnref
 
 torch = pytest.importorskip("torch")
+pytestmark = pytest.mark.exact  # bit for bit: run again per CPU capability (tests/capabilities.py)
 
 MODES = {3: "linear", 4: "bilinear", 5: "trilinear"}
 TOLERANCE = {"float64": 1e-12, "float32": 2e-6, "float16": 2e-3}

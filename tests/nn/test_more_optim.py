@@ -14,6 +14,7 @@ from optim_compare import assert_same_state_dict, case_id, make_params, set_grad
 from nn_compare import assert_close, numpy_of, rng  # noqa: F401
 
 torch = pytest.importorskip("torch")
+pytestmark = pytest.mark.exact  # bit for bit: run again per CPU capability (tests/capabilities.py)
 
 
 

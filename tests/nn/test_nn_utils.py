@@ -11,6 +11,7 @@ from hypothesis import given, settings, strategies as st
 import nnref
 
 torch = pytest.importorskip("torch")
+pytestmark = pytest.mark.exact  # bit for bit: run again per CPU capability (tests/capabilities.py)
 
 
 def _params(lib, grads, dtypes=None):

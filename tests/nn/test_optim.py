@@ -11,6 +11,7 @@ from optim_compare import SHAPES, assert_same_state_dict, case_id, make_params, 
 from nn_compare import assert_close, numpy_of, raised, rng  # noqa: F401
 
 torch = pytest.importorskip("torch")
+pytestmark = pytest.mark.exact  # bit for bit: run again per CPU capability (tests/capabilities.py)
 
 
 

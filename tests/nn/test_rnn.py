@@ -8,6 +8,7 @@ import pytest
 import nnref
 
 torch = pytest.importorskip("torch")
+pytestmark = pytest.mark.exact  # bit for bit: run again per CPU capability (tests/capabilities.py)
 
 CONFIGS = [("LSTM", {}), ("GRU", {}), ("RNN", {}), ("RNN", {"nonlinearity": "relu"}),
            ("LSTM", {"num_layers": 2, "batch_first": True}), ("GRU", {"bidirectional": True}),
