@@ -540,8 +540,10 @@ Commands:
           site's formulas need no network) and python3-venv when missing.
   test    Prepare .venv (adding torch==$TORCH_VERSION, the test oracle, and
           JupyterLab), Graphviz and Chromium, then run every test: pytest tests/
-          and the notebooks under book/ with nbval; then the PyTorch-free core
-          tests under every other Python >= $MIN_PYTHON found (PATH, pyenv).
+          and the notebooks under book/ with nbval; the bit-for-bit tests
+          again as on lower CPU capabilities (tests/capabilities.py); then the
+          PyTorch-free core tests under every other Python >= $MIN_PYTHON found
+          (PATH, pyenv).
           The release check (tests/release: these commands in a fresh Debian,
           as root with debootstrap) is left out; run it with
           '.venv/bin/python -m pytest -m release tests/release'.

@@ -12,14 +12,16 @@ environment that tells every library the same:
   loops (``NPY_DISABLE_CPU_FEATURES``).  A machine that sets ``OPENBLAS_CORETYPE`` itself keeps
   its value: it is set there because other kernels fail on that CPU.
 
-The main test run covers the machine's own capability.  The exit code is pytest's worst, with
-"no tests collected" counted as a failure: a subset that ran nothing checked nothing.
+The main test run covers the machine's own capability; the lower ones run side by side.  The
+exit code is pytest's worst, with "no tests collected" counted as a failure: a subset that ran
+nothing checked nothing.
 """
 import os
 import pathlib
 import platform
 import subprocess
 import sys
+import tempfile
 
 try:
     from numpy._core._multiarray_umath import __cpu_features__
@@ -75,20 +77,28 @@ def exact_test_files():
 
 
 def main(pytest_args):
+    """Both capabilities at once (one core each), each one's output shown when it ends."""
     if platform.machine().lower() not in ("x86_64", "amd64"):
         print("capabilities: not an x86 machine; nnref's exact kernels model x86's capabilities only")
         return 0
     own = _machine_capability()
     others = capabilities_below(own)
-    worst = 0
-    for capability in others:
-        print(f"\n--- exactness tests as on a {capability} machine (this CPU: {own}) ---", flush=True)
-        args = [arg.replace("{capability}", capability) for arg in pytest_args]
-        done = subprocess.run([sys.executable, "-m", "pytest", "-m", "exact", *exact_test_files(), *args],
-                              env=environment(capability), cwd=ROOT)
-        worst = max(worst, 1 if done.returncode == 5 else done.returncode)
     if not others:
         print(f"capabilities: this CPU's capability is {own}, the lowest: nothing else to run")
+        return 0
+    runs = []
+    for capability in others:
+        args = [arg.replace("{capability}", capability) for arg in pytest_args]
+        log = tempfile.TemporaryFile("w+")
+        command = [sys.executable, "-m", "pytest", "-m", "exact", *exact_test_files(), *args]
+        runs.append((capability, log, subprocess.Popen(command, env=environment(capability), cwd=ROOT,
+                                                        stdout=log, stderr=subprocess.STDOUT, text=True)))
+    worst = 0
+    for capability, log, run in runs:
+        code = run.wait()
+        log.seek(0)
+        print(f"\n--- exactness tests as on a {capability} machine (this CPU: {own}) ---\n{log.read()}", flush=True)
+        worst = max(worst, 1 if code == 5 else code)  # 5: no test ran, so nothing was checked
     return worst
 
 

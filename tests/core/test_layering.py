@@ -2,8 +2,8 @@
 
 The rank order, lowest first (a module may import its own rank and those below):
 
-0. ``_dtype``, ``_device``, ``_meta`` (and ``_namespace``, ``_source``, ``_type_info``, ``_settings``): what a
-   tensor *is made of*, and the process-wide switches;
+0. ``_dtype``, ``_device``, ``_meta`` (and ``_namespace``, ``_source``, ``_type_info``, ``_settings``,
+   ``_capability``): what a tensor *is made of*, the process-wide switches and the CPU's kernels;
 1. ``_tensor``, ``_ops``, ``autograd``, the factories, the generators, ``cuda`` and
    ``accelerator``: the tensor, its operations and their derivatives;
 2. ``nn``, ``optim``, ``utils.data``, ``distributions``: what is built from tensors;
@@ -23,7 +23,7 @@ PACKAGE = pathlib.Path(nnref.__file__).parent
 
 RANKS = {
     0: ("nnref._dtype", "nnref._device", "nnref._meta", "nnref._namespace", "nnref._source",
-        "nnref._type_info", "nnref._settings"),
+        "nnref._type_info", "nnref._settings", "nnref._capability"),
     1: ("nnref._tensor", "nnref._tensor_str", "nnref._tensor_docs", "nnref._ops", "nnref.autograd",
         "nnref._creation", "nnref._random", "nnref.random", "nnref.utils.hooks", "nnref.cuda",
         "nnref.accelerator", "nnref.linalg", "nnref.amp", "nnref.backends"),
