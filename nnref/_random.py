@@ -197,6 +197,10 @@ def _libm_log(x):
     return _LIBM_LOG(x).astype(np.float64)
 
 
+def _libm_log1p(x):
+    return _LIBM_LOG1P(x).astype(np.float64)
+
+
 def _libm_float32(name):
     """The C library's float32 ``name`` (``logf``, ``cosf``, ``sinf``) one value at a time, or numpy's
     where there is no C math library to load.  The DEFAULT capability's ``normal_fill`` calls them
@@ -217,16 +221,12 @@ def _libm_float32(name):
 _LIBM = None
 
 
-def _libm_log1p(x):
-    return _LIBM_LOG1P(x).astype(np.float64)
-
-
 def _fill_16(u, dtype, mean, std):
     """``normal_fill_16`` over every block of 16 uniforms (rows of ``u``): pairs (j, j + 8).
 
-    ``radius * cos(theta) * std + mean`` rounds once on every capability: the template
-    ``normal_fill`` is compiled into each capability's object file and the linker keeps one copy,
-    an FMA build's (measured: the DEFAULT capability's float64 normals match only that)."""
+    ``radius * cos(theta) * std + mean`` rounds once on every capability (measured: the DEFAULT
+    capability's float64 normals match only a fused multiply-add; the template ``normal_fill`` is
+    compiled into every capability's object file, and the copy the linker keeps is an FMA build's)."""
     u1 = 1 - u[:, :8]
     u2 = u[:, 8:]
     if dtype == np.float32 and get_cpu_capability() != "DEFAULT":  # normal_fill_16_AVX2
