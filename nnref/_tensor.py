@@ -97,6 +97,10 @@ class Tensor:
             raise TypeError(f"assigned data must be a Tensor, not {type(value).__name__}")
         self._data, self._dtype, self._device = value._data, value._dtype, value._device
 
+    @data.deleter
+    def data(self):
+        raise RuntimeError("Deleting tensor data is not allowed. Delete tensor instead!")
+
     @property
     def dtype(self):
         """The element type, an :class:`nnref.dtype` (``torch.Tensor.dtype``,

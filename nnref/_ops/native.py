@@ -901,7 +901,10 @@ class NllLossBackward0(_NumpyBackward):
         else:
             scale = self.picked_weight * g
         grad_input = xp.zeros(self.self_sizes, dtype=g.dtype)
-        _pick_classes(grad_input, self.safe_target, -_as(scale, g))
+        values = -_as(scale, g)
+        if self.ignored is not None:  # PyTorch leaves an ignored target's row at +0
+            values = xp.where(self.ignored, values.dtype.type(0), values)
+        _pick_classes(grad_input, self.safe_target, values)
         # A 1-D input was computed as a batch of one.
         return (wrap(_as(grad_input, grad._data).reshape(self._input_metadata[0][0]), grad),)
 
@@ -952,7 +955,12 @@ def nll_loss_nd(input, target, weight, reduction, ignore_index):
     """Negative log-likelihood of class-index targets for ``(C)``, ``(N, C)`` or ``(N, C, d1, ...)``."""
     x, t = _opmath(input._data), target._data
     xp = array_module_of(x)
-    if target._dtype is not _dtype.int64:
+    if target._dtype is _dtype.uint8 and x.ndim > 2:  # nll_loss2d's kernel reads int64 alone
+        raise RuntimeError("expected scalar type Long but found Byte: class labels must be int64 "
+                           "(torch.long) indices; convert with target.long()")
+    if target._dtype is _dtype.uint8:  # nll_loss's 1-d and 2-d kernel reads Byte targets too
+        t = t.astype(np.int64)
+    elif target._dtype is not _dtype.int64:
         raise RuntimeError(
             f"expected target dtype to be Long or Byte, but got {target._dtype._legacy_name[:-6]}: "
             "class labels must be int64 (torch.long) indices, not "
@@ -992,6 +1000,8 @@ def nll_loss_nd(input, target, weight, reduction, ignore_index):
             picked_weight = (class_weight[safe] if ignored is None
                              else xp.where(ignored, x.dtype.type(0), class_weight[safe]))
         losses = -picked_weight * picked
+        if ignored is not None:  # an ignored target's loss is written as +0 (-0 * x can be -0)
+            losses = xp.where(ignored, x.dtype.type(0), losses)
     total_weight = None  # what 'mean' divides by
     if reduction == "none":
         data = losses.reshape(target._data.shape)
@@ -1006,7 +1016,7 @@ def nll_loss_nd(input, target, weight, reduction, ignore_index):
         node_class = NllLoss2DBackward0 if input._data.ndim > 2 else NllLossBackward0
         out.grad_fn = node_class((input,), reduction=reduction, self_sizes=x.shape,
                                  safe_target=safe, picked_weight=picked_weight,
-                                 total_weight=total_weight)
+                                 total_weight=total_weight, ignored=ignored)
     return out
 
 

@@ -9,9 +9,11 @@ floats as PyTorch's CPU kernels do.  Their speed is the number of passes over me
 arrays: each kernel works in place on the few arrays it creates, keeps what its backward pass
 needs (an exponential, a CDF) instead of computing it again, and selects between the sides of a
 piecewise function with arithmetic (``np.clip``, a 0/1 mask) rather than ``np.where``, which is
-slow where the mask changes from one element to the next.  The backward passes are plain numpy,
-so these nodes are first-order only: ``create_graph=True`` through them raises
-(PyTorch supports it) instead of silently dropping the second-derivative term.
+slow where the mask changes from one element to the next.  The backward passes are plain numpy;
+ELU's and Hardtanh's record their result as ``elu_backward``/``hardtanh_backward``, so
+``create_graph=True`` differentiates them again, while the others are first-order only: there
+``create_graph=True`` raises (PyTorch supports it) instead of silently dropping the
+second-derivative term.
 """
 import math
 
@@ -19,6 +21,7 @@ import numpy as np
 
 from .._device import array_module_of, has_values
 from ._common import float_input, needs_grad, record, special_function, wrap
+from ..autograd.graph import Node
 from ._first_order import FirstOrderBackward
 from .native import _as, _opmath
 from .select import select_or_zero
@@ -256,12 +259,14 @@ def silu(input, inplace=False):
     return _unary(input, xp.divide(x, denominator), SiluBackward0, denominator=denominator)
 
 
-class EluBackward0(FirstOrderBackward):
+class EluBackward0(Node):
     """``grad * scale`` where x > 0, else ``grad * input_scale * scale * alpha * exp(x * input_scale)``,
     which is ``grad * input_scale * (negative_part + scale * alpha)`` with the forward pass's
     ``negative_part = scale * alpha * expm1(min(x, 0) * input_scale)``: no exponential to compute
     again.  Where x > 0 that is ``input_scale * scale * alpha``: ``scale`` itself for ELU (and for
-    CELU where ``1 / alpha * alpha`` rounds to 1); SELU and the others replace it through a 0/1 mask."""
+    CELU where ``1 / alpha * alpha`` rounds to 1); SELU and the others replace it through a 0/1 mask.
+    The result is ``elu_backward``'s, recorded as it (``EluBackwardBackward0``) under
+    ``create_graph=True``."""
 
     def backward(self, grad):
         self_, _ = self.saved_tensors  # the result too, so that changing it in place is caught
@@ -276,11 +281,40 @@ class EluBackward0(FirstOrderBackward):
             positive *= dtype(self.scale)
             local += positive
         local *= g
-        return (wrap(_as(local, grad._data), grad),)
+        return (record(wrap(_as(local, grad._data), grad), EluBackwardBackward0, (grad, self_),
+                       saved=(grad, self_), alpha=self.alpha, scale=self.scale, input_scale=self.input_scale),)
 
 
-class EluBackward1(EluBackward0):
-    """The node of the in-place form (``F.elu(x, inplace=True)``)."""
+class EluBackward1(FirstOrderBackward, EluBackward0):
+    """The node of the in-place form (``F.elu(x, inplace=True)``): first order only (its input is
+    gone, and PyTorch's second derivative then reads the result)."""
+
+
+class EluBackwardBackward0(Node):
+    """The derivatives of ``elu_backward(grad_output, self)`` (``derivatives.yaml``): itself for
+    ``grad_output`` (it is linear there) and ``elu_double_backward`` for ``self``, that is
+    ``elu_backward(grad * grad_output * input_scale, self)`` where ``self < 0``, 0 elsewhere."""
+
+    def backward(self, grad):
+        grad_output, self_ = self.saved_tensors
+        wants_grad_output, wants_self = self.needs_input_grad
+        coefficients = (self.alpha, self.scale, self.input_scale)
+        return (elu_backward(grad, *coefficients, self_) if wants_grad_output else None,
+                elu_backward(grad * grad_output * self.input_scale, *coefficients, self_)
+                * (self_ < 0).type_as(grad) if wants_self else None)
+
+
+def elu_backward(grad_output, alpha, scale, input_scale, self_):
+    """``grad_output * input_scale * scale * alpha * exp(self * input_scale)`` where ``self <= 0``,
+    ``grad_output * scale`` elsewhere (ATen's ``elu_backward`` of the input), recorded so that it
+    can be differentiated again."""
+    x, g = _opmath(self_._data), _opmath(grad_output._data)
+    xp = array_module_of(x)
+    dtype = g.dtype.type
+    negative = xp.exp(x * dtype(input_scale)) * dtype(input_scale * scale * alpha)
+    data = g * xp.where(x <= 0, negative, dtype(scale))
+    return record(wrap(_as(data, grad_output._data), grad_output), EluBackwardBackward0, (grad_output, self_),
+                  saved=(grad_output, self_), alpha=alpha, scale=scale, input_scale=input_scale)
 
 
 def elu(input, alpha=1.0, scale=1.0, input_scale=1.0):
@@ -340,16 +374,35 @@ def softplus(input, beta=1.0, threshold=20.0):
                   linear=linear)
 
 
-class HardtanhBackward0(FirstOrderBackward):
-    """The gradient passes strictly inside ``(min_val, max_val)``, is +0 outside (a select)."""
+class HardtanhBackward0(Node):
+    """The gradient passes strictly inside ``(min_val, max_val)``, is +0 outside (a select):
+    ``hardtanh_backward``, recorded under ``create_graph=True``."""
 
     def backward(self, grad):
         (self_,) = self.saved_tensors
-        x = self_._data
-        xp = array_module_of(x)
-        inside = xp.greater(x, self.min_val)
-        inside &= xp.less(x, self.max_val)
-        return (wrap(select_or_zero(inside, grad._data), grad),)
+        return (hardtanh_backward(grad, self_, self.min_val, self.max_val),)
+
+
+class HardtanhBackwardBackward0(Node):
+    """``hardtanh_backward`` is linear in ``grad_output`` (its gradient is the same select) and flat
+    in ``self`` (``derivatives.yaml``: ``zeros_like(grad)``)."""
+
+    def backward(self, grad):
+        from .._creation import zeros_like
+        (self_,) = self.saved_tensors
+        wants_grad_output, wants_self = self.needs_input_grad
+        return (hardtanh_backward(grad, self_, self.min_val, self.max_val) if wants_grad_output else None,
+                zeros_like(grad) if wants_self else None)
+
+
+def hardtanh_backward(grad_output, input, min_val, max_val):
+    """``grad_output`` where ``min_val < input < max_val``, +0 elsewhere (ATen's ``hardtanh_backward``)."""
+    x = input._data
+    xp = array_module_of(x)
+    inside = xp.greater(x, min_val)
+    inside &= xp.less(x, max_val)
+    return record(wrap(select_or_zero(inside, grad_output._data), grad_output), HardtanhBackwardBackward0,
+                  (grad_output, input), saved=(input,), min_val=min_val, max_val=max_val)
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0):

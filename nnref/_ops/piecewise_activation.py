@@ -11,7 +11,7 @@ import numpy as np
 from .._device import array_module
 from ..autograd.graph import Node
 from ._common import float_input, record, wrap
-from .native_activation import EluBackward0, EluBackward1, elu
+from .native_activation import EluBackward0, EluBackward1, elu, elu_backward
 from .pointwise import masked_grad, threshold_backward, where
 
 __all__ = ["threshold", "hardshrink", "softshrink", "prelu", "celu", "rrelu", "INPLACE_NODES"]
@@ -139,7 +139,14 @@ def prelu(input, weight):
 
 
 class CeluBackward0(EluBackward0):
-    """CELU is ELU with ``input_scale = 1 / alpha``; PyTorch records its own node name."""
+    """CELU is ELU with ``input_scale = 1 / alpha``; PyTorch records its own node name, and its
+    derivative (``derivatives.yaml``) takes ``input_scale = 1.0 / alpha.toFloat()``: the reciprocal
+    of alpha rounded to float32, so the exponential is computed again with it."""
+
+    def backward(self, grad):
+        self_, _ = self.saved_tensors
+        input_scale = 1.0 / float(np.float32(self.alpha))
+        return (elu_backward(grad, self.alpha, self.scale, input_scale, self_),)
 
 
 class CeluBackward1(EluBackward1):

@@ -176,3 +176,38 @@ def test_gradgradcheck(name, data):
         # (seen: 8e-11 vs 1.2e-10 for std's second derivative), so atol follows that scale.
         scale = max(1.0, float(np.abs(theirs).max(initial=0.0)))
         np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-9 * scale)
+
+
+ACTIVATIONS_WITH_SECOND_DERIVATIVES = {
+    "elu": lambda m, x: m.nn.functional.elu(x),
+    "elu alpha 0.4": lambda m, x: m.nn.functional.elu(x, alpha=0.4),
+    "selu": lambda m, x: m.nn.functional.selu(x),
+    "celu": lambda m, x: m.nn.functional.celu(x, alpha=1.7),
+    "hardtanh": lambda m, x: m.nn.functional.hardtanh(x, -0.8, 1.2),
+    "relu6": lambda m, x: m.nn.functional.relu6(x * 4),
+}
+
+
+@pytest.mark.skipif(torch is None, reason="compares with PyTorch")
+@pytest.mark.parametrize("name", ACTIVATIONS_WITH_SECOND_DERIVATIVES)
+def test_elu_and_hardtanh_families_differentiate_twice_as_pytorch(name):
+    """Their gradients record ``EluBackwardBackward0`` / ``HardtanhBackwardBackward0``: second and
+    third derivatives, and the second derivative's gradient for ``grad_output`` too."""
+    f = ACTIVATIONS_WITH_SECOND_DERIVATIVES[name]
+    values = [-2.5, -1.0, -0.3, 0.0, 0.25, 0.9, 1.5, 3.0]
+    seen = {}
+    for m in (nnref, torch):
+        x = m.tensor(values, dtype=m.float64, requires_grad=True)
+        v = m.tensor([0.5, -1.0, 2.0, 1.5, -0.7, 0.3, 1.1, -2.0], dtype=m.float64, requires_grad=True)
+        (g,) = m.autograd.grad(f(m, x), x, v, create_graph=True)
+        (h, hv) = m.autograd.grad(g.sum(), (x, v), create_graph=True)
+        third = m.autograd.grad(h.sum(), x, allow_unused=True)[0] if h.requires_grad else None
+        seen[m.__name__] = ((type(g.grad_fn).__name__, h.requires_grad), g.tolist(), h.tolist(), hv.tolist(),
+                            None if third is None else third.tolist())
+    ours, theirs = seen["nnref"], seen["torch"]
+    assert ours[0] == theirs[0]
+    for a, b in zip(ours[1:], theirs[1:]):
+        if b is None:
+            assert a is None or not np.any(a)
+        else:
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)

@@ -231,3 +231,32 @@ def test_loss_modules_print_and_keep_weight_buffers():
         assert repr(ours) == repr(theirs)
         assert list(ours.state_dict()) == list(theirs.state_dict())
         assert list(ours._buffers) == list(theirs._buffers)
+
+
+@pytest.mark.parametrize("input_shape,target_shape", [((3,), ()), ((4, 3), (4,)), ((4, 3, 5), (4, 5)),
+                                                      ((2, 3, 2, 2), (2, 2, 2))])
+def test_nll_loss_reads_byte_targets_where_pytorch_does(input_shape, target_shape):
+    """ATen's 1-d/2-d ``nll_loss`` kernel takes uint8 class indices too; ``nll_loss2d`` does not."""
+    draw = np.random.default_rng(5)
+    values = draw.standard_normal(input_shape).astype(np.float32)
+    labels = draw.integers(0, 3, target_shape).astype(np.uint8)
+    results = []
+    for lib in (nnref, torch):
+        x = lib.tensor(values, requires_grad=True)
+        target = lib.tensor(labels)
+        try:
+            loss = lib.nn.functional.nll_loss(x, target, ignore_index=1)
+        except RuntimeError as exc:
+            results.append(str(exc).split(":")[0])
+            continue
+        loss.backward()
+        results.append((loss.item(), x.grad.tolist()))
+    np.testing.assert_equal(results[0], results[1])  # NaN (every target ignored) equals NaN
+
+
+def test_deleting_data_is_refused_as_in_pytorch():
+    for lib in (nnref, torch):
+        t = lib.ones(2)
+        with pytest.raises(RuntimeError, match="Deleting tensor data is not allowed"):
+            del t.data
+        assert t.tolist() == [1.0, 1.0]
