@@ -4,16 +4,17 @@ Mirrors ``aten/src/ATen/native/ReduceOps.cpp``.
 
 ``logsumexp`` and ``cumsum`` write their backward with nnref ops (so it can be
 differentiated again); ``prod``'s backward uses exclusive cumulative products, which
-stay exact when the input holds zeros, and is first-order only: asking for a second
-derivative through it raises rather than returning a wrong one.
+stay exact when the input holds zeros, and under ``create_graph=True`` PyTorch's
+``grad * result / x`` in nnref ops (with zeros that second derivative is refused
+rather than wrong).
 """
 import numpy as np
 
 from .. import _dtype
 from .._device import array_module, array_module_of, has_values
 from .._tensor import _wrap_dim
+from ..autograd.grad_mode import _GradState
 from ..autograd.graph import Node
-from ._first_order import FirstOrderBackward
 from ._common import float_data, from_accumulator, needs_grad, record, wrap
 from .reduction import _dims, _expand_back
 
@@ -59,15 +60,36 @@ def _prod_backward(grad, x, result, axis):
     return grad * _product_of_others(x, axis)
 
 
-class ProdBackward0(FirstOrderBackward):
+def _prod_backward_recorded(grad, x, result):
+    """``prod_backward`` under ``create_graph=True``, in recorded ops so that it can be
+    differentiated again: ``grad * (result / x)``, PyTorch's formula while no element is 0 (its
+    gradient's node is ``MulBackward0``, as there).  With zeros PyTorch differentiates exclusive
+    ``cumprod``s, whose own gradient nnref does not give for zeros: refused."""
+    if has_values(x._data) and array_module_of(x._data).count_nonzero(x._data == 0):
+        raise NotImplementedError(
+            "nnref cannot differentiate prod's gradient again (create_graph=True) when the input "
+            "holds zeros; PyTorch can. Without zeros it can, and without create_graph=True the "
+            "first derivative is exact.")
+    return grad * (result / x)
+
+
+class ProdBackward0(Node):
     def backward(self, grad):
         self_, result = self.saved_tensors
+        if _GradState.enabled:
+            return (grad if not self_._data.ndim else _prod_backward_recorded(grad, self_, result),)
         return (wrap(_prod_backward(grad._data, self_._data, result._data, None), grad),)
 
 
-class ProdBackward1(FirstOrderBackward):
+class ProdBackward1(Node):
     def backward(self, grad):
         self_, result = self.saved_tensors
+        if _GradState.enabled:
+            if not self_._data.ndim:
+                return (grad,)
+            if not self.keepdim:
+                grad, result = grad.unsqueeze(self.dim), result.unsqueeze(self.dim)
+            return (_prod_backward_recorded(grad, self_, result),)
         g, r = grad._data, result._data
         if not self.keepdim and self_._data.ndim:
             xp = array_module_of(g)

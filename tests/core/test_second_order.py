@@ -211,3 +211,36 @@ def test_elu_and_hardtanh_families_differentiate_twice_as_pytorch(name):
             assert a is None or not np.any(a)
         else:
             np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+PRODUCTS = {
+    "prod": lambda m, x: m.prod(x),
+    "prod dim 1": lambda m, x: m.prod(x, 1),
+    "prod dim 0 keepdim": lambda m, x: m.prod(x, 0, keepdim=True),
+    "prod of a 0-d tensor": lambda m, x: m.prod(x[0, 0]),
+}
+
+
+@pytest.mark.skipif(torch is None, reason="compares with PyTorch")
+@pytest.mark.parametrize("name", PRODUCTS)
+def test_prod_differentiates_twice_as_pytorch(name):
+    f = PRODUCTS[name]
+    values = [[1.5, -0.7, 2.0], [0.3, 1.1, -1.4]]
+    seen = {}
+    for m in (nnref, torch):
+        x = m.tensor(values, dtype=m.float64, requires_grad=True)
+        (g,) = m.autograd.grad(f(m, x).sum(), x, create_graph=True)
+        h = m.autograd.grad((g * g).sum(), x)[0].tolist() if g.requires_grad else None  # a constant
+        seen[m.__name__] = ((None if g.grad_fn is None else type(g.grad_fn).__name__, h is None), g.tolist(), h)
+    assert seen["nnref"][0] == seen["torch"][0]
+    np.testing.assert_allclose(seen["nnref"][1], seen["torch"][1], rtol=1e-12)
+    if seen["torch"][2] is not None:
+        np.testing.assert_allclose(seen["nnref"][2], seen["torch"][2], rtol=1e-12)
+
+
+def test_prod_second_derivative_with_zeros_is_refused_not_wrong():
+    x = nnref.tensor([0.0, 2.0, 3.0], requires_grad=True)
+    (g,) = nnref.autograd.grad(x.prod(), x)  # first order stays exact
+    assert g.tolist() == [6.0, 0.0, 0.0]
+    with pytest.raises(NotImplementedError, match="holds zeros"):
+        nnref.autograd.grad(x.prod(), x, create_graph=True)
