@@ -25,6 +25,7 @@ import os
 
 import numpy as np
 
+from ._naming import TorchNamed
 from ._device import CPU, array_module, canonical_device
 
 __all__ = ["Generator", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
@@ -50,12 +51,13 @@ def _seed_as_uint64(seed):
     return seed % 2**64
 
 
-class Generator:
+class Generator(metaclass=TorchNamed):
     """A CPU random-number generator with PyTorch's state, streams and methods.
 
     ``Generator().manual_seed(s)`` gives the numbers ``torch.Generator().manual_seed(s)``
     gives; pass it as ``generator=`` to ``rand``, ``randperm``, ``DataLoader``, ...
     """
+    _torch_name = "torch._C.Generator"  # PyTorch's name (nnref/_naming.py)
 
     def __init__(self, device="cpu"):
         self._device = canonical_device(device)

@@ -5,6 +5,7 @@ module attribute (``self.weight = Parameter(...)``) files it in the module's
 ``_parameters``, so ``parameters()``, ``state_dict()``, ``to()`` and optimizers
 see it.  A plain tensor assigned the same way stays a plain attribute.
 """
+from .._naming import TorchNamed
 from .._creation import empty
 from .._tensor import Tensor
 
@@ -156,7 +157,7 @@ def is_lazy(param):
 __all__ += ["Buffer"]
 
 
-class _BufferMeta(type):
+class _BufferMeta(TorchNamed):
     """``isinstance(t, Buffer)`` is True for any tensor marked as a buffer (``torch/nn/parameter.py``)."""
 
     def __instancecheck__(cls, instance):
