@@ -18,6 +18,7 @@ from .exponential import Exponential
 from .independent import Independent
 from .kl import _add_kl_info, kl_divergence, register_kl
 from .laplace import Laplace
+from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
@@ -28,6 +29,6 @@ del _add_kl_info
 
 __all__ = [
     "Bernoulli", "Categorical", "Distribution", "Exponential", "ExponentialFamily", "Independent",
-    "Laplace", "MultivariateNormal", "Normal", "OneHotCategorical",
+    "Laplace", "Multinomial", "MultivariateNormal", "Normal", "OneHotCategorical",
     "OneHotCategoricalStraightThrough", "Uniform", "kl_divergence", "register_kl",
 ]
