@@ -66,14 +66,17 @@ class Multinomial(Distribution):
 
     @property
     def logits(self):
+        """The normalised log-probabilities of the categories (the categorical's)."""
         return self._categorical.logits
 
     @property
     def probs(self):
+        """The normalised probabilities of the categories (the categorical's)."""
         return self._categorical.probs
 
     @property
     def param_shape(self):
+        """The shape of ``probs`` or ``logits``, whichever was given."""
         return self._categorical.param_shape
 
     def sample(self, sample_shape=Size()):

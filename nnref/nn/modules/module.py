@@ -1274,8 +1274,9 @@ class Module(metaclass=TorchNamed):
         """``pickle.dump(model, f)`` fails at once, saying how to save the weights instead.
 
         PyTorch pickles the module (its class by name, its tensors by value);
-        nnref's tensors never go into a pickle, so a pickled model could not be
-        loaded, and the loss would only show at load time.
+        nnref's tensors go into a pickle only inside a checkpoint archive
+        (``nnref.save(model, path)``, loaded with ``weights_only=False``), so a bare
+        pickle of a model could not be loaded, and the loss would only show at load time.
         """
         from ...serialization import _not_picklable_message
         raise TypeError(_not_picklable_message(self))
