@@ -240,6 +240,6 @@ _apply_numpy_names(Tensor, [name for name in list(vars(Tensor))])
 _apply_numpy_names(linalg, linalg.__all__)
 
 # torch.functional (the tensor functions PyTorch writes in Python, the same objects as here) and
-# torch.onnx (imports; export() explains why nnref cannot).
-from . import functional, onnx  # noqa: E402
+# torch.onnx (imports; export() explains why nnref cannot), torch.profiler.
+from . import functional, onnx, profiler  # noqa: E402
 from .functional import chain_matmul  # noqa: E402
