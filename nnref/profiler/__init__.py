@@ -77,6 +77,16 @@ def schedule(*, wait, warmup, active, repeat=0, skip_first=0, skip_first_wait=0)
     return schedule_fn
 
 
+_WARNINGS_SHOWN = set()
+
+
+def _warn_once(message):
+    """PyTorch warns of this once per process (``torch/profiler/profiler.py``)."""
+    if message not in _WARNINGS_SHOWN:
+        _WARNINGS_SHOWN.add(message)
+        warnings.warn(message, UserWarning, stacklevel=3)
+
+
 def _always_record(step):
     return ProfilerAction.RECORD
 
@@ -111,6 +121,7 @@ class profile(_autograd_profile):
         super().__init__(use_cuda=bool(use_cuda), record_shapes=record_shapes, profile_memory=profile_memory,
                          with_stack=with_stack, with_flops=with_flops, with_modules=with_modules)
         self.activities, self.schedule, self.on_trace_ready = activities, schedule or _always_record, on_trace_ready
+        self.acc_events = acc_events
         self.step_num = 0
         self.current_action = self.schedule(self.step_num)
         self._recording = False
@@ -145,6 +156,9 @@ class profile(_autograd_profile):
             self._finish_window(save=True)
         recording = action in (ProfilerAction.RECORD, ProfilerAction.RECORD_AND_SAVE)
         if recording and not self._recording:
+            if self._windows and not self.acc_events:
+                _warn_once("Warning: Profiler clears events at the end of each cycle. Only events from the current "
+                           "cycle will be reported. To keep events across cycles, set acc_events=True.")
             self._start()
             self._recording = True
         elif not recording and self._recording:
@@ -154,6 +168,8 @@ class profile(_autograd_profile):
         self._stop()
         self._recording = False
         self._windows.append(self.function_events)
+        if self.acc_events:  # every window's events, not only the last one's
+            self.function_events = EventList(event for window in self._windows for event in window)
         if save and self.on_trace_ready is not None:
             self.on_trace_ready(self)
 
