@@ -197,3 +197,85 @@ def test_multinomial_shapes_support_and_errors():
         with pytest.raises(type(expected.value)) as got:
             bad(nnref)
         assert str(got.value) == str(expected.value)
+
+
+# ------------------------------------------------------------------------ linalg factorizations ---
+
+def spd(rng, shape):
+    a = rng.standard_normal(shape)
+    return a @ np.swapaxes(a, -1, -2) + shape[-1] * np.eye(shape[-1])
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (2, 4, 4)])
+def test_linalg_eigvalsh_and_eigh_values(shape):
+    rng = np.random.default_rng(10)
+    a = spd(rng, shape)
+    check_grads(lambda L, t: L.linalg.eigvalsh(t), [a], second=False)
+    check_grads(lambda L, t: L.linalg.eigh(t).eigenvalues, [a], second=False)
+    check_grads(lambda L, t: L.linalg.eigvalsh(t, UPLO="U"), [a + np.tril(np.ones(shape[-2:]), -1)], second=False)
+    ours, theirs = nnref.linalg.eigh(nnref.tensor(a)), torch.linalg.eigh(torch.tensor(a))
+    # eigenvectors up to sign: |V| and the reconstruction
+    close(ours.eigenvectors.abs(), theirs.eigenvectors.abs(), dict(rtol=1e-7, atol=1e-9))
+    rebuilt = ours.eigenvectors @ nnref.diag_embed(ours.eigenvalues) @ ours.eigenvectors.mT
+    np.testing.assert_allclose(rebuilt.numpy(), a, rtol=1e-10, atol=1e-10)
+    assert type(ours).__name__ == type(theirs).__name__ == "linalg_eigh"
+
+
+@pytest.mark.parametrize("shape, full", [((4, 3), False), ((3, 5), True), ((2, 3, 3), False)])
+def test_linalg_svd_values_shapes_and_singular_value_grads(shape, full):
+    rng = np.random.default_rng(11)
+    a = rng.standard_normal(shape)
+    ours, theirs = nnref.linalg.svd(nnref.tensor(a), full_matrices=full), torch.linalg.svd(torch.tensor(a), full_matrices=full)
+    for x, y in zip(ours, theirs):
+        assert tuple(x.shape) == tuple(y.shape)
+    close(ours.S, theirs.S, F64)
+    close(ours.U.abs(), theirs.U.abs(), dict(rtol=1e-7, atol=1e-9))
+    check_grads(lambda L, t: L.linalg.svd(t, full_matrices=full).S, [a], second=False)
+
+
+def test_gradients_through_vectors_say_nnref_does_not_have_them():
+    a = nnref.tensor(spd(np.random.default_rng(12), (3, 3)), requires_grad=True)
+    for vectors in (lambda: nnref.linalg.eigh(a).eigenvectors, lambda: nnref.linalg.svd(a).U,
+                    lambda: nnref.linalg.qr(a).Q):
+        with pytest.raises(NotImplementedError, match="LAPACK's sign choices"):
+            vectors().sum().backward()
+
+
+@pytest.mark.parametrize("mode", ["reduced", "complete", "r"])
+@pytest.mark.parametrize("shape", [(4, 3), (3, 5)])
+def test_linalg_qr(mode, shape):
+    a = np.random.default_rng(13).standard_normal(shape)
+    ours, theirs = nnref.linalg.qr(nnref.tensor(a), mode=mode), torch.linalg.qr(torch.tensor(a), mode=mode)
+    for x, y in zip(ours, theirs):
+        assert tuple(x.shape) == tuple(y.shape)
+        close(x.abs(), y.abs(), dict(rtol=1e-7, atol=1e-9))
+    raises_like(lambda L, t: L.linalg.qr(t, mode="full"), a)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"hermitian": True}, {"atol": 1.0}, {"rtol": 0.3}, {"atol": 0.5, "rtol": 0.01}])
+def test_linalg_matrix_rank_and_pinv(kwargs):
+    rng = np.random.default_rng(14)
+    low = rng.standard_normal((4, 2)) @ rng.standard_normal((2, 4))  # rank 2
+    for a in (low @ low.T, spd(rng, (2, 3, 3))):
+        ours, theirs = nnref.linalg.matrix_rank(nnref.tensor(a), **kwargs), torch.linalg.matrix_rank(torch.tensor(a), **kwargs)
+        assert ours.tolist() == theirs.tolist() and str(ours.dtype) == str(theirs.dtype)
+        close(nnref.linalg.pinv(nnref.tensor(a), **kwargs), torch.linalg.pinv(torch.tensor(a), **kwargs),
+              dict(rtol=1e-7, atol=1e-9))
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (3, 5), (2, 3, 3)])
+def test_linalg_pinv_gradients(shape):
+    a = np.random.default_rng(15).standard_normal(shape)
+    check_grads(lambda L, t: L.linalg.pinv(t), [a], second=False)
+
+
+@pytest.mark.parametrize("shapes", [((5, 3), (5, 2)), ((5, 3), (5,)), ((2, 4, 3), (2, 4, 1)), ((3, 3), (3, 2))])
+def test_linalg_lstsq(shapes):
+    rng = np.random.default_rng(16)
+    arrays = [rng.standard_normal(s) for s in shapes]
+    check_grads(lambda L, a, b: L.linalg.lstsq(a, b).solution, arrays, second=False)
+    ours = nnref.linalg.lstsq(*[nnref.tensor(x) for x in arrays])
+    theirs = torch.linalg.lstsq(*[torch.tensor(x) for x in arrays])
+    assert ours.rank.tolist() == theirs.rank.tolist() and type(ours).__name__ == type(theirs).__name__
+    for x, y in zip(ours[1:], theirs[1:]):
+        assert tuple(x.shape) == tuple(y.shape) and str(x.dtype) == str(y.dtype)
