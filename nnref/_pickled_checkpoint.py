@@ -30,15 +30,14 @@ from .serialization import CheckpointError, RaisedWhileUnpickling, write_zip
 
 __all__ = ["holds_objects", "read_pickled_zip", "write_pickled_zip"]
 
-_DATA_TYPES = (type(None), bool, int, float, str, Size)
-
-
 def holds_objects(obj, depth=0):
     """True when ``obj`` holds something other than the values nnref's own format stores
-    (tensors, numbers, strings, None, dtypes, devices, and lists/tuples/dicts of them)."""
+    (tensors, numbers (numpy's scalars too), strings, None, dtypes, devices, and
+    lists/tuples/dicts of them): what ``serialization._Encoder`` accepts."""
     from ._device import device
     from ._dtype import dtype
-    if isinstance(obj, (Tensor, dtype, device)) or type(obj) in _DATA_TYPES or depth > 200:
+    if (obj is None or isinstance(obj, (Tensor, dtype, device, bool, str, np.integer, np.floating))
+            or type(obj) in (int, float, Size) or depth > 200):  # (deeper: the encoder's nesting error)
         return False
     if type(obj) in (list, tuple):
         return any(holds_objects(item, depth + 1) for item in obj)

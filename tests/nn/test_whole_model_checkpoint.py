@@ -164,3 +164,14 @@ def test_bare_pickle_stays_refused_and_names_the_recipe(make):
 def test_uninitialized_parameters_are_not_saved():
     with pytest.raises(pickle.PicklingError, match="uninitialized parameter"):
         nnref.save(nnref.nn.LazyLinear(2), io.BytesIO())
+
+
+def test_values_stay_in_nnrefs_own_format_and_load_by_default(tmp_path):
+    values = {"epoch": 2, "loss": np.float32(0.25), "steps": np.int64(7), "w": nnref.ones(2), "name": "run",
+              "dtype": nnref.float64, "shape": nnref.Size([2, 3]), "none": None, "flags": (True, [1.5])}
+    nnref.save(values, tmp_path / "v.pt")
+    with zipfile.ZipFile(tmp_path / "v.pt") as archive:
+        assert "nnref_checkpoint/manifest.json" in archive.namelist()
+    loaded = nnref.load(tmp_path / "v.pt")
+    assert loaded["loss"] == 0.25 and loaded["steps"] == 7 and loaded["shape"] == nnref.Size([2, 3])
+
