@@ -14,7 +14,6 @@ from collections import namedtuple
 
 import numpy as np
 
-from .. import _dtype
 from .._device import array_module
 from ..autograd.graph import Node
 from ._common import needs_grad, record, wrap
