@@ -159,6 +159,22 @@ class _UninitializedTensorMixin:
         return memo[id(self)]
 
 
+def _refuse_operator(method):
+    def operator(self, *args):
+        raise ValueError(_USE_MESSAGE.format(where=f" in {method}", cls=type(self).__name__))
+    return operator
+
+
+# Python's operators on an uninitialized tensor: PyTorch names the method they reach.
+for _dunder, _method in {"__add__": "add", "__radd__": "add", "__sub__": "sub", "__mul__": "mul", "__rmul__": "mul",
+                         "__truediv__": "div", "__neg__": "neg", "__matmul__": "matmul", "__gt__": "gt",
+                         "__lt__": "lt", "__ge__": "ge", "__le__": "le"}.items():
+    setattr(_UninitializedTensorMixin, _dunder,
+            _refuse_operator(f"<method '{_method}' of 'torch._C.TensorBase' objects>"))
+_UninitializedTensorMixin.__getitem__ = _refuse_operator("<slot wrapper '__getitem__' of 'torch._C.TensorBase' objects>")
+del _dunder, _method
+
+
 def _uninitialized(cls, requires_grad, device, dtype):
     from .._creation import empty as _empty
     template = _empty(0, dtype=dtype, device=device)  # settles the default dtype and device

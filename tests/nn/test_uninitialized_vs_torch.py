@@ -29,7 +29,8 @@ def same(f):
     lambda w: w.numel(), lambda w: w.dim(), lambda w: w.normal_(), lambda w: w.zero_(), lambda w: w.sum(),
     lambda w: w.t(), lambda w: w.item(), lambda w: w.detach(), lambda w: w.clone(), lambda w: w.tolist(),
     lambda w: w.dtype, lambda w: w.requires_grad, lambda w: w.grad, lambda w: w.is_leaf, lambda w: w.is_floating_point(),
-    lambda w: w.get_device(),
+    lambda w: w.get_device(), lambda w: w + 1, lambda w: 1 + w, lambda w: w * 2, lambda w: 2 * w, lambda w: w - 1,
+    lambda w: w / 2, lambda w: -w, lambda w: w @ w, lambda w: w > 0, lambda w: w <= 0, lambda w: w[0],
 ], ids=lambda f: f.__code__.co_positions and "probe")
 def test_uninitialized_parameter_answers_as_pytorchs(probe):
     same(lambda L: probe(L.nn.LazyLinear(3).weight))
