@@ -279,3 +279,13 @@ def test_linalg_lstsq(shapes):
     assert ours.rank.tolist() == theirs.rank.tolist() and type(ours).__name__ == type(theirs).__name__
     for x, y in zip(ours[1:], theirs[1:]):
         assert tuple(x.shape) == tuple(y.shape) and str(x.dtype) == str(y.dtype)
+
+
+def test_distributions_nnref_lacks_say_so():
+    import torch.distributions
+    missing = sorted(set(torch.distributions.__all__) - set(dir(nnref.distributions)))
+    assert missing and "Multinomial" not in missing
+    for name in missing:
+        with pytest.raises(AttributeError, match=f"nnref does not implement torch.distributions.{name}:"):
+            getattr(nnref.distributions, name)
+    assert not hasattr(nnref.distributions, "Beta")
