@@ -13,7 +13,9 @@ PyTorch module has another name (``torch.Tensor``, ``torch._C.Generator``) says 
 ``_torch_name``.  Classes a program defines keep their own name (``__main__.Net``).
 """
 
-__all__ = ["TorchNamed"]
+import abc
+
+__all__ = ["TorchNamed", "TorchNamedABC"]
 
 
 class TorchNamed(type):
@@ -27,3 +29,10 @@ class TorchNamed(type):
                 module = "torch" + module[len("nnref"):]
             name = f"{module}.{cls.__qualname__}"
         return f"<class '{name}'>"
+
+
+class TorchNamedABC(TorchNamed, abc.ABCMeta):
+    """``TorchNamed`` for the classes programs subclass together with ``abc.ABC``
+    (``class Base(nn.Module, ABC)``, ``class Data(Dataset, ABC)``): their metaclass must be a
+    subclass of ``ABCMeta`` too, or Python refuses the mix, which PyTorch's plain classes allow."""
+

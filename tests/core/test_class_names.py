@@ -84,3 +84,23 @@ def test_isinstance_checks_of_metaclasses_still_hold():
     assert isinstance(t, nnref.FloatTensor) and not isinstance(t, nnref.LongTensor)
     assert isinstance(nnref.nn.Buffer(t), nnref.nn.Buffer)
     assert isinstance(t, nnref.autograd.Variable)
+
+
+def test_programs_may_mix_in_abc_as_with_pytorch():
+    import abc
+    for L in (nnref, torch):
+        bases = (L.nn.Module, L.utils.data.Dataset, L.utils.data.Sampler, L.optim.Optimizer,
+                 L.optim.lr_scheduler.LRScheduler, L.distributions.Distribution)
+        for base in bases:
+            abstract = type(base)("Abstract", (base, abc.ABC), {"go": abc.abstractmethod(lambda self: None)})
+            with pytest.raises(TypeError, match="Can't instantiate abstract class Abstract"):
+                abstract()
+    class Base(nnref.nn.Module, abc.ABC):
+        @abc.abstractmethod
+        def forward(self, x): ...
+
+    class Net(Base):
+        def forward(self, x):
+            return x * 2
+
+    assert Net()(nnref.ones(1)).item() == 2.0 and repr(Net).endswith(".Net'>")

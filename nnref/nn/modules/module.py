@@ -26,7 +26,7 @@ import weakref
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
-from ..._naming import TorchNamed
+from ..._naming import TorchNamedABC
 from ..._device import device as _device_class
 from ..._dtype import dtype as _dtype_class
 from ..._tensor import Tensor
@@ -250,7 +250,7 @@ def _parse_to(*args, **kwargs):
     return device, dtype, non_blocking
 
 
-class Module(metaclass=TorchNamed):
+class Module(metaclass=TorchNamedABC):
     """Base class for all neural network modules; your models subclass it.
 
     Assign layers as attributes in ``__init__`` (after ``super().__init__()``)
