@@ -238,3 +238,8 @@ from ._numpy_names import apply_to_namespace as _apply_numpy_names  # noqa: E402
 _apply_numpy_names(globals(), [name for name in list(globals()) if not name[0].isupper()])
 _apply_numpy_names(Tensor, [name for name in list(vars(Tensor))])
 _apply_numpy_names(linalg, linalg.__all__)
+
+# torch.functional (the tensor functions PyTorch writes in Python, the same objects as here) and
+# torch.onnx (imports; export() explains why nnref cannot), torch.profiler.
+from . import functional, onnx, profiler  # noqa: E402
+from .functional import chain_matmul  # noqa: E402

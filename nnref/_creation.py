@@ -10,6 +10,7 @@ import warnings
 
 import numpy as np
 
+from ._naming import TorchNamed
 from . import _dtype
 from ._device import array_module, canonical_device, check_dtype_on_device, get_default_device
 from . import _random
@@ -375,7 +376,7 @@ for _factory in (zeros, ones, empty, full):
 Tensor.new_tensor = new_tensor
 
 
-class _LegacyTensorType(type):
+class _LegacyTensorType(TorchNamed):
     """``isinstance(t, nnref.FloatTensor)`` is true for float32 CPU tensors, as in PyTorch."""
 
     def __instancecheck__(cls, instance):
@@ -406,7 +407,7 @@ def new(self, *args, device=None):
 def _legacy_type(name, dt):
     def __new__(cls, *args, device=None):
         return _legacy_new(dt, args, device)
-    return _LegacyTensorType(name, (), {"__new__": __new__, "dtype": dt,
+    return _LegacyTensorType(name, (), {"__new__": __new__, "dtype": dt, "_torch_name": f"torch.{name}",
                                         "__doc__": f"Legacy constructor that always makes {dt} tensors."})
 
 

@@ -13,6 +13,7 @@ import sys
 
 import numpy as np
 
+from ._naming import TorchNamed
 from ._meta import MetaArray, meta
 
 __all__ = ["device", "array_module", "array_module_of", "to_host", "check_dtype_on_device", "cuda_unavailable_reason"]
@@ -22,13 +23,14 @@ __all__ = ["device", "array_module", "array_module_of", "to_host", "check_dtype_
 _PYTORCH_ONLY_DEVICES = {"mps", "xpu", "xla", "hpu", "mtia", "ipu", "privateuseone"}
 
 
-class device:
+class device(metaclass=TorchNamed):
     """Where a tensor's memory lives: ``device('cpu')``, ``device('cuda')``, ``device('cuda', 0)``,
     ``device('meta')`` (shapes and dtypes, no values).
 
     ``with device('meta'):`` makes it the default device of factories and layers inside the
     block, as a ``torch.device`` does (``torch/utils/_device.py``, ``DeviceContext``).
     """
+    _torch_name = "torch.device"  # PyTorch's name (nnref/_naming.py)
 
     __slots__ = ("type", "index", "_previous")
 

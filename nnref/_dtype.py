@@ -10,14 +10,17 @@ import math
 import ml_dtypes
 import numpy as np
 
+from ._naming import TorchNamed
+
 __all__ = ["dtype", "float16", "bfloat16", "float32", "float64", "uint8", "int8", "int16", "short", "int32", "int64", "bool",
            "half", "float", "double", "int", "long", "get_default_dtype", "set_default_dtype",
            "promote_types"]
 
 
-class dtype:
+class dtype(metaclass=TorchNamed):
     """A tensor element type.  Prints as PyTorch's does, ``torch.float32``: a program written for
     PyTorch (``import nnref as torch``) prints what it prints on PyTorch."""
+    _torch_name = "torch.dtype"  # PyTorch's name (nnref/_naming.py)
 
     __slots__ = ("name", "numpy", "is_floating_point", "is_signed", "is_complex", "itemsize", "_rank",
                  "_legacy_name", "_accumulate")

@@ -8,11 +8,14 @@ sparse ones (``torch.sparse_coo``, ``sparse_csr``...), which nnref does not have
 """
 import functools
 
+from ._naming import TorchNamed
+
 __all__ = ["layout", "strided"]
 
 
-class layout:
+class layout(metaclass=TorchNamed):
     """A tensor layout; ``torch.strided`` is the only one nnref has."""
+    _torch_name = "torch.layout"  # PyTorch's name (nnref/_naming.py)
 
     __slots__ = ("_name",)
     _by_name = {}

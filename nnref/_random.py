@@ -28,6 +28,7 @@ import os
 import numpy as np
 
 from ._capability import get_cpu_capability
+from ._naming import TorchNamed
 from ._device import CPU, array_module, canonical_device
 from ._ops.fused import fma, fused_multiply_add
 
@@ -54,12 +55,13 @@ def _seed_as_uint64(seed):
     return seed % 2**64
 
 
-class Generator:
+class Generator(metaclass=TorchNamed):
     """A CPU random-number generator with PyTorch's state, streams and methods.
 
     ``Generator().manual_seed(s)`` gives the numbers ``torch.Generator().manual_seed(s)``
     gives; pass it as ``generator=`` to ``rand``, ``randperm``, ``DataLoader``, ...
     """
+    _torch_name = "torch._C.Generator"  # PyTorch's name (nnref/_naming.py)
 
     def __init__(self, device="cpu"):
         self._device = canonical_device(device)

@@ -18,6 +18,7 @@ from collections import OrderedDict
 
 import numpy as np
 
+from ._naming import TorchNamed
 from . import _dtype
 from ._device import CPU, array_module, canonical_device, device as Device, to_host
 from .autograd.grad_mode import _GradState
@@ -27,7 +28,7 @@ from .utils.hooks import RemovableHandle
 __all__ = ["Tensor"]
 
 
-class Tensor:
+class Tensor(metaclass=TorchNamed):
     """A multi-dimensional array with autograd bookkeeping.
 
     ``Tensor(2, 3)`` makes an uninitialised tensor of that size and
@@ -35,6 +36,7 @@ class Tensor:
     legacy constructor; a numpy array of that dtype is shared, a tensor is
     aliased); prefer :func:`nnref.tensor`, which infers the dtype.
     """
+    _torch_name = "torch.Tensor"  # PyTorch's name (nnref/_naming.py)
 
     __slots__ = ("_data", "_dtype", "_device", "_requires_grad", "_grad", "_grad_fn", "_output_nr",
                  "_version_counter", "_backward_hooks", "_retains_grad", "_accumulator_ref",
@@ -536,8 +538,9 @@ class Tensor:
         raise TypeError(_not_picklable_message(self))
 
 
-class Size(tuple):
+class Size(tuple, metaclass=TorchNamed):
     """``torch.Size``: a tuple of ints that prints as PyTorch's, ``torch.Size([2, 3])``."""
+    _torch_name = "torch.Size"  # PyTorch's name (nnref/_naming.py)
 
     def __repr__(self):
         return f"torch.Size({list(self)})"

@@ -33,10 +33,10 @@ import numpy as np
 from . import _dtype
 from ._device import device as Device
 from ._tensor import Size, Tensor
-from .serialization import (MAX_NESTING, _MAX_DIMS, build_mapping, place, unsupported_type,
-                            write_zip)
+from .serialization import (MAX_NESTING, _MAX_DIMS, CheckpointError, build_mapping, place,
+                            unsupported_type, write_zip)
 
-__all__ = ["read_torch_zip", "write_torch_zip", "torch_zip_prefix"]
+__all__ = ["WeightsOnlyUnpicklingError", "read_torch_zip", "write_torch_zip", "torch_zip_prefix"]
 
 # torch's legacy storage class names, by the dtype whose elements they hold.
 _STORAGE_DTYPES = {"FloatStorage": "float32", "DoubleStorage": "float64", "HalfStorage": "float16",
@@ -60,6 +60,29 @@ def torch_zip_prefix(archive):
 # --------------------------------------------------------------------------------------------
 # Reading
 # --------------------------------------------------------------------------------------------
+
+class WeightsOnlyUnpicklingError(CheckpointError, pickle.UnpicklingError):
+    """PyTorch's refusal of a pickle that names a class or function (``torch.load``'s default
+    ``weights_only=True``): a ``pickle.UnpicklingError``, as PyTorch raises, and a
+    ``CheckpointError``, as every other refusal of nnref's loader."""
+
+
+def _weights_only_refusal(qualified):
+    """PyTorch's message (``torch/serialization.py``, ``_get_wo_message`` and the weights-only
+    unpickler's ``Unsupported global``)."""
+    return WeightsOnlyUnpicklingError(
+        "Weights only load failed. This file can still be loaded, to do so you have two options, "
+        "\x1b[1mdo those steps only if you trust the source of the checkpoint\x1b[0m. \n\t(1) In PyTorch 2.6, "
+        "we changed the default value of the `weights_only` argument in `torch.load` from `False` to `True`. "
+        "Re-running `torch.load` with `weights_only` set to `False` will likely succeed, but it can result in "
+        "arbitrary code execution. Do it only if you got the file from a trusted source.\n\t(2) Alternatively, "
+        "to load with `weights_only=True` please check the recommended steps in the following error message."
+        f"\n\tWeightsUnpickler error: Unsupported global: GLOBAL {qualified} was not an allowed global by "
+        f"default. Please use `torch.serialization.add_safe_globals([{qualified}])` or the "
+        f"`torch.serialization.safe_globals([{qualified}])` context manager to allowlist this global if you "
+        "trust this class/function.\n\nCheck the documentation of torch.load to learn more about types accepted "
+        "by default with weights_only https://pytorch.org/docs/stable/generated/torch.load.html.")
+
 
 class _Global:
     """An admitted global, named but never callable: the unpickler only records what it meant."""
@@ -138,10 +161,8 @@ class _RestrictedUnpickler(pickle._Unpickler):
 
     def find_class(self, module, name):
         admitted = _ADMITTED.get(f"{module}.{name}")
-        if admitted is None:
-            self.fail(f"data.pkl names '{module}.{name}', which a weights-only load refuses: "
-                      "nnref reads only tensors, numbers, strings, None, dicts, OrderedDicts, "
-                      "lists and tuples (as torch.load(weights_only=True) does)")
+        if admitted is None:  # a whole model (torch.save(model)), or any other code: never imported
+            raise _weights_only_refusal(f"{module}.{name}")
         return admitted
 
     def persistent_load(self, pid):
@@ -300,18 +321,24 @@ class _Builder:
         return array
 
 
-def read_torch_zip(archive, prefix, map_location, fail):
-    """The object in a ``torch.save`` zip archive, rebuilt as nnref objects (weights only)."""
+def read_torch_zip(archive, prefix, map_location, fail, weights_only=True):
+    """The object in a ``torch.save`` zip archive, rebuilt as nnref objects: weights only, unless
+    ``weights_only=False`` unpickles whatever it holds (``_pickled_checkpoint.py``)."""
     byteorder = "little"  # files from PyTorch < 1.10 have no byteorder entry, and are little-endian
     if f"{prefix}byteorder" in archive.names:
         byteorder = archive.read(f"{prefix}byteorder", limit=16).decode("ascii", "replace")
         if byteorder not in ("little", "big"):
             fail(f"unknown byte order {byteorder!r}")
+    if weights_only is False:
+        from ._pickled_checkpoint import read_pickled_zip
+        return read_pickled_zip(archive, prefix, byteorder, map_location, fail)
     builder = _Builder(archive, prefix, byteorder, map_location, fail)
     data = archive.read(f"{prefix}data.pkl", limit=_MAX_PICKLE_BYTES)
     unpickler = _RestrictedUnpickler(data, fail)
     try:
         records = unpickler.load()
+    except WeightsOnlyUnpicklingError:
+        raise
     except (pickle.UnpicklingError, EOFError, KeyError, IndexError, TypeError, ValueError,
             AttributeError, struct.error, UnicodeDecodeError) as exc:
         fail(f"data.pkl is not a weights-only pickle ({type(exc).__name__}: {exc})")

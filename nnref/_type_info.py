@@ -9,15 +9,17 @@ import builtins
 import ml_dtypes
 import numpy as np
 
+from ._naming import TorchNamed
 from . import _dtype
 
 __all__ = ["finfo", "iinfo"]
 
 
-class finfo:
+class finfo(metaclass=TorchNamed):
     """The limits of a floating-point dtype (the default dtype when none is given):
     ``bits``, ``eps``, ``max``, ``min``, ``tiny`` (= ``smallest_normal``), ``resolution``
     and ``dtype`` (its name), as ``torch.finfo`` (``torch/csrc/TypeInfo.cpp``)."""
+    _torch_name = "torch.finfo"  # PyTorch's name (nnref/_naming.py)
 
     __hash__ = None  # PyTorch's finfo compares equal by value and cannot be hashed
 
@@ -47,9 +49,10 @@ class finfo:
                 f"dtype={self.dtype})")
 
 
-class iinfo:
+class iinfo(metaclass=TorchNamed):
     """The limits of an integer dtype: ``bits``, ``max``, ``min`` and ``dtype`` (its name), as
     ``torch.iinfo`` (``torch/csrc/TypeInfo.cpp``)."""
+    _torch_name = "torch.iinfo"  # PyTorch's name (nnref/_naming.py)
 
     __hash__ = None
 

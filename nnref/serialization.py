@@ -112,6 +112,16 @@ class CheckpointError(RuntimeError):
     """The file is not a readable checkpoint (truncated, corrupted, foreign, malformed or beyond a limit)."""
 
 
+class RaisedWhileUnpickling(Exception):
+    """Carries an exception that the code of a file loaded with ``weights_only=False`` raised (a
+    class the program lacks, ...) past ``load``'s handling, which turns a damaged file's errors into
+    ``CheckpointError``: ``load`` re-raises ``error`` as is, as ``torch.load`` lets it through."""
+
+    def __init__(self, error):
+        super().__init__(error)
+        self.error = error
+
+
 def _recipe(obj):
     """How to save and reload ``obj``'s values: the lines a user can copy."""
     from .nn.modules.module import Module
@@ -266,11 +276,22 @@ def save(obj, f, *, format="nnref"):
     reads) or ``"safetensors"`` (a flat ``{name: tensor}`` dict, as
     ``safetensors.torch.save_file`` writes).  A path is replaced atomically; an
     open binary file object is written as is.
+
+    An object those value formats cannot hold (a whole model, an optimizer, an
+    instance of the program's own class) is pickled into PyTorch's zip layout, as
+    ``torch.save(model, path)`` does; ``load`` then refuses it, as ``torch.load``
+    does, unless given ``weights_only=False``, which runs the code the file names
+    (``nnref/_pickled_checkpoint.py``).
     """
     if format not in FORMATS:
         raise ValueError(f"nnref.save: format must be one of {', '.join(map(repr, FORMATS))}, "
                          f"not {format!r}")
-    if format == "torch":
+    from ._pickled_checkpoint import holds_objects
+    if format in ("nnref", "torch") and holds_objects(obj):
+        # A module, an optimizer, a program's own class: pickled into PyTorch's archive, as
+        # torch.save does; load() refuses it unless told weights_only=False.
+        from ._pickled_checkpoint import write_pickled_zip as write
+    elif format == "torch":
         from ._torch_checkpoint import write_torch_zip as write
     elif format == "safetensors":
         from .utils.safetensors import write_safetensors as write
@@ -749,23 +770,26 @@ def load(f, map_location=None, weights_only=None, **kwargs):
     moves tensors as they load.  Without it, a tensor saved on ``'cuda'`` goes
     to the GPU only if CuPy is already in use in this process; otherwise the
     load raises and says to pass ``map_location`` (loading never imports
-    anything on its own).  ``weights_only`` is accepted for PyTorch
-    compatibility; nnref loading never runs code, whatever it is.  A file that
-    is not a valid checkpoint, or that exceeds a limit, raises
-    :class:`~nnref.serialization.CheckpointError`.
+    anything on its own).  By default (``weights_only=None`` or ``True``, as in
+    PyTorch 2.6+) loading runs no code: it reads tensors, numbers, strings and
+    containers of them, and refuses a pickled object (``save(model, path)``) with
+    PyTorch's ``pickle.UnpicklingError`` message.  ``weights_only=False``
+    unpickles such a file, which imports and runs whatever code it names: only
+    for a file from a trusted source.  A file that is not a valid checkpoint, or
+    that exceeds a limit, raises :class:`~nnref.serialization.CheckpointError`.
     """
     if kwargs:
         raise TypeError(f"load() got unexpected keyword arguments {sorted(kwargs)}")
     target_device(map_location, CPU)  # reject a malformed map_location before reading
     if hasattr(f, "read"):
         name = getattr(f, "name", None) or f"<{type(f).__name__}>"
-        return _load_from(f, str(name), map_location)
+        return _load_from(f, str(name), map_location, weights_only)
     path = os.fspath(f)
     with open(path, "rb") as stream:
-        return _load_from(stream, path, map_location)
+        return _load_from(stream, path, map_location, weights_only)
 
 
-def _load_from(stream, name, map_location):
+def _load_from(stream, name, map_location, weights_only=None):
     def fail(problem):
         raise CheckpointError(f"{name}: {problem}")
 
@@ -784,7 +808,7 @@ def _load_from(stream, name, map_location):
             from ._torch_checkpoint import read_torch_zip, torch_zip_prefix
             prefix = torch_zip_prefix(archive)
             if prefix is not None:
-                return read_torch_zip(archive, prefix, map_location, fail)
+                return read_torch_zip(archive, prefix, map_location, fail, weights_only)
             fail("a ZIP archive, but neither an nnref checkpoint (no 'nnref_checkpoint/"
                  "manifest.json') nor a PyTorch one (no '<name>/data.pkl')")
         if head.startswith(_LEGACY_TORCH_MAGIC):
@@ -801,6 +825,8 @@ def _load_from(stream, name, map_location):
         fail("not an nnref, PyTorch (zip) or safetensors checkpoint")
     except CheckpointError:
         raise
+    except RaisedWhileUnpickling as exc:  # weights_only=False: the file's code raised it
+        raise exc.error from None
     except MemoryError:
         raise CheckpointError(f"{name}: not enough memory to load it") from None
     except Exception as exc:  # zipfile, struct, OS and numpy errors from a damaged file

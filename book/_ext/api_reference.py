@@ -56,7 +56,8 @@ _TOP_LEVEL = (
     ("nnref._dtype", "dtype"), ("nnref._type_info", "dtype"), ("nnref._layout", "dtype"),
     ("nnref._device", "device"),
     ("nnref._settings", "settings"), ("nnref.compiler", "compiler"), ("nnref.amp", "amp"), ("nnref.autograd", "grad_mode"),
-    ("nnref.serialization", "serialization"), ("nnref._ops", "ops"), ("builtins", "dtype"),
+    ("nnref.serialization", "serialization"), ("nnref._ops", "ops"), ("nnref.functional", "ops"),
+    ("builtins", "dtype"),
 )
 _TOP_LEVEL_NAMES = {  # nnref's own small functions (nnref/__init__.py), and the random factories
     "is_tensor": "tensor", "numel": "tensor", "is_floating_point": "tensor",

@@ -220,9 +220,9 @@ def cross(input, other, dim=None):
                     if size == 3), None)
         if dim is None:
             raise RuntimeError("no dimension of size 3 in input")
-    dim = _wrap_dim(dim, input._data.ndim)
+    given, dim = dim, _wrap_dim(dim, input._data.ndim)
     if input._data.shape[dim] != 3 or other._data.shape[dim] != 3:
-        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+        raise RuntimeError(f"linalg.cross: inputs dimension {given} must have length 3. Got "
                            f"{input._data.shape[dim]} and {other._data.shape[dim]}")
     xp = array_module(input._device)
     try:

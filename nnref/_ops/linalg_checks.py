@@ -8,15 +8,17 @@ numpy's own ``LinAlgError`` says only "Singular matrix": the failing element and
 """
 import numpy as np
 
+from .._naming import TorchNamed
 from .._device import to_host
 
 __all__ = ["LinAlgError"]
 
 
-class LinAlgError(RuntimeError):
+class LinAlgError(RuntimeError, metaclass=TorchNamed):
     """A linear-algebra routine failed on its input (a singular matrix, a matrix that is not
     positive-definite): ``torch.linalg.LinAlgError`` (``torch/csrc/Exceptions.h``), a
     ``RuntimeError`` as in PyTorch."""
+    _torch_name = "torch._C._LinAlgError"  # PyTorch's name (nnref/_naming.py)
 
 
 def check_is_matrix(name, A, arg="A"):

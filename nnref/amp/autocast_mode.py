@@ -3,6 +3,8 @@ use to switch mixed precision off (``enabled=use_amp``, or autocast on a machine
 import functools
 import warnings
 
+from .._naming import TorchNamed
+
 __all__ = ["autocast", "is_autocast_available"]
 
 
@@ -11,7 +13,7 @@ def is_autocast_available(device_type):
     return False
 
 
-class autocast:
+class autocast(metaclass=TorchNamed):
     """A region in which PyTorch runs matrix products and convolutions in ``dtype``
     (``torch.autocast``).  ``enabled=False`` is a no-op; as in PyTorch, ``device_type='cuda'``
     without a usable GPU warns and disables itself; any other enabled autocast raises

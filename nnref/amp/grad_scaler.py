@@ -10,6 +10,7 @@ import enum
 import warnings
 from collections import defaultdict
 
+from .._naming import TorchNamed
 from .. import _dtype
 from .._creation import full, zeros
 from .._tensor import Tensor
@@ -29,7 +30,7 @@ def _refresh_per_optimizer_state():
     return {"stage": OptState.READY, "found_inf_per_device": {}}
 
 
-class GradScaler:
+class GradScaler(metaclass=TorchNamed):
     """Scales losses and unscales gradients around ``optimizer.step`` (``torch.amp.GradScaler``)."""
 
     def __init__(self, device="cuda", init_scale=2.0**16, growth_factor=2.0, backoff_factor=0.5,

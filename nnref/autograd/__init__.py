@@ -14,6 +14,7 @@ from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inferen
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .variable import Variable
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
+from . import profiler  # torch.autograd.profiler.profile and record_function
 
 __all__ = ["Variable", "Function", "detect_anomaly", "set_detect_anomaly", "backward", "grad", "gradcheck", "gradgradcheck", "no_grad",
            "enable_grad", "set_grad_enabled", "inference_mode", "anomaly_mode", "function", "grad_mode", "graph",

@@ -8,6 +8,8 @@ PyTorch's engine does (``torch/csrc/autograd/engine.cpp``, ``python_anomaly_mode
 import traceback
 import warnings
 
+from .._naming import TorchNamed
+
 __all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
            "set_anomaly_enabled"]
 
@@ -32,7 +34,7 @@ def set_anomaly_enabled(enabled, check_nan=True):
     _AnomalyState.enabled, _AnomalyState.check_nan = bool(enabled), bool(check_nan)
 
 
-class detect_anomaly:
+class detect_anomaly(metaclass=TorchNamed):
     """``with detect_anomaly():``: anomaly detection inside the block (warns that it is on)."""
 
     def __init__(self, check_nan=True):
@@ -48,7 +50,7 @@ class detect_anomaly:
         set_anomaly_enabled(self.prev, self.prev_check_nan)
 
 
-class set_detect_anomaly:
+class set_detect_anomaly(metaclass=TorchNamed):
     """``set_detect_anomaly(mode, check_nan=True)``: switch anomaly detection now, and back when
     used as a context manager (``torch.autograd.set_detect_anomaly``)."""
 

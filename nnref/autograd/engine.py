@@ -18,6 +18,7 @@ import numpy as np
 
 from .anomaly_mode import _AnomalyState, check_gradients
 from .grad_mode import _GradState
+from .profiler import _Profiling
 
 __all__ = ["run_backward"]
 
@@ -211,7 +212,10 @@ def run_backward(roots, root_grads, keep_graph, create_graph, inputs=None, accum
                     grads = _call_tensor_pre_hooks(node, grads)
                     if targets is not None and targets.capture_and_skip(node, grads):
                         continue
-                    grad_inputs = _run_node(node, grads, keep_graph)
+                    if _Profiling.recorder is None:
+                        grad_inputs = _run_node(node, grads, keep_graph)
+                    else:  # inside profiler.profile(): recorded as PyTorch's engine records it
+                        grad_inputs = _Profiling.recorder.node(node, _run_node, grads, keep_graph)
                 del grads
                 for child in _route(node, grad_inputs, buffers, dependencies, targets):
                     heapq.heappush(ready, (-child._sequence_nr, next(pushes), child))
@@ -293,7 +297,10 @@ def _run_node(node, grads, keep_graph):
         grad_outputs = tuple(grads) if node._post_hooks else None
         arguments = tuple(_fill_missing(node, grads) if node.num_outputs > 1 else grads)
         grads.clear()  # the buffer list is the caller's too: empty it, so that ...
-        grad_inputs = node.apply(*arguments)  # ... AccumulateGrad may adopt a gradient no one else holds
+        if _Profiling.recorder is None:  # ... AccumulateGrad may adopt a gradient no one else holds
+            grad_inputs = node.apply(*arguments)
+        else:
+            grad_inputs = _Profiling.recorder.apply(node, arguments)
         del arguments
         grad_inputs = _validate_outputs(node, grad_inputs)
         if _AnomalyState.enabled and _AnomalyState.check_nan:

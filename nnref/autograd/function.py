@@ -14,6 +14,7 @@ Two ways to write the forward, as in PyTorch:
 import functools
 import warnings
 
+from .._naming import TorchNamed
 from .grad_mode import _GradState, no_grad
 from .graph import Node, SavedTensor
 
@@ -83,7 +84,7 @@ class BackwardCFunction(FunctionCtx, Node):
         return zeros(shape, dtype=dtype, device=device)
 
 
-class _FunctionMeta(type):
+class _FunctionMeta(TorchNamed):
     """Gives every Function subclass its own node class, named ``<Name>Backward``."""
 
     def __init__(cls, name, bases, attrs):

@@ -12,6 +12,8 @@ import inspect
 import sys
 import warnings
 
+from .._naming import TorchNamed
+
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
            "is_inference_mode_enabled"]
 
@@ -74,7 +76,7 @@ def _context_decorator(make_context, func):
     return decorate_context
 
 
-class _DecoratorContextManager:
+class _DecoratorContextManager(metaclass=TorchNamed):
     """A context manager that also decorates functions and generator functions."""
 
     def __call__(self, orig_func):

@@ -14,6 +14,7 @@ import re
 import sys
 import weakref
 
+from .._naming import TorchNamed
 from ..utils.hooks import RemovableHandle
 from .anomaly_mode import _AnomalyState, forward_stack
 from .grad_mode import _GradState
@@ -69,7 +70,7 @@ class SavedTensor:
                 "out-of-place form, or clone() the tensor before modifying it.")
 
 
-class Node:
+class Node(metaclass=TorchNamed):
     """One backward function of the graph.
 
     Subclasses implement ``backward(*grad_outputs)`` and return one gradient per

@@ -6,10 +6,12 @@ since PyTorch 0.4 every tensor is a Variable, so ``Variable(t)`` returns a tenso
 """
 import warnings
 
+from .._naming import TorchNamed
+
 __all__ = ["Variable"]
 
 
-class _VariableMeta(type):
+class _VariableMeta(TorchNamed):
     def __instancecheck__(cls, other):
         from .._tensor import Tensor
         return isinstance(other, Tensor)

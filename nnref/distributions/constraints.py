@@ -5,6 +5,7 @@
 PyTorch's ``ValueError`` where it is not all true.  The names are PyTorch's singletons
 (``real``, ``positive``, ``simplex``) and classes (``interval``, ``greater_than``).
 """
+from .._naming import TorchNamed
 from .._device import array_module
 from .._tensor import Tensor
 
@@ -18,7 +19,7 @@ __all__ = [
 ]
 
 
-class Constraint:
+class Constraint(metaclass=TorchNamed):
     """The base of the constraints: ``check(value)``, ``is_discrete`` and ``event_dim``
     (``torch.distributions.constraints.Constraint``)."""
 

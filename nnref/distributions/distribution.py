@@ -8,6 +8,7 @@ are checked against ``arg_constraints`` when the distribution is built and value
 """
 import warnings
 
+from .._naming import TorchNamedABC
 from .._tensor import Size, Tensor
 from ..autograd.grad_mode import no_grad
 from . import constraints
@@ -16,7 +17,7 @@ from .utils import lazy_property
 __all__ = ["Distribution"]
 
 
-class Distribution:
+class Distribution(metaclass=TorchNamedABC):
     """Abstract base of the probability distributions (``torch.distributions.Distribution``,
     ``torch/distributions/distribution.py``)."""
 

@@ -5,8 +5,11 @@ module attribute (``self.weight = Parameter(...)``) files it in the module's
 ``_parameters``, so ``parameters()``, ``state_dict()``, ``to()`` and optimizers
 see it.  A plain tensor assigned the same way stays a plain attribute.
 """
+import inspect
+
+from .._naming import TorchNamed
 from .._creation import empty
-from .._tensor import Tensor
+from .._tensor import Size, Tensor
 
 __all__ = ["Parameter"]
 
@@ -44,8 +47,8 @@ class Parameter(Tensor):
 __all__ += ["UninitializedParameter", "UninitializedBuffer"]
 
 _USE_MESSAGE = (
-    "Attempted to use an uninitialized parameter. This error happens when you are using a "
-    "`LazyModule` or explicitly manipulating `torch.nn.parameter.UninitializedParameter` objects. "
+    "Attempted to use an uninitialized parameter{where}. This error happens when you are using a "
+    "`LazyModule` or explicitly manipulating `torch.nn.parameter.{cls}` objects. "
     "When using LazyModules Call `forward` with a dummy batch to initialize the parameters before "
     "calling torch functions")
 _SHAPE_MESSAGE = (
@@ -60,13 +63,29 @@ class _NoData:
     __slots__ = ()
 
     def __getattr__(self, name):
-        raise ValueError(_USE_MESSAGE)
+        raise ValueError(_USE_MESSAGE.format(where="", cls="UninitializedParameter"))
 
     def __array__(self, *args, **kwargs):
-        raise ValueError(_USE_MESSAGE)
+        raise ValueError(_USE_MESSAGE.format(where="", cls="UninitializedParameter"))
 
     def __len__(self):
-        raise ValueError(_USE_MESSAGE)
+        raise ValueError(_USE_MESSAGE.format(where="", cls="UninitializedParameter"))
+
+
+# The Tensor methods an uninitialized tensor answers (PyTorch's ``_allowed_methods``, those nnref
+# has): the rest raise, naming the method as PyTorch's ``__torch_function__`` does.
+_ALLOWED_METHODS = frozenset({"size", "copy_", "is_complex", "is_floating_point", "half", "float", "double",
+                              "char", "short", "int", "long", "cuda", "cpu", "to", "get_device", "materialize"})
+_blocked_methods = None
+
+
+def _blocked_method_names():
+    global _blocked_methods
+    if _blocked_methods is None:  # Tensor's methods are all bound once nnref is imported
+        _blocked_methods = frozenset(
+            name for name in dir(Tensor) if not name.startswith("_") and name not in _ALLOWED_METHODS
+            and callable(inspect.getattr_static(Tensor, name)))
+    return _blocked_methods
 
 
 class _UninitializedTensorMixin:
@@ -76,6 +95,28 @@ class _UninitializedTensorMixin:
     in place, so every reference to it (a module's ``_parameters``, an optimizer's
     ``param_groups``) sees the real tensor from then on.
     """
+
+    def __getattribute__(self, name):
+        if not name.startswith("_") and name in _blocked_method_names():
+            def uninitialized(*args, **kwargs):
+                where = f" in <method '{name}' of 'torch._C.TensorBase' objects>"
+                raise ValueError(_USE_MESSAGE.format(where=where, cls=type(self).__name__))
+            return uninitialized
+        return super().__getattribute__(name)
+
+    @property
+    def data(self):
+        """PyTorch's ``.data`` of an uninitialized parameter: a plain empty tensor (size ``[0]``)
+        of its dtype, which ``weight.data.normal_()`` fills without error before the first
+        ``forward`` (the parameter's own storage is set by ``materialize``); a buffer's is an
+        uninitialized buffer again."""
+        if isinstance(self, Parameter):
+            return empty(0, dtype=self._dtype, device=self._device)
+        return _uninitialized(type(self), False, self._device, self._dtype)
+
+    @data.setter
+    def data(self, value):
+        Tensor.data.fset(self, value)
 
     def materialize(self, shape, device=None, dtype=None):
         """Give it storage of ``shape`` (on ``device``, of ``dtype``) and turn it into
@@ -98,9 +139,13 @@ class _UninitializedTensorMixin:
         raise RuntimeError(_SHAPE_MESSAGE)
 
     def size(self, dim=None):
-        """Raises: an uninitialised parameter has no shape until ``materialize``
-        (``torch/nn/parameter.py``)."""
-        raise RuntimeError(_SHAPE_MESSAGE)
+        """``torch.Size([0])``, the size of the empty storage behind it (``size`` is one of
+        PyTorch's allowed methods, while ``shape`` raises)."""
+        if dim is None:
+            return Size((0,))
+        if dim not in (0, -1):
+            raise IndexError(f"Dimension out of range (expected to be in range of [-1, 0], but got {dim})")
+        return 0
 
     def __repr__(self):
         return f"<{self.__class__.__name__}>"
@@ -114,12 +159,28 @@ class _UninitializedTensorMixin:
         return memo[id(self)]
 
 
+def _refuse_operator(method):
+    def operator(self, *args):
+        raise ValueError(_USE_MESSAGE.format(where=f" in {method}", cls=type(self).__name__))
+    return operator
+
+
+# Python's operators on an uninitialized tensor: PyTorch names the method they reach.
+for _dunder, _method in {"__add__": "add", "__radd__": "add", "__sub__": "sub", "__mul__": "mul", "__rmul__": "mul",
+                         "__truediv__": "div", "__neg__": "neg", "__matmul__": "matmul", "__gt__": "gt",
+                         "__lt__": "lt", "__ge__": "ge", "__le__": "le"}.items():
+    setattr(_UninitializedTensorMixin, _dunder,
+            _refuse_operator(f"<method '{_method}' of 'torch._C.TensorBase' objects>"))
+_UninitializedTensorMixin.__getitem__ = _refuse_operator("<slot wrapper '__getitem__' of 'torch._C.TensorBase' objects>")
+del _dunder, _method
+
+
 def _uninitialized(cls, requires_grad, device, dtype):
     from .._creation import empty as _empty
     template = _empty(0, dtype=dtype, device=device)  # settles the default dtype and device
     t = cls._make(template._data, template._device)
     t._data = _NoData()
-    t.requires_grad_(requires_grad)
+    Tensor.requires_grad_(t, requires_grad)  # (its own requires_grad_ raises, as PyTorch's)
     return t
 
 
@@ -156,7 +217,7 @@ def is_lazy(param):
 __all__ += ["Buffer"]
 
 
-class _BufferMeta(type):
+class _BufferMeta(TorchNamed):
     """``isinstance(t, Buffer)`` is True for any tensor marked as a buffer (``torch/nn/parameter.py``)."""
 
     def __instancecheck__(cls, instance):

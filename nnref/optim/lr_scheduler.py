@@ -15,6 +15,7 @@ import weakref
 from bisect import bisect_right
 from collections import Counter
 
+from .._naming import TorchNamedABC
 from .optimizer import Optimizer
 
 __all__ = ["LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR",
@@ -30,7 +31,7 @@ EPOCH_DEPRECATION_WARNING = (
     "https://github.com/pytorch/pytorch/issues/new/choose.")
 
 
-class LRScheduler:
+class LRScheduler(metaclass=TorchNamedABC):
     """The base of the schedulers: ``step()`` sets each parameter group's ``lr`` to what
     ``get_lr()`` says for the next epoch (``torch/optim/lr_scheduler.py``)."""
 

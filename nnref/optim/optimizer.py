@@ -11,6 +11,7 @@ from copy import deepcopy
 from itertools import chain
 import warnings
 
+from .._naming import TorchNamedABC
 from .._creation import tensor
 from .._device import array_module
 from .._ops.blend import _lerp as blend_lerp
@@ -21,7 +22,7 @@ from ..autograd.grad_mode import enable_grad, no_grad
 __all__ = ["Optimizer"]
 
 
-class Optimizer:
+class Optimizer(metaclass=TorchNamedABC):
     """Subclasses call ``super().__init__(params, defaults)`` and implement ``step()``."""
 
     def __init__(self, params, defaults):

@@ -2,10 +2,12 @@
 import itertools
 import weakref
 
+from .._naming import TorchNamed
+
 __all__ = ["RemovableHandle"]
 
 
-class RemovableHandle:
+class RemovableHandle(metaclass=TorchNamed):
     """Removes one hook from the dict it was added to when ``remove()`` is called.
 
     The dict is held weakly (as in PyTorch), so a handle never keeps a module or

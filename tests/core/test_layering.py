@@ -3,7 +3,8 @@
 The rank order, lowest first (a module may import its own rank and those below):
 
 0. ``_dtype``, ``_device``, ``_meta`` (and ``_namespace``, ``_source``, ``_type_info``, ``_settings``,
-   ``_capability``): what a tensor *is made of*, the process-wide switches and the CPU's kernels;
+   ``_capability``, ``_naming``): what a tensor *is made of*, the process-wide switches, the CPU's
+   kernels and the names classes print under;
 1. ``_tensor``, ``_ops``, ``autograd``, the factories, the generators, ``cuda`` and
    ``accelerator``: the tensor, its operations and their derivatives;
 2. ``nn``, ``optim``, ``utils.data``, ``distributions``: what is built from tensors;
@@ -23,12 +24,12 @@ PACKAGE = pathlib.Path(nnref.__file__).parent
 
 RANKS = {
     0: ("nnref._dtype", "nnref._device", "nnref._meta", "nnref._namespace", "nnref._source",
-        "nnref._type_info", "nnref._settings", "nnref._capability"),
+        "nnref._type_info", "nnref._settings", "nnref._capability", "nnref._naming"),
     1: ("nnref._tensor", "nnref._tensor_str", "nnref._tensor_docs", "nnref._ops", "nnref.autograd",
         "nnref._creation", "nnref._random", "nnref.random", "nnref.utils.hooks", "nnref.cuda",
         "nnref.accelerator", "nnref.linalg", "nnref.amp", "nnref.backends"),
     2: ("nnref.nn", "nnref.optim", "nnref.utils.data", "nnref.distributions"),
-    3: ("nnref.serialization", "nnref._torch_checkpoint", "nnref.utils.safetensors", "nnref.viz", "nnref.testing",
+    3: ("nnref.serialization", "nnref._torch_checkpoint", "nnref._pickled_checkpoint", "nnref.utils.safetensors", "nnref.viz", "nnref.testing",
         "nnref.utils", "nnref.compiler"),
     4: ("nnref",),
 }
@@ -44,6 +45,10 @@ ALLOWED_UPWARD = {
         "the same refusal for an optimizer",
     ("nnref.nn.functional", "nnref"):
         "F.normalize(out=) writes through the namespace's out= form of div",
+    ("nnref.autograd.profiler", "nnref.nn.parameter"):
+        "recorded shapes leave out uninitialized parameters, which have none",
+    ("nnref.autograd.profiler", "nnref.optim.optimizer"):
+        "while profiling, optimizers' step and zero_grad are recorded as ranges, as PyTorch's",
 }
 
 

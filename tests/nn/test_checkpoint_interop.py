@@ -193,10 +193,13 @@ def test_pickling_fails_at_once_with_the_recipe(kind, tmp_path):
 
 
 @pytest.mark.parametrize("kind", ["module", "optimizer"])
-def test_saving_a_module_or_optimizer_shows_the_state_dict_recipe(kind, tmp_path):
-    with pytest.raises(TypeError, match=r"(?s)state_dict\(\), path\).*load_state_dict\(nnref.load"):
-        nnref.save(objects()[kind], tmp_path / "x.pt")
-    assert os.listdir(tmp_path) == []
+def test_a_saved_module_or_optimizer_loads_only_with_weights_only_false(kind, tmp_path):
+    # as PyTorch 2.6+: torch.save pickles it, torch.load refuses it by default
+    # (tests/nn/test_whole_model_checkpoint.py compares the details with PyTorch)
+    nnref.save(objects()[kind], tmp_path / "x.pt")
+    with pytest.raises(pickle.UnpicklingError, match="Weights only load failed"):
+        nnref.load(tmp_path / "x.pt")
+    assert type(nnref.load(tmp_path / "x.pt", weights_only=False)) is type(objects()[kind])
 
 
 def test_copy_and_deepcopy_still_work():
@@ -429,10 +432,10 @@ def test_a_directory_target_is_refused(tmp_path):
 
 def test_errors_remove_the_temporary_file_and_stale_ones_are_cleaned(tmp_path, monkeypatch):
     path = tmp_path / "ck.pt"
-    with pytest.raises(TypeError):
-        nnref.save({"bad": object()}, path)
-    with pytest.raises(TypeError):
-        nnref.save({"bad": object()}, path, format="torch")
+    with pytest.raises(pickle.PicklingError):  # a lambda: pickle cannot name it, as in torch.save
+        nnref.save({"bad": lambda: 0}, path)
+    with pytest.raises(pickle.PicklingError):
+        nnref.save({"bad": lambda: 0}, path, format="torch")
     assert os.listdir(tmp_path) == []
     # A crash (power cut) of another process leaves its temporary file; the next save removes it.
     dead = 2**22 + 12345  # above the kernel's default pid_max: no such process

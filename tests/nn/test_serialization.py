@@ -7,6 +7,7 @@ import io
 import json
 import math
 import os
+import pickle
 import struct
 import zipfile
 from collections import OrderedDict
@@ -110,12 +111,14 @@ def test_same_object_gives_identical_bytes(tmp_path):
     assert (tmp_path / "a.pt").read_bytes() == (tmp_path / "b.pt").read_bytes()
 
 
-def test_unsupported_objects_raise_type_error_before_touching_the_file(tmp_path):
+def test_unsaveable_objects_raise_before_touching_the_file(tmp_path):
+    # other objects (a set, a module, a numpy array) are pickled, as torch.save pickles them
+    # (tests/nn/test_whole_model_checkpoint.py); what pickle cannot write raises PyTorch's error
     path = tmp_path / "ck.pt"
     nnref.save({"epoch": 1}, path)
     before = path.read_bytes()
-    for bad in [{"f": lambda: 0}, {1, 2}, nn.Linear(2, 2), {object(): 1}, np.zeros(2)]:
-        with pytest.raises(TypeError):
+    for bad in [{"f": lambda: 0}, [nn.Linear(2, 2), lambda: 1]]:
+        with pytest.raises(pickle.PicklingError):
             nnref.save(bad, path)
     cycle = []
     cycle.append(cycle)
@@ -374,7 +377,7 @@ def test_a_torch_checkpoint_naming_other_code_is_refused_not_run(tmp_path):
     prefix = next(n for n in entries if n.endswith("data.pkl"))[:-len("data.pkl")]
     entries[prefix + "data.pkl"] = b"\x80\x02cos\nsystem\nX\x04\x00\x00\x00echo\x85R."
     path.write_bytes(write_zip(entries))
-    with pytest.raises(CheckpointError, match="'os.system', which a weights-only load refuses"):
+    with pytest.raises(CheckpointError, match="Unsupported global: GLOBAL os.system was not an allowed global"):
         nnref.load(path)
 
 

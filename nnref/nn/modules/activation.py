@@ -266,6 +266,7 @@ __all__ += ["CosineSimilarity", "PairwiseDistance"]
 
 class CosineSimilarity(Module):
     """The cosine similarity of two inputs along ``dim``."""
+    _torch_name = "torch.nn.modules.distance.CosineSimilarity"  # PyTorch's file for it
 
     __constants__ = ["dim", "eps"]
 
@@ -279,6 +280,7 @@ class CosineSimilarity(Module):
 
 class PairwiseDistance(Module):
     """The ``p``-norm distance between the rows of two inputs."""
+    _torch_name = "torch.nn.modules.distance.PairwiseDistance"  # PyTorch's file for it
 
     __constants__ = ["norm", "eps", "keepdim"]
 

@@ -50,6 +50,7 @@ class Unflatten(Module):
 class Upsample(Module):
     """Resize the spatial dims with ``F.interpolate`` (``size`` or ``scale_factor``; modes ``nearest``,
     ``nearest-exact``, ``linear``, ``bilinear``, ``trilinear``, ``area``)."""
+    _torch_name = "torch.nn.modules.upsampling.Upsample"  # PyTorch's file for it
 
     __constants__ = ["size", "scale_factor", "mode", "align_corners", "name", "recompute_scale_factor"]
 
@@ -82,6 +83,7 @@ __all__ += ["UpsamplingNearest2d"]
 class UpsamplingNearest2d(Upsample):
     """Nearest-neighbour upsampling of ``(N, C, H, W)`` (``torch/nn/modules/upsampling.py``; deprecated
     there in favour of ``F.interpolate``)."""
+    _torch_name = "torch.nn.modules.upsampling.UpsamplingNearest2d"  # PyTorch's file for it
 
     def __init__(self, size=None, scale_factor=None):
         super().__init__(size, scale_factor, mode="nearest")
@@ -93,6 +95,7 @@ __all__ += ["UpsamplingBilinear2d"]
 class UpsamplingBilinear2d(Upsample):
     """Bilinear upsampling of ``(N, C, H, W)`` with ``align_corners=True`` (``torch/nn/modules/upsampling.py``;
     deprecated there in favour of ``F.interpolate(..., mode='bilinear', align_corners=True)``)."""
+    _torch_name = "torch.nn.modules.upsampling.UpsamplingBilinear2d"  # PyTorch's file for it
 
     def __init__(self, size=None, scale_factor=None):
         super().__init__(size, scale_factor, mode="bilinear", align_corners=True)

@@ -26,6 +26,7 @@ import weakref
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
+from ..._naming import TorchNamedABC
 from ..._device import device as _device_class
 from ..._dtype import dtype as _dtype_class
 from ..._tensor import Tensor
@@ -249,7 +250,7 @@ def _parse_to(*args, **kwargs):
     return device, dtype, non_blocking
 
 
-class Module:
+class Module(metaclass=TorchNamedABC):
     """Base class for all neural network modules; your models subclass it.
 
     Assign layers as attributes in ``__init__`` (after ``super().__init__()``)
@@ -1273,8 +1274,9 @@ class Module:
         """``pickle.dump(model, f)`` fails at once, saying how to save the weights instead.
 
         PyTorch pickles the module (its class by name, its tensors by value);
-        nnref's tensors never go into a pickle, so a pickled model could not be
-        loaded, and the loss would only show at load time.
+        nnref's tensors go into a pickle only inside a checkpoint archive
+        (``nnref.save(model, path)``, loaded with ``weights_only=False``), so a bare
+        pickle of a model could not be loaded, and the loss would only show at load time.
         """
         from ...serialization import _not_picklable_message
         raise TypeError(_not_picklable_message(self))

@@ -44,6 +44,7 @@ __all__ += ["ChannelShuffle"]
 class ChannelShuffle(Module):
     """Divide the channels into ``groups`` and interleave them (ShuffleNet)
     (``torch/nn/modules/channelshuffle.py``)."""
+    _torch_name = "torch.nn.modules.channelshuffle.ChannelShuffle"  # PyTorch's file for it
 
     __constants__ = ["groups"]
 

@@ -41,6 +41,7 @@ def _as_additive(mask, name, dtype):
 
 class MultiheadAttention(Module):
     """Attention over ``num_heads`` heads of ``embed_dim // num_heads`` features each."""
+    _torch_name = "torch.nn.modules.activation.MultiheadAttention"  # PyTorch's file for it
 
     __constants__ = ["batch_first"]
 

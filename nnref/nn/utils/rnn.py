@@ -12,13 +12,18 @@ from collections.abc import Iterable
 from ... import _dtype
 from ..._creation import arange, as_tensor, empty_like, full
 from ..._ops import packed_sequence as _packed
+from ..._naming import TorchNamed
 from ..._ops.sorting import sort
 from ..._tensor import Tensor
 
 __all__ = ["PackedSequence", "invert_permutation", "pack_padded_sequence", "pad_packed_sequence", "pad_sequence",
            "unpad_sequence", "pack_sequence", "unpack_sequence"]
 
-PackedSequence_ = namedtuple("PackedSequence_", ["data", "batch_sizes", "sorted_indices", "unsorted_indices"])
+
+
+class PackedSequence_(namedtuple("PackedSequence_", ["data", "batch_sizes", "sorted_indices", "unsorted_indices"]),
+                      metaclass=TorchNamed):
+    __slots__ = ()
 
 
 def _bind(optional, fn):

@@ -12,6 +12,7 @@ processes.
 """
 import warnings
 
+from ..._naming import TorchNamed
 from ... import _dtype, _random, accelerator
 from ..._creation import empty
 from ..._tensor import Tensor
@@ -34,7 +35,7 @@ class _InfiniteConstantSampler(Sampler):
             yield None
 
 
-class DataLoader:
+class DataLoader(metaclass=TorchNamed):
     """Iterate over ``dataset`` in batches (see the module docstring for the order of work)."""
 
     def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None,

@@ -8,6 +8,7 @@ import itertools
 import math
 import warnings
 
+from ..._naming import TorchNamedABC
 from ... import _random
 from ..._tensor import Tensor
 
@@ -15,7 +16,7 @@ __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "Subse
            "ConcatDataset", "ChainDataset", "random_split"]
 
 
-class Dataset:
+class Dataset(metaclass=TorchNamedABC):
     """A map-style dataset: subclasses define ``__getitem__(index)`` (and usually ``__len__``)."""
 
     def __getitem__(self, index):

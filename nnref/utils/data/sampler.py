@@ -8,6 +8,7 @@ later ``rand``/``randn`` calls return.
 import itertools
 import numbers
 
+from ..._naming import TorchNamedABC
 from ... import _random
 from ..._creation import as_tensor, empty, randint, randperm
 from ..._ops.random import multinomial
@@ -17,7 +18,7 @@ __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler
            "WeightedRandomSampler", "BatchSampler"]
 
 
-class Sampler:
+class Sampler(metaclass=TorchNamedABC):
     """Base class: subclasses define ``__iter__`` over indices (and usually ``__len__``)."""
 
     def __init__(self, data_source=None):
