@@ -208,11 +208,17 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
                    device, requires_grad)
 
 
-def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
-    """``start, start+step, ...`` below ``end``; int64 when all bounds are integers."""
+def arange(start=None, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
+    """``start, start+step, ...`` below ``end``; int64 when all bounds are integers.
+    ``arange(end)``, ``arange(end=n)`` and ``arange(start, end, step)`` are PyTorch's overloads."""
     dtype = _dtype.as_dtype(dtype)
     if end is None:
+        if start is None:
+            raise TypeError("arange() missing required argument 'end': call arange(end) or "
+                            "arange(start, end, step)")
         start, end = 0, start
+    elif start is None:
+        start = 0
     if dtype is None:
         integral = all(isinstance(v, numbers.Integral) for v in (start, end, step))
         dtype = _dtype.int64 if integral else _dtype.get_default_dtype()
@@ -271,14 +277,20 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, *
                            lambda a, dev: _random.normal_like(a, dev, 0.0, 1.0, generator))
 
 
-def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None,
+def randint(low=None, high=None, size=None, *, generator=None, dtype=None, device=None,
             requires_grad=False):
-    """Integers in ``[low, high)``; ``randint(high, size)`` starts at 0."""
+    """Integers in ``[low, high)``: PyTorch's overloads ``randint(high, size)`` (from 0) and
+    ``randint(low, high, size)``, each argument by position or keyword (``randint(10, size=(5,))``,
+    ``randint(high=10, size=(5,))``)."""
     dtype = _dtype.as_dtype(dtype)
-    if size is None:
-        if high is None:
-            raise TypeError("randint() missing required argument 'size'")
-        low, high, size = 0, low, high
+    if size is None and high is not None:  # randint(high, size): both moved one place left
+        low, high, size = None, low, high
+    elif high is None:  # randint(high, size=...): the one bound given first is the upper one
+        low, high = None, low
+    if high is None or size is None:
+        raise TypeError("randint() missing required arguments: call randint(high, size) or "
+                        "randint(low, high, size), e.g. randint(10, (5,)) or randint(10, size=(5,))")
+    low = 0 if low is None else low
     dtype = dtype or _dtype.int64
     return _random_factory((size,), dtype, device, requires_grad,
                            lambda a, dev: _random.randint_like(a, dev, low, high, generator))
@@ -297,8 +309,9 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
     return _finish(sample, dtype, device, requires_grad)
 
 
-def normal(mean, std, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
-    """``normal(mean, std, size)`` with numbers, or elementwise means/stds given as tensors."""
+def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
+    """``normal(mean, std, size)`` with numbers, or elementwise means/stds given as tensors
+    (``normal(mean)`` with a tensor of means draws with std 1, as PyTorch's overload does)."""
     dtype = _dtype.as_dtype(dtype)
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
         template = mean if isinstance(mean, Tensor) else std

@@ -8,7 +8,7 @@ function serves as the method.
 import functools
 
 from .._tensor import Tensor
-from . import arithmetic, conversion, indexing, inplace, linalg, pointwise, reduction, shape, softmax
+from . import _common, arithmetic, conversion, indexing, inplace, linalg, pointwise, reduction, shape, softmax
 from . import random
 from ._common import as_tensor
 
@@ -149,7 +149,7 @@ _METHODS = {
     "round_": _inplace(pointwise.round), "clip_": _inplace(pointwise.clamp),
     "addmm_": _inplace(linalg.addmm), "squeeze_": _shape_inplace(shape.squeeze),
     "unsqueeze_": _shape_inplace(shape.unsqueeze), "t_": _shape_inplace(shape.t),
-    "transpose_": _shape_inplace(shape.transpose), "swapaxes_": _shape_inplace(shape.transpose),
+    "transpose_": _shape_inplace(shape.transpose),
     "swapdims_": _shape_inplace(shape.transpose),
     "zero_": inplace.zero_, "fill_": inplace.fill_, "copy_": inplace.copy_,
     "uniform_": inplace.uniform_, "normal_": inplace.normal_,
@@ -167,13 +167,19 @@ __all__ = ["arithmetic", "conversion", "indexing", "inplace", "linalg", "pointwi
 from .. import _dtype  # noqa: E402
 from . import einsum, predicates, reduce_ops, scatter, sorting, tensor_shape  # noqa: E402
 
+def _split_method(self, split_size, dim=0):
+    """``Tensor.split(split_size, dim=0)``: :func:`torch.split` under the method's own parameter
+    name (``torch/_tensor.py``; the function calls it ``split_size_or_sections``)."""
+    return tensor_shape.split(self, split_size, dim)
+
+
 _TUTORIAL_METHODS = {
     "gather": scatter.gather, "scatter": scatter.scatter, "scatter_add": scatter.scatter_add,
     "scatter_": _inplace(scatter.scatter), "scatter_add_": _inplace(scatter.scatter_add),
     "prod": reduce_ops.prod, "cumsum": reduce_ops.cumsum, "logsumexp": reduce_ops.logsumexp,
     "cumsum_": _inplace(reduce_ops.cumsum),
     "sort": sorting.sort, "argsort": sorting.argsort, "topk": sorting.topk,
-    "split": tensor_shape.split, "chunk": tensor_shape.chunk, "repeat": tensor_shape.repeat,
+    "split": _split_method, "chunk": tensor_shape.chunk, "repeat": tensor_shape.repeat,
     "diagonal": tensor_shape.diagonal, "tril": tensor_shape.tril, "triu": tensor_shape.triu,
     "tril_": _inplace(tensor_shape.tril), "triu_": _inplace(tensor_shape.triu),
     "isnan": predicates.isnan, "isinf": predicates.isinf, "isfinite": predicates.isfinite,
@@ -205,9 +211,9 @@ __all__ += ["elementwise"]
 from . import logical, reorder  # noqa: E402
 
 
-def _movedim(self, source, destination):
+def _movedim(input, source, destination):
     """``movedim``/``moveaxis``: the permutation that puts dims ``source`` at ``destination``."""
-    ndim = self._data.ndim
+    ndim = input._data.ndim
     source = (source,) if isinstance(source, int) else tuple(source)
     destination = (destination,) if isinstance(destination, int) else tuple(destination)
     if len(source) != len(destination):
@@ -218,29 +224,43 @@ def _movedim(self, source, destination):
     order = [d for d in range(ndim) if d not in source]
     for dest, src in sorted(zip(destination, source)):
         order.insert(dest, src)
-    return shape.permute(self, order)
+    return shape.permute(input, order)
 
 
-def _unflatten(self, dim, sizes):
+def _unflatten(input, dim, sizes):
     """``unflatten``: dim ``dim`` split into ``sizes`` (one of them may be -1), as a view."""
-    dim = dim % self._data.ndim if self._data.ndim else 0
-    new = list(self._data.shape[:dim]) + list(sizes) + list(self._data.shape[dim + 1:])
-    return shape.view(self, new)
+    dim = dim % input._data.ndim if input._data.ndim else 0
+    new = list(input._data.shape[:dim]) + list(sizes) + list(input._data.shape[dim + 1:])
+    return shape.view(input, new)
 
 
-def _tile(self, *dims):
+def _tile(input, *args, dims=None):
     """``tile``: ``repeat`` with missing leading dims counted as 1."""
-    if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
-        dims = tuple(dims[0])
-    dims = (1,) * (self._data.ndim - len(dims)) + tuple(dims)
-    return tensor_shape.repeat(self, dims)
+    dims = _common.size_arguments("tile", "dims", args, dims)
+    dims = (1,) * (input._data.ndim - len(dims)) + dims
+    return tensor_shape.repeat(input, dims)
 
 
-def _outer(self, vec2):
-    """``outer`` (``ger``): ``self[i] * vec2[j]``; a composite of reshape and mul, as in PyTorch."""
-    if self._data.ndim != 1 or vec2._data.ndim != 1:
-        raise RuntimeError(f"outer: expected 1-D vectors, got {self._data.ndim}-D and {vec2._data.ndim}-D")
-    return arithmetic.mul(shape.reshape(self, (-1, 1)), vec2)
+def _outer(input, vec2):
+    """``outer`` (``ger``): ``input[i] * vec2[j]``; a composite of reshape and mul, as in PyTorch."""
+    if input._data.ndim != 1 or vec2._data.ndim != 1:
+        raise RuntimeError(f"outer: expected 1-D vectors, got {input._data.ndim}-D and {vec2._data.ndim}-D")
+    return arithmetic.mul(shape.reshape(input, (-1, 1)), vec2)
+
+
+def _swapaxes(input, axis0, axis1):
+    """``swapaxes``: ``transpose`` under numpy's name, with PyTorch's parameter names for it."""
+    return shape.transpose(input, axis0, axis1)
+
+
+def _ravel(input):
+    """``ravel``: the elements as one dimension (a view where the strides allow it)."""
+    return shape.reshape(input, (-1,))
+
+
+def _positive(input):
+    """``positive``: ``input`` itself (PyTorch returns ``self`` for non-bool tensors)."""
+    return input
 
 
 _MORE_METHODS = {
@@ -250,9 +270,9 @@ _MORE_METHODS = {
     "logical_and_": _inplace(logical.logical_and), "logical_or_": _inplace(logical.logical_or),
     "logical_xor_": _inplace(logical.logical_xor), "logical_not_": _inplace(logical.logical_not),
     "broadcast_to": shape.expand, "movedim": _movedim, "moveaxis": _movedim,
-    "swapaxes": shape.transpose, "swapdims": shape.transpose, "unflatten": _unflatten,
-    "ravel": lambda self: shape.reshape(self, (-1,)), "tile": _tile, "outer": _outer, "ger": _outer,
-    "negative": arithmetic.neg, "negative_": _inplace(arithmetic.neg), "positive": lambda self: self,
+    "swapaxes": _swapaxes, "swapaxes_": _shape_inplace(_swapaxes), "swapdims": shape.transpose, "unflatten": _unflatten,
+    "ravel": _ravel, "tile": _tile, "outer": _outer, "ger": _outer,
+    "negative": arithmetic.neg, "negative_": _inplace(arithmetic.neg), "positive": _positive,
     "ndimension": lambda self: self._data.ndim,
     "is_cpu": property(lambda self: self._device.type == "cpu"),
     "itemsize": property(lambda self: self._dtype.itemsize),
