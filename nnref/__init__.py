@@ -199,6 +199,8 @@ from ._ops.quantile import nanquantile, quantile  # noqa: E402
 
 # PyTorch's factory keywords layout= and pin_memory=, and torch.strided.
 from ._layout import layout, strided, tensor_layout as _tensor_layout  # noqa: E402
+from ._layout import (channels_last, channels_last_3d, contiguous_format, memory_format,  # noqa: E402
+                      preserve_format)
 from ._layout import with_factory_keywords as _with_factory_keywords  # noqa: E402
 (arange, empty, empty_like, eye, full, full_like, linspace, logspace, ones, ones_like, rand, rand_like,
  randint, randint_like, randn, randn_like, randperm, zeros, zeros_like, scalar_tensor) = map(
@@ -224,14 +226,13 @@ from .compiler import compile  # noqa: E402
 cosine_similarity, pairwise_distance = nn.functional.cosine_similarity, nn.functional.pairwise_distance
 # nn.functional's that PyTorch also has at the top level with the same leading arguments
 (conv1d, conv2d, conv_transpose1d, conv_transpose2d, avg_pool1d, max_pool1d, max_pool2d,
- adaptive_avg_pool1d, prelu, selu, celu, threshold, hardshrink, pdist, bilinear, pixel_shuffle,
- pixel_unshuffle, channel_shuffle) = (
+ adaptive_avg_pool1d, prelu, hardshrink, pdist, bilinear, pixel_shuffle, pixel_unshuffle, channel_shuffle) = (
     getattr(nn.functional, _name) for _name in (
         "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "avg_pool1d", "max_pool1d",
-        "max_pool2d", "adaptive_avg_pool1d", "prelu", "selu", "celu", "threshold", "hardshrink",
-        "pdist", "bilinear", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle"))
+        "max_pool2d", "adaptive_avg_pool1d", "prelu", "hardshrink", "pdist", "bilinear", "pixel_shuffle",
+        "pixel_unshuffle", "channel_shuffle"))
 # ... and those whose torch.* signature is ATen's (dropout(input, p, train), norm's out= ...)
-from ._aten_aliases import dropout, group_norm, layer_norm, norm  # noqa: E402
+from ._aten_aliases import celu, dropout, group_norm, layer_norm, norm, selu, threshold  # noqa: E402
 row_stack = vstack
 
 # Last of all: numpy's names (axis=, keepdims=) for the functions and methods PyTorch binds from C++.

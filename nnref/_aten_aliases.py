@@ -9,11 +9,14 @@ from .nn import functional as F
 from ._ops import reduction
 from ._ops.out import with_out
 
-__all__ = ["dropout", "layer_norm", "group_norm", "norm"]
+__all__ = ["dropout", "layer_norm", "group_norm", "norm", "selu", "celu", "threshold"]
 
 
 def dropout(input, p, train):
-    """``torch.dropout``: :func:`nnref.nn.functional.dropout` with ATen's parameters."""
+    """``torch.dropout``: :func:`nnref.nn.functional.dropout` with ATen's parameters (ATen checks
+    ``p`` with a RuntimeError, where ``F.dropout`` raises ValueError)."""
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p:g}")
     return F.dropout(input, p, train)
 
 
@@ -27,6 +30,21 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enable
     """``torch.group_norm``: :func:`nnref.nn.functional.group_norm` (``cudnn_enabled`` as in
     :func:`layer_norm`)."""
     return F.group_norm(input, num_groups, weight, bias, eps)
+
+
+def selu(input):
+    """``torch.selu``: ATen's, without ``F.selu``'s ``inplace``."""
+    return F.selu(input)
+
+
+def celu(input, alpha=1.0):
+    """``torch.celu``: ATen's, without ``F.celu``'s ``inplace``."""
+    return F.celu(input, alpha)
+
+
+def threshold(input, threshold, value):
+    """``torch.threshold``: ATen's, without ``F.threshold``'s ``inplace``."""
+    return F.threshold(input, threshold, value)
 
 
 def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):

@@ -29,6 +29,18 @@ def _inplace(op):
     return method
 
 
+def _scan_inplace(op):
+    """``cumsum_``/``cumprod_``: ``dtype=`` must be the tensor's own (PyTorch's in-place check)."""
+    @functools.wraps(op)
+    def method(self, dim, *, dtype=None):
+        if dtype is not None and dtype is not self.dtype:
+            raise RuntimeError(f"Bad in-place call: input tensor dtype {self.dtype._legacy_name[:-6].lower()} "
+                               f"and output tensor dtype {dtype._legacy_name[:-6].lower()} should match")
+        return inplace.apply_inplace(self, op, dim)
+    method.__name__ = op.__name__ + "_"
+    return method
+
+
 def _shape_inplace(op):
     """``x.unsqueeze_(0)`` and the other in-place shape changes: ``x`` takes the view's shape and
     strides over the same memory.  PyTorch also rewrites the history of a tensor inside an
@@ -100,7 +112,7 @@ _METHODS = {
     "__eq__": arithmetic.eq, "__ne__": arithmetic.ne, "__lt__": arithmetic.lt,
     "__le__": arithmetic.le, "__gt__": arithmetic.gt, "__ge__": arithmetic.ge,
     "__and__": arithmetic.bitwise_and, "__or__": arithmetic.bitwise_or,
-    "__xor__": arithmetic.bitwise_xor, "__invert__": arithmetic.bitwise_not,
+    "__xor__": arithmetic.bitwise_xor, "__invert__": arithmetic.invert,
     "__iadd__": _operator_inplace(arithmetic.add), "__isub__": _operator_inplace(arithmetic.sub),
     "__imul__": _operator_inplace(arithmetic.mul), "__itruediv__": _operator_inplace(arithmetic.div),
     "__ifloordiv__": _operator_inplace(arithmetic.floor_divide),
@@ -167,6 +179,14 @@ __all__ = ["arithmetic", "conversion", "indexing", "inplace", "linalg", "pointwi
 from .. import _dtype  # noqa: E402
 from . import einsum, predicates, reduce_ops, scatter, sorting, tensor_shape  # noqa: E402
 
+def _conversion(dtype):
+    """``Tensor.byte()`` and the like: ``self.to(dtype, memory_format=...)``."""
+    def convert(self, *, memory_format=None):
+        return self.to(dtype, memory_format=memory_format)
+    convert.__doc__ = f"``self.to({dtype})``."
+    return convert
+
+
 def _split_method(self, split_size, dim=0):
     """``Tensor.split(split_size, dim=0)``: :func:`torch.split` under the method's own parameter
     name (``torch/_tensor.py``; the function calls it ``split_size_or_sections``)."""
@@ -177,7 +197,7 @@ _TUTORIAL_METHODS = {
     "gather": scatter.gather, "scatter": scatter.scatter, "scatter_add": scatter.scatter_add,
     "scatter_": _inplace(scatter.scatter), "scatter_add_": _inplace(scatter.scatter_add),
     "prod": reduce_ops.prod, "cumsum": reduce_ops.cumsum, "logsumexp": reduce_ops.logsumexp,
-    "cumsum_": _inplace(reduce_ops.cumsum),
+    "cumsum_": _scan_inplace(reduce_ops.cumsum),
     "sort": sorting.sort, "argsort": sorting.argsort, "topk": sorting.topk,
     "split": _split_method, "chunk": tensor_shape.chunk, "repeat": tensor_shape.repeat,
     "diagonal": tensor_shape.diagonal, "tril": tensor_shape.tril, "triu": tensor_shape.triu,
@@ -186,8 +206,7 @@ _TUTORIAL_METHODS = {
     "isposinf": predicates.isposinf, "isneginf": predicates.isneginf, "isreal": predicates.isreal,
     "split_with_sizes": tensor_shape.split_with_sizes,
     "relu_": _inplace(pointwise.relu),
-    "byte": lambda self: self.to(_dtype.uint8), "char": lambda self: self.to(_dtype.int8),
-    "short": lambda self: self.to(_dtype.int16),
+    "byte": _conversion(_dtype.uint8), "char": _conversion(_dtype.int8), "short": _conversion(_dtype.int16),
 }
 
 for _name, _function in _TUTORIAL_METHODS.items():
@@ -298,7 +317,7 @@ from . import cumulative  # noqa: E402
 
 for _name in cumulative.__all__:
     setattr(Tensor, _name, getattr(cumulative, _name))
-Tensor.cumprod_ = _inplace(cumulative.cumprod)
+Tensor.cumprod_ = _scan_inplace(cumulative.cumprod)
 
 __all__ += ["cumulative"]
 

@@ -498,5 +498,14 @@ def bitwise_not(input):
     """Elementwise NOT of an integer or bool tensor, ``~x`` (``torch.bitwise_not``,
     ``aten/src/ATen/native/UnaryOps.cpp``)."""
     if input._dtype.is_floating_point:
-        raise TypeError("~ (bitwise_not) is only supported for integer and bool tensors")
+        raise NotImplementedError(f'"bitwise_not_cpu" not implemented for '
+                                  f"'{input._dtype._legacy_name[:-6]}'")
     return wrap(array_module(input._device).invert(input._data), input)
+
+
+def invert(input):
+    """``~x``: :func:`bitwise_not`, refused for floating point tensors with a TypeError first
+    (``torch/_tensor.py``'s ``__invert__`` check)."""
+    if input._dtype.is_floating_point:
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+    return bitwise_not(input)

@@ -468,7 +468,8 @@ def argmin(input, dim=None, keepdim=False):
     first one on ties): ``torch.argmin``, ``aten/src/ATen/native/ReduceOps.cpp``."""
     xp = array_module(input._device)
     if dim is None:
-        return wrap(xp.asarray(xp.argmin(input._data), dtype=np.int64), input)
+        index = xp.argmin(input._data)
+        return wrap(xp.asarray(index, dtype=np.int64).reshape((1,) * input._data.ndim if keepdim else ()), input)
     return wrap(xp.argmin(input._data, axis=_wrap_dim(dim, input._data.ndim),
                           keepdims=keepdim).astype(np.int64), input)
 

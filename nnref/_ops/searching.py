@@ -61,6 +61,9 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     xp = array_module(sorted_sequence._device)
     bounds = operand_data(sorted_sequence, dtype)
     if sorter is not None:
+        if sorter.shape != sorted_sequence.shape:
+            raise RuntimeError(f"torch.searchsorted(): boundary and sorter must have the same size, but got "
+                               f"boundary tensor {list(bounds_shape)}and got sorter tensor {list(sorter.shape)}")
         bounds = xp.take_along_axis(bounds, sorter._data, axis=-1)
     data = xp.asarray(operand_data(values, dtype))
     if len(bounds_shape) == 1:

@@ -12,6 +12,7 @@ import warnings
 
 from .. import _dtype
 from .._device import array_module, array_module_of
+from .._layout import check_memory_format, contiguous_format
 from .._tensor import Tensor, _wrap_dim
 from ..autograd.graph import Node
 from ._common import check_same_device, needs_grad, record, result_type, size_arguments, wrap
@@ -332,20 +333,24 @@ class CloneBackward0(Node):
 
 
 def clone(input, *, contiguous=False, memory_format=None):
-    """A copy with its own memory (recorded, so gradients flow through it)."""
+    """A copy with its own memory (recorded, so gradients flow through it); row-major when
+    ``memory_format`` is ``torch.contiguous_format``, else with ``input``'s order."""
+    contiguous = contiguous or check_memory_format("clone", memory_format) is contiguous_format
     xp = array_module(input._device)
     out = wrap(xp.array(input._data, order="C" if contiguous else "K", copy=True), input)
     return record(out, CloneBackward0, (input,))
 
 
-def contiguous(input, memory_format=None):
+def contiguous(input, *, memory_format=None):
     """``input`` itself when already laid out row-major, else a row-major clone."""
+    check_memory_format("contiguous", memory_format)
     return input if input._data.flags.c_contiguous else clone(input, contiguous=True)
 
 
-def is_contiguous(input, memory_format=None):
+def is_contiguous(input, *, memory_format=None):
     """True if the elements lie in memory in row-major order without gaps (the numpy array's
-    C order; ``memory_format`` is accepted and ignored): ``c10/core/TensorImpl.h``."""
+    C order): ``c10/core/TensorImpl.h``."""
+    check_memory_format("is_contiguous", memory_format)
     return bool(input._data.flags.c_contiguous)
 
 

@@ -344,6 +344,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     class_dim = 0 if input.dim() == 1 else 1
     if target._dtype.is_floating_point and target.shape == input.shape:
+        if ignore_index >= 0:  # ATen's cross_entropy_loss_prob_target
+            raise RuntimeError("ignore_index is not supported for floating point target")
         return _cross_entropy_probabilities(input, target, weight, reduction, label_smoothing,
                                             class_dim)
     _check_batch(input, target)
@@ -1209,6 +1211,8 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     """
     if use_input_stats:
         _verify_spatial_size(input.size())
+    if (running_mean is None) != (running_var is None):  # ATen's instance_norm
+        raise ValueError("running_mean and running_var must either both be None or neither be None")
     if not use_input_stats and (running_mean is None or running_var is None):
         raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
     check_one_device(input, running_mean, running_var, weight, bias)

@@ -56,7 +56,43 @@ SKIPPED = {
     "torch.Tensor.register_hook": "autograd hooks (tested in the hook tests)",
     "torch.Tensor.register_post_accumulate_grad_hook": "autograd hooks (tested in the hook tests)",
     "torch.Tensor.cuda": "needs a GPU (tested on the device machine)",
+    "torch.Tensor.pin_memory": "needs an accelerator (tested on the device machine)",
+    "torch.Tensor.retain_grad": "autograd (tested in the gradient tests)",
+    "torch.Tensor.where": "torch.overrides documents it as where(condition, y), PyTorch's method is "
+                          "where(condition, other): no signature to trust (torch.where is called here)",
 }
+
+# Forms where nnref deliberately differs from PyTorch, each with its reason (the Differences page):
+# the test checks they still differ, so an entry cannot outlive its reason.
+_MHA_BIAS_KV = "nnref's MultiheadAttention has no bias_k/bias_v (add_bias_kv): NotImplementedError"
+_MHA_ZERO = "nnref's MultiheadAttention has no zero-attention row (add_zero_attn): NotImplementedError"
+_SPARSE = "no sparse gradients in nnref (sparse=True): NotImplementedError"
+_TO_BOOL = ("PyTorch's parser reads a lone positional bool as the dtype torch.bool (x.to(True) converts "
+            "to bool); nnref reads it as non_blocking and returns x")
+_UNIQUE = ("PyTorch's boolean dispatch (torch/functional.py) reads a positional return_inverse=True as "
+           "return_counts and returns an empty tensor; nnref returns the inverse, as both do for the keyword")
+KNOWN = {
+    ("torch.nn.MultiheadAttention", "MultiheadAttention(embed_dim, num_heads, add_bias_kv=)"): _MHA_BIAS_KV,
+    ("torch.nn.MultiheadAttention", "MultiheadAttention(embed_dim, num_heads, dropout, bias, add_bias_kv)"):
+        _MHA_BIAS_KV,
+    ("torch.nn.MultiheadAttention", "MultiheadAttention(embed_dim, num_heads, add_zero_attn=)"): _MHA_ZERO,
+    ("torch.nn.MultiheadAttention",
+     "MultiheadAttention(embed_dim, num_heads, dropout, bias, add_bias_kv, add_zero_attn)"): _MHA_ZERO,
+    ("torch.nn.functional.embedding", "embedding(input, weight, sparse=)"): _SPARSE,
+    ("torch.nn.functional.embedding",
+     "embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)"): _SPARSE,
+    ("torch.nn.functional.scaled_dot_product_attention",
+     "scaled_dot_product_attention(query, key, value, enable_gqa=)"):
+        "grouped-query attention (enable_gqa=True) is not in nnref: NotImplementedError",
+    ("torch.Tensor.to", "to(non_blocking)"): _TO_BOOL, ("torch.Tensor.to", "to(non_blocking, copy)"): _TO_BOOL,
+    ("torch.unique_consecutive", "unique_consecutive(input, return_inverse)"): _UNIQUE,
+    ("torch.unique_consecutive", "unique_consecutive(input, return_inverse, return_counts)"): _UNIQUE,
+}
+
+
+def known_difference(qualname, form):
+    """The reason ``form`` of ``qualname`` differs from PyTorch on purpose, or None."""
+    return KNOWN.get((qualname, form.label))
 
 
 def shared_callables():
@@ -137,7 +173,8 @@ def aten_signatures(qualname, method=False):
     signatures = []
     for aten in _aten_names(qualname):
         for schema in torch._C._jit_get_schemas_for_operator(f"aten::{aten}"):
-            if schema.overload_name.endswith("out") or any(a.is_out for a in schema.arguments):
+            if (schema.overload_name.endswith("out") or any(a.is_out for a in schema.arguments)
+                    or not schema.returns):  # out= forms, and list.sort-like TorchScript operators
                 continue
             args = list(schema.arguments)
             if not args:
@@ -160,6 +197,11 @@ def aten_signatures(qualname, method=False):
         if signatures:
             break
     return signatures
+
+
+def _only_varargs(fn):
+    kinds = {p.kind for p in inspect.signature(fn).parameters.values()}
+    return inspect.Parameter.VAR_POSITIONAL in kinds
 
 
 def python_signature(fn):
@@ -186,6 +228,10 @@ def signatures_of(qualname, tfn):
     if not method or getattr(tfn, "__module__", None) == "torch._tensor":
         params = python_signature(tfn)
         if params is not None:
+            lambda_ = _testing_overrides().get(tfn)
+            if not params and _only_varargs(tfn) and lambda_ is not None:  # ``unique(*args, **kwargs)``
+                params = python_signature(lambda_)
+                return [params[1:] if method else params], "torch.overrides.get_testing_overrides"
             return [params[1:] if method else params], "inspect"
     sigs = aten_signatures(qualname, method=method)
     if sigs:
@@ -195,9 +241,9 @@ def signatures_of(qualname, tfn):
     params = python_signature(lambda_) if lambda_ is not None else None
     if params is not None:
         return [params[1:] if method else params], "torch.overrides.get_testing_overrides"
-    params = docstring_signature(tfn)
+    params = docstring_signature(tfn)  # a method's docstring leaves ``self`` out
     if params is not None:
-        return [params[1:] if method else params], "docstring"
+        return [params], "docstring"
     return [], None
 
 
@@ -286,6 +332,7 @@ _STRINGS = {
     "reduction": "sum", "rounding_mode": "floor", "approximate": "tanh", "ord": "fro", "side": "left",
     "equation": "ij,jk->ik", "indexing": "ij", "interpolation": "linear", "UPLO": "L", "reduce": "sum",
     "nonlinearity": "tanh", "padding_mode": "zeros", "mode": None, "compute_mode": None,
+    "activation": "gelu",
 }
 
 
@@ -302,6 +349,8 @@ def make_argument(name, typ, default=Param.REQUIRED):
         return lambda lib: lib.float64
     if name == "generator":
         return _gen
+    if name in ("activation", "nonlinearity", "padding_mode", "reduction"):
+        return _from_table(_STRINGS, name, t)
     if name in ("layout", "pin_memory", "device", "memory_format", "out", "names", "requires_grad"):
         return {"device": lambda lib: "cpu", "requires_grad": lambda lib: True,
                 "memory_format": lambda lib: lib.contiguous_format}.get(name)
@@ -354,6 +403,12 @@ class Form:
 
 
 def _default_maker(default):
+    """A parameter's default passed explicitly: PyTorch's objects (``F.relu``, ``torch.float32``,
+    ``torch.contiguous_format``) as the other library's object of the same name."""
+    if isinstance(default, (torch.dtype, torch.memory_format, torch.layout)):
+        return lambda lib: getattr(lib, str(default).rsplit(".", 1)[1])
+    if callable(default) and getattr(default, "__module__", "").startswith("torch.nn.functional"):
+        return lambda lib: getattr(lib.nn.functional, default.__name__)
     return lambda lib: default
 
 
@@ -362,30 +417,36 @@ def forms_of(name, params, overrides=None):
     parameter has no maker."""
     overrides = overrides or {}
     makers = {p.name: overrides.get(p.name) or make_argument(p.name, p.type, p.default) for p in params}
+    star = overrides.get("*", [])  # makers for a ``*tensors`` parameter
+    fixed = overrides.get("**", {})  # keywords every form passes (a small nn.Transformer)
+    params = [p for p in params if p.name not in fixed]
     required = [p for p in params if p.default is Param.REQUIRED]
     missing = [p.name for p in required if makers[p.name] is None]
     if missing:
         return f"no argument maker for {', '.join(missing)}"
     positional = [p for p in required if p.positional]
-    kw_only = {p.name: makers[p.name] for p in required if not p.positional}
+    kw_only = {**fixed, **{p.name: makers[p.name] for p in required if not p.positional}}
 
     def label(pos, kws):
-        return f"{name}({', '.join([p.name for p in pos] + [f'{k}=' for k in kws])})"
+        return f"{name}({', '.join([p.name for p in pos] + ['*'] * bool(star) + [f'{k}=' for k in kws])})"
 
     forms = []
     for split in range(len(positional), -1, -1):
         if not all(p.keyword for p in positional[split:]):
             break
         kws = {**{p.name: makers[p.name] for p in positional[split:]}, **kw_only}
-        forms.append(Form(label(positional[:split], kws), [makers[p.name] for p in positional[:split]], kws))
-    base_args = [makers[p.name] for p in positional]
+        forms.append(Form(label(positional[:split], kws), [makers[p.name] for p in positional[:split]] + star,
+                          kws))
+        if star:  # the parameters before ``*args`` can only be given by position
+            break
+    base_args = [makers[p.name] for p in positional] + star
     for index, p in enumerate(params):
         if p.default is Param.REQUIRED or makers[p.name] is None:
             continue
         if p.keyword:
             forms.append(Form(label(positional, {**kw_only, p.name: None}), base_args,
                               {**kw_only, p.name: makers[p.name]}))
-        if p.positional:
+        if p.positional and not fixed:  # (fixed keywords would take the places of some positions)
             before = [q for q in params[:index] if q.default is not Param.REQUIRED]
             if all(q.positional for q in before):
                 args = base_args + [_default_maker(q.default) for q in before] + [makers[p.name]]
@@ -414,7 +475,8 @@ def normalise(value, lib):
     if isinstance(value, lib.dtype):
         return ("dtype", str(value))
     if isinstance(value, lib.nn.Module):
-        return ("Module", repr(value), tuple((k, normalise(v, lib)) for k, v in value.state_dict().items()))
+        return ("Module", repr(value), tuple((k, "uninitialised" if "Uninitialized" in type(v).__name__ else
+                                              normalise(v, lib)) for k, v in value.state_dict().items()))
     if isinstance(value, (tuple, list)):
         return tuple(normalise(v, lib) for v in value)
     if isinstance(value, (bool, int, float, complex, str, type(None))):
@@ -453,7 +515,7 @@ def run(lib, qualname, form, method=False, constructor=False):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             if method:
-                self = lib.tensor(_X.copy())
+                self = ARGUMENTS.get(qualname, {}).get("self", _tensor(_X))(lib)
                 result = getattr(self, qualname.rsplit(".", 1)[1])(*args, **kwargs)
             else:
                 result = _resolve(lib, qualname)(*args, **kwargs)
@@ -469,6 +531,8 @@ def compare(qualname, form):
     got = run(nnref, qualname, form, method=method)
     if expected[0] == got[0] == "raises":
         return expected, got, same_exception(expected[1], got[1])
+    if expected[0] == got[0] == "ok" and qualname.rsplit(".", 1)[1] in ADDRESSES:
+        return expected, got, type(expected[1]) is type(got[1])
     if expected[0] == got[0] == "ok" and qualname.rsplit(".", 1)[1] in UNINITIALISED:
         return expected, got, same(_without_values(expected[1]), _without_values(got[1]))
     return expected, got, expected[0] == got[0] and same(expected[1], got[1])
@@ -476,6 +540,8 @@ def compare(qualname, form):
 
 # Results whose memory is left uninitialised: only their dtype and shape are compared.
 UNINITIALISED = {"empty", "empty_like", "new_empty", "empty_strided", "new_empty_strided"}
+# Results that are addresses: only their type is compared.
+ADDRESSES = {"data_ptr"}
 
 
 def _without_values(picture):
@@ -517,11 +583,124 @@ def _dtypes(first, second):
     return lambda lib: getattr(lib, first), lambda lib: getattr(lib, second)
 
 
+def _shaped(*shape, dtype=np.float32, low=0.1):
+    """A tensor maker of ``shape`` with distinct values in [low, 0.9] (or 0, 1, ... for integers)."""
+    count = int(np.prod(shape))
+    if np.dtype(dtype).kind in "iu":
+        return _tensor(np.arange(count, dtype=dtype).reshape(shape))
+    return _tensor(np.linspace(low, 0.9, count, dtype=dtype).reshape(shape)[..., ::-1].copy())
+
+
+def _value(value):
+    return lambda lib: value
+
+
+_LONG = np.int64
+_BATCH, _VEC2, _INTS3 = _shaped(2, 3, 3), _shaped(3), _tensor(np.array([[1, 6, 3], [4, 5, 12], [7, 8, 9]]))
+_IMAGE, _SEQUENCE = _shaped(1, 2, 4, 4), _shaped(1, 2, 5)
+_POOL = {"input": _IMAGE, "self": _IMAGE}
+_SPD = _tensor((_X @ _X.T + np.eye(3, dtype=np.float32)))
+
+
+def _for(names, overrides, table):
+    """``overrides`` for each qualified name in ``names`` (a torch function, its Tensor method and
+    its in-place method share them)."""
+    for name in names.split():
+        table[name] = overrides
+
+
 ARGUMENTS = {
     "torch.can_cast": dict(zip(("from_", "to"), _dtypes("float32", "int64"))),
     "torch.promote_types": dict(zip(("type1", "type2"), _dtypes("float32", "int64"))),
     "torch.Tensor.new_tensor": {"data": lambda lib: [[1.0, 2.0], [3.0, 4.0]]},
+    "torch.bmm": {"input": _BATCH, "mat2": _BATCH}, "torch.Tensor.bmm": {"self": _BATCH, "mat2": _BATCH},
+    "torch.bilinear": {"input1": _shaped(2, 3), "input2": _shaped(2, 3), "weight": _shaped(4, 3, 3),
+                       "bias": _shaped(4)},
+    "torch.cartesian_prod": {"*": [_VEC2, _VEC2]}, "torch.meshgrid": {"*": [_VEC2, _VEC2]},
+    "torch.conv1d": {"input": _SEQUENCE, "weight": _shaped(2, 2, 2), "bias": _shaped(2)},
+    "torch.conv2d": {"input": _IMAGE, "weight": _shaped(2, 2, 2, 2), "bias": _shaped(2)},
+    "torch.conv_transpose1d": {"input": _SEQUENCE, "weight": _shaped(2, 2, 2), "bias": _shaped(2)},
+    "torch.conv_transpose2d": {"input": _IMAGE, "weight": _shaped(2, 2, 2, 2), "bias": _shaped(2)},
+    "torch.linspace": {"start": _value(0.0), "end": _value(2.0), "steps": _value(5)},
+    "torch.logspace": {"start": _value(0.0), "end": _value(2.0), "steps": _value(5)},
+    "torch.linalg.cholesky": {"input": _SPD},
+    "torch.nn.functional.bilinear": {"input1": _shaped(2, 3), "input2": _shaped(2, 3), "weight": _shaped(4, 3, 3),
+                                     "bias": _shaped(4)},
+    "torch.nn.functional.cosine_embedding_loss": {"input1": _shaped(2, 3), "input2": _shaped(2, 3),
+                                                  "target": _tensor(np.array([1.0, -1.0], dtype=np.float32))},
+    "torch.nn.functional.embedding": {"input": _tensor(np.array([[0, 2], [1, 3]])), "weight": _shaped(4, 3)},
+    "torch.nn.functional.embedding_bag": {"input": _tensor(np.array([0, 2, 1, 3])), "weight": _shaped(4, 3),
+                                          "offsets": _tensor(np.array([0, 2]))},
+    "torch.nn.functional.one_hot": {"input": _tensor(np.array([0, 2, 1]))},
+    "torch.nn.functional.nll_loss": {"target": _tensor(np.array([0, 2, 1]))},
+    "torch.nn.functional.multi_margin_loss": {"target": _tensor(np.array([0, 2, 1]))},
+    "torch.nn.functional.multilabel_margin_loss": {"target": _tensor(np.array([[0, 1, -1], [2, -1, 0], [1, 2, 0]]))},
+    "torch.nn.functional.glu": {"input": _shaped(2, 4)},
+    "torch.nn.functional.affine_grid": {"theta": _shaped(1, 2, 3), "size": _value((1, 2, 4, 4))},
+    "torch.nn.functional.grid_sample": {"input": _IMAGE, "grid": _shaped(1, 2, 2, 2, low=-0.9)},
+    "torch.nn.functional.fold": {"input": _shaped(1, 8, 4), "output_size": _value((3, 3)),
+                                 "kernel_size": _value(2)},
+    "torch.nn.functional.batch_norm": {"input": _IMAGE, "running_mean": _shaped(2), "running_var": _shaped(2),
+                                       "weight": _shaped(2), "bias": _shaped(2)},
+    "torch.nn.functional.instance_norm": {"input": _IMAGE, "running_mean": _shaped(2),
+                                          "running_var": _shaped(2), "weight": _shaped(2), "bias": _shaped(2)},
+    "torch.nn.Transformer": {"**": {"d_model": _value(4), "nhead": _value(2), "num_encoder_layers": _value(1),
+                                    "num_decoder_layers": _value(1), "dim_feedforward": _value(8)}},
+    "torch.nn.RNN": {"*": [_value(3), _value(2)]}, "torch.nn.GRU": {"*": [_value(3), _value(2)]},
+    "torch.nn.LSTM": {"*": [_value(3), _value(2)]},
+    "torch.Tensor.float_power_": {"self": _tensor(_X.astype(np.float64))},
+    "torch.dropout": {"p": _value(0.25), "train": _value(False)},
+    "torch.einsum": {"*": [_tensor(_X), _tensor(_Y)]},
+    "torch.nn.functional.scaled_dot_product_attention": {"query": _shaped(1, 2, 3, 3), "key": _shaped(1, 2, 3, 3),
+                                                        "value": _shaped(1, 2, 3, 3)},
+    "torch.nn.functional.max_unpool2d": {"input": _shaped(1, 1, 2, 2),
+                                         "indices": _tensor(np.array([[[[0, 3], [9, 14]]]]))},
+    "torch.Tensor.item": {"self": _shaped(1)}, "torch.Tensor.is_nonzero": {"self": _shaped(1)},
+    "torch.is_nonzero": {"input": _shaped(1)},
 }
+_for("torch.addbmm torch.baddbmm torch.Tensor.addbmm torch.Tensor.addbmm_ torch.Tensor.baddbmm "
+     "torch.Tensor.baddbmm_", {"batch1": _BATCH, "batch2": _BATCH}, ARGUMENTS)
+ARGUMENTS["torch.Tensor.baddbmm_"] = {"self": _BATCH, "batch1": _BATCH, "batch2": _BATCH}
+_for("torch.addmv torch.Tensor.addmv torch.Tensor.addmv_", {"input": _VEC2, "self": _VEC2, "mat": _tensor(_X),
+                                                            "vec": _VEC2}, ARGUMENTS)
+_for("torch.dot torch.vdot torch.ger torch.outer torch.Tensor.dot torch.Tensor.vdot torch.Tensor.ger "
+     "torch.Tensor.outer", {"input": _VEC2, "self": _VEC2, "tensor": _VEC2, "other": _VEC2, "vec2": _VEC2}, ARGUMENTS)
+_for("torch.bitwise_and torch.bitwise_or torch.bitwise_xor torch.bitwise_not torch.gcd torch.lcm "
+     "torch.Tensor.bitwise_and torch.Tensor.bitwise_or torch.Tensor.bitwise_xor torch.Tensor.bitwise_not "
+     "torch.Tensor.gcd torch.Tensor.lcm torch.Tensor.bitwise_and_ torch.Tensor.bitwise_or_ "
+     "torch.Tensor.bitwise_xor_ torch.Tensor.bitwise_not_ torch.Tensor.gcd_ torch.Tensor.lcm_",
+     {"input": _INTS3, "self": _INTS3, "other": _tensor(_INDEX + 2)}, ARGUMENTS)
+_for("torch.bincount torch.Tensor.bincount", {"input": _tensor(np.array([0, 1, 1, 3])),
+                                               "self": _tensor(np.array([0, 1, 1, 3])), "weights": _shaped(4)},
+     ARGUMENTS)
+_for("torch.index_add torch.index_copy torch.index_fill torch.index_select torch.Tensor.index_add "
+     "torch.Tensor.index_add_ torch.Tensor.index_copy torch.Tensor.index_copy_ torch.Tensor.index_fill "
+     "torch.Tensor.index_fill_ torch.Tensor.index_select",
+     {"index": _tensor(np.array([0, 2])), "source": _shaped(3, 2), "value": _tensor(np.array(0.5, np.float32))},
+     ARGUMENTS)
+_for("torch.quantile torch.nanquantile torch.Tensor.quantile torch.Tensor.nanquantile",
+     {"q": _tensor(np.array([0.25, 0.5], np.float32))}, ARGUMENTS)
+_for("torch.diagonal_scatter torch.select_scatter torch.Tensor.diagonal_scatter torch.Tensor.select_scatter",
+     {"src": _VEC2}, ARGUMENTS)
+_for("torch.dsplit torch.Tensor.dsplit", {"input": _shaped(2, 2, 4), "self": _shaped(2, 2, 4)}, ARGUMENTS)
+_for("torch.repeat_interleave torch.Tensor.repeat_interleave", {"repeats": _tensor(np.array([2]))}, ARGUMENTS)
+_for("torch.channel_shuffle torch.nn.functional.channel_shuffle torch.nn.functional.native_channel_shuffle "
+     "torch.pixel_shuffle torch.pixel_unshuffle torch.nn.functional.pixel_shuffle "
+     "torch.nn.functional.pixel_unshuffle",
+     {"input": _shaped(1, 4, 2, 2), "groups": _value(2), "upscale_factor": _value(2),
+      "downscale_factor": _value(2)}, ARGUMENTS)
+_for("torch.max_pool2d torch.nn.functional.max_pool2d torch.nn.functional.max_pool2d_with_indices "
+     "torch.nn.functional.avg_pool2d torch.nn.functional.lp_pool2d torch.nn.functional.adaptive_avg_pool2d "
+     "torch.nn.functional.adaptive_max_pool2d torch.nn.functional.adaptive_max_pool2d_with_indices "
+     "torch.nn.functional.unfold torch.nn.functional.interpolate torch.nn.functional.upsample "
+     "torch.nn.functional.upsample_bilinear torch.nn.functional.upsample_nearest "
+     "torch.nn.functional.local_response_norm", _POOL, ARGUMENTS)
+_for("torch.nn.functional.max_pool1d torch.nn.functional.adaptive_max_pool1d torch.nn.functional.conv1d "
+     "torch.nn.functional.conv_transpose1d",
+     {"input": _SEQUENCE, "weight": _shaped(2, 2, 2), "bias": _shaped(2)}, ARGUMENTS)
+_for("torch.nn.functional.conv2d torch.nn.functional.conv_transpose2d",
+     {"input": _IMAGE, "weight": _shaped(2, 2, 2, 2), "bias": _shaped(2)}, ARGUMENTS)
+_for("torch.prelu torch.nn.functional.prelu", {"weight": _tensor(np.array([0.25], dtype=np.float32))}, ARGUMENTS)
 
 
 def survey():
