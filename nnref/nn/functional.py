@@ -717,7 +717,7 @@ def one_hot(input, num_classes=-1):
     data = input._data
     if num_classes == -1:
         if not data.size:
-            raise RuntimeError("Can not infer total number of classes from empty input.")
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
         num_classes = int(data.max()) + 1
     if data.size and has_values(data):
         if int(data.min()) < 0:
