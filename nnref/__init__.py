@@ -16,7 +16,7 @@ from ._device import device, get_default_device, set_default_device
 from ._dtype import (bfloat16, bool, double, dtype, float, float16, float32, float64,
                      get_default_dtype, half, int, int8, int16, int32, int64, long, promote_types,
                      set_default_dtype, short, uint8)
-from ._ops._common import result_type
+from ._ops._common import torch_result_type as result_type
 from ._ops.arithmetic import (add, allclose, div, eq, equal, floor_divide, ge, gt, isclose, le, lt,
                               mul, ne, neg, pow, reciprocal, remainder, rsub, sub)
 from ._ops.indexing import narrow, nonzero, select
@@ -192,13 +192,15 @@ def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
     return full((), s, dtype=dtype or get_default_dtype(), device=device, requires_grad=requires_grad)
 
 from . import linalg  # noqa: E402 - torch.linalg.vector_norm, det, solve, ...
-from ._ops.linalg_determinants import det, logdet, torch_slogdet as slogdet  # noqa: E402
+from ._ops.linalg_determinants import logdet, torch_det as det, torch_slogdet as slogdet  # noqa: E402
 from ._ops.linalg_solvers import inverse  # noqa: E402
 inverse = _with_out(inverse)
 from ._ops.quantile import nanquantile, quantile  # noqa: E402
 
 # PyTorch's factory keywords layout= and pin_memory=, and torch.strided.
 from ._layout import layout, strided, tensor_layout as _tensor_layout  # noqa: E402
+from ._layout import (channels_last, channels_last_3d, contiguous_format, memory_format,  # noqa: E402
+                      preserve_format)
 from ._layout import with_factory_keywords as _with_factory_keywords  # noqa: E402
 (arange, empty, empty_like, eye, full, full_like, linspace, logspace, ones, ones_like, rand, rand_like,
  randint, randint_like, randn, randn_like, randperm, zeros, zeros_like, scalar_tensor) = map(
@@ -209,9 +211,9 @@ Tensor.layout = property(_tensor_layout)
 
 # The other functions that take out= in PyTorch: comparisons, logical ops, std/var/norm, ...
 (eq, ne, gt, ge, lt, le, logical_and, logical_or, logical_xor, logical_not, sign, round, reciprocal,
- negative, hypot, atan2, clamp_min, clamp_max, nan_to_num, outer, std, var, norm, diag) = map(_with_out, (
+ negative, hypot, atan2, clamp_min, clamp_max, nan_to_num, outer, std, var, diag) = map(_with_out, (
     eq, ne, gt, ge, lt, le, logical_and, logical_or, logical_xor, logical_not, sign, round, reciprocal,
-    negative, hypot, atan2, clamp_min, clamp_max, nan_to_num, outer, std, var, norm, diag))
+    negative, hypot, atan2, clamp_min, clamp_max, nan_to_num, outer, std, var, diag))
 arctan2, ger = atan2, outer
 
 # Last, because both build on everything above: `import nnref as torch; torch.nn.Linear` works.
@@ -224,13 +226,13 @@ from .compiler import compile  # noqa: E402
 cosine_similarity, pairwise_distance = nn.functional.cosine_similarity, nn.functional.pairwise_distance
 # nn.functional's that PyTorch also has at the top level with the same leading arguments
 (conv1d, conv2d, conv_transpose1d, conv_transpose2d, avg_pool1d, max_pool1d, max_pool2d,
- adaptive_avg_pool1d, prelu, selu, celu, threshold, hardshrink, pdist, bilinear, pixel_shuffle,
- pixel_unshuffle, channel_shuffle, layer_norm, group_norm, dropout) = (
+ adaptive_avg_pool1d, prelu, hardshrink, pdist, bilinear, pixel_shuffle, pixel_unshuffle, channel_shuffle) = (
     getattr(nn.functional, _name) for _name in (
         "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "avg_pool1d", "max_pool1d",
-        "max_pool2d", "adaptive_avg_pool1d", "prelu", "selu", "celu", "threshold", "hardshrink",
-        "pdist", "bilinear", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "layer_norm",
-        "group_norm", "dropout"))
+        "max_pool2d", "adaptive_avg_pool1d", "prelu", "hardshrink", "pdist", "bilinear", "pixel_shuffle",
+        "pixel_unshuffle", "channel_shuffle"))
+# ... and those whose torch.* signature is ATen's (dropout(input, p, train), norm's out= ...)
+from ._aten_aliases import celu, dropout, group_norm, layer_norm, norm, selu, threshold  # noqa: E402
 row_stack = vstack
 
 # Last of all: numpy's names (axis=, keepdims=) for the functions and methods PyTorch binds from C++.

@@ -16,6 +16,7 @@ from ._device import array_module, canonical_device, check_dtype_on_device, get_
 from . import _random
 from ._device import to_host
 from ._tensor import Size, Tensor, _as_array
+from ._layout import check_memory_format
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "full", "empty", "eye", "arange",
            "linspace", "rand", "randn", "randint", "randperm", "normal", "zeros_like", "ones_like", "full_like",
@@ -173,8 +174,9 @@ def ones(*size, dtype=None, device=None, requires_grad=False, **keywords):
     return _finish(lambda xp, dev: xp.ones(shape, dtype.numpy), dtype, device, requires_grad)
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False, **keywords):
+def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=None, **keywords):
     """Uninitialised in PyTorch; zero-filled here, so results never depend on stale memory."""
+    check_memory_format("empty", memory_format)
     dtype = _dtype.as_dtype(dtype)
     size = _size_keyword("empty", size, keywords)
     return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
@@ -209,11 +211,17 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
                    device, requires_grad)
 
 
-def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
-    """``start, start+step, ...`` below ``end``; int64 when all bounds are integers."""
+def arange(start=None, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
+    """``start, start+step, ...`` below ``end``; int64 when all bounds are integers.
+    ``arange(end)``, ``arange(end=n)`` and ``arange(start, end, step)`` are PyTorch's overloads."""
     dtype = _dtype.as_dtype(dtype)
     if end is None:
+        if start is None:
+            raise TypeError("arange() missing required argument 'end': call arange(end) or "
+                            "arange(start, end, step)")
         start, end = 0, start
+    elif start is None:
+        start = 0
     if dtype is None:
         integral = all(isinstance(v, numbers.Integral) for v in (start, end, step))
         dtype = _dtype.int64 if integral else _dtype.get_default_dtype()
@@ -224,9 +232,23 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     return _finish(lambda xp, dev: xp.arange(start, end, step), dtype, device, requires_grad)
 
 
+def _scalar_bounds(name, start, end):
+    """``start`` and ``end`` as numbers: PyTorch also takes 0-dim tensors for them, nothing larger."""
+    bounds = []
+    for which, value in (("start", start), ("end", end)):
+        if isinstance(value, Tensor):
+            if value.dim():
+                raise RuntimeError(f"{name} only supports 0-dimensional start and end tensors, but got "
+                                   f"{which} with {value.dim()} dimension(s).")
+            value = value.item()
+        bounds.append(value)
+    return bounds
+
+
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
     """``steps`` evenly spaced values from ``start`` to ``end``, both included
     (``torch.linspace``, ``aten/src/ATen/native/RangeFactories.cpp``)."""
+    start, end = _scalar_bounds("linspace", start, end)
     dtype = _dtype.as_dtype(dtype) or _dtype.get_default_dtype()
     if dtype in (_dtype.float32, _dtype.float64) and steps > 0 and not isinstance(start, complex) \
             and not isinstance(end, complex):
@@ -239,6 +261,7 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
     """``steps`` values from ``base ** start`` to ``base ** end``, evenly spaced in the exponent
     (``torch.logspace``, ``aten/src/ATen/native/RangeFactories.cpp``)."""
+    start, end = _scalar_bounds("logspace", start, end)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     dtype = _dtype.as_dtype(dtype)
@@ -272,14 +295,20 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, *
                            lambda a, dev: _random.normal_like(a, dev, 0.0, 1.0, generator))
 
 
-def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None,
+def randint(low=None, high=None, size=None, *, generator=None, dtype=None, device=None,
             requires_grad=False):
-    """Integers in ``[low, high)``; ``randint(high, size)`` starts at 0."""
+    """Integers in ``[low, high)``: PyTorch's overloads ``randint(high, size)`` (from 0) and
+    ``randint(low, high, size)``, each argument by position or keyword (``randint(10, size=(5,))``,
+    ``randint(high=10, size=(5,))``)."""
     dtype = _dtype.as_dtype(dtype)
-    if size is None:
-        if high is None:
-            raise TypeError("randint() missing required argument 'size'")
-        low, high, size = 0, low, high
+    if size is None and high is not None:  # randint(high, size): both moved one place left
+        low, high, size = None, low, high
+    elif high is None:  # randint(high, size=...): the one bound given first is the upper one
+        low, high = None, low
+    if high is None or size is None:
+        raise TypeError("randint() missing required arguments: call randint(high, size) or "
+                        "randint(low, high, size), e.g. randint(10, (5,)) or randint(10, size=(5,))")
+    low = 0 if low is None else low
     dtype = dtype or _dtype.int64
     return _random_factory((size,), dtype, device, requires_grad,
                            lambda a, dev: _random.randint_like(a, dev, low, high, generator))
@@ -298,8 +327,9 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
     return _finish(sample, dtype, device, requires_grad)
 
 
-def normal(mean, std, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
-    """``normal(mean, std, size)`` with numbers, or elementwise means/stds given as tensors."""
+def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
+    """``normal(mean, std, size)`` with numbers, or elementwise means/stds given as tensors
+    (``normal(mean)`` with a tensor of means draws with std 1, as PyTorch's overload does)."""
     dtype = _dtype.as_dtype(dtype)
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
         template = mean if isinstance(mean, Tensor) else std
@@ -315,7 +345,8 @@ def normal(mean, std, size=None, *, generator=None, dtype=None, device=None, req
 
 
 def _like(factory):
-    def like(input, *, dtype=None, device=None, requires_grad=False, **kwargs):
+    def like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None, **kwargs):
+        check_memory_format(factory.__name__ + "_like", memory_format)
         dtype = _dtype.as_dtype(dtype)
         return factory(input._data.shape, dtype=dtype or input._dtype,
                        device=device or input._device, requires_grad=requires_grad, **kwargs)
@@ -329,9 +360,10 @@ rand_like, randn_like = _like(rand), _like(randn)
 
 
 def randint_like(input, low=0, high=None, *, generator=None, dtype=None, device=None,
-                 requires_grad=False):
+                 requires_grad=False, memory_format=None):
     """Random integers in ``[low, high)`` with ``input``'s shape (``high`` alone means
     ``low=0``), ``torch.randint_like`` of ``aten/src/ATen/native/TensorFactories.cpp``."""
+    check_memory_format("randint_like", memory_format)
     dtype = _dtype.as_dtype(dtype)
     if high is None:
         low, high = 0, low
@@ -339,9 +371,10 @@ def randint_like(input, low=0, high=None, *, generator=None, dtype=None, device=
                    device=device or input._device, requires_grad=requires_grad)
 
 
-def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False):
+def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False, memory_format=None):
     """A tensor of ``input``'s shape (and dtype and device, unless given) filled with
     ``fill_value`` (``torch.full_like``, ``aten/src/ATen/native/TensorFactories.cpp``)."""
+    check_memory_format("full_like", memory_format)
     dtype = _dtype.as_dtype(dtype)
     return full(input._data.shape, fill_value, dtype=dtype or input._dtype,
                 device=device or input._device, requires_grad=requires_grad)

@@ -115,8 +115,9 @@ def from_legacy_name(name):
     return _BY_LEGACY_NAME[short]
 
 
-def promote_types(a, b):
-    """The smallest dtype both ``a`` and ``b`` convert to safely (``torch.promote_types``)."""
+def promote_types(type1, type2):
+    """The smallest dtype both ``type1`` and ``type2`` convert to safely (``torch.promote_types``)."""
+    a, b = type1, type2
     if a is b:
         return a
     if {a, b} == {float16, bfloat16}:

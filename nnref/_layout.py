@@ -1,16 +1,22 @@
-"""``torch.layout``: how a tensor's elements sit in memory, and the factories' ``layout=`` and
-``pin_memory=`` keywords.
+"""``torch.layout`` and ``torch.memory_format``: how a tensor's elements sit in memory, and the
+``layout=``, ``pin_memory=`` and ``memory_format=`` keywords.
 
 PyTorch's layouts are ``torch.strided`` (dense, with strides: every tensor nnref makes) and the
 sparse ones (``torch.sparse_coo``, ``sparse_csr``...), which nnref does not have.  Mirrors
 ``torch/csrc/utils/tensor_layouts.cpp`` and the factory arguments of
 ``aten/src/ATen/native/native_functions.yaml``.
+
+PyTorch's memory formats are ``torch.contiguous_format`` (row-major), ``torch.preserve_format``
+(keep the input's strides) and the channels-last orders, which only change the speed of some GPU
+kernels. nnref's tensors are row-major: the first two are accepted, the channels-last ones raise
+(``c10/core/MemoryFormat.h``, ``torch/csrc/utils/tensor_memoryformats.cpp``).
 """
 import functools
 
 from ._naming import TorchNamed
 
-__all__ = ["layout", "strided"]
+__all__ = ["layout", "strided", "memory_format", "contiguous_format", "preserve_format", "channels_last",
+           "channels_last_3d"]
 
 
 class layout(metaclass=TorchNamed):
@@ -35,6 +41,46 @@ class layout(metaclass=TorchNamed):
 
 
 strided = layout("strided")
+
+
+class memory_format(metaclass=TorchNamed):
+    """A memory format (``torch.memory_format``): ``torch.contiguous_format``, ``preserve_format``,
+    ``channels_last``, ``channels_last_3d``; one instance per name, as for :class:`layout`."""
+    _torch_name = "torch.memory_format"  # PyTorch's name (nnref/_naming.py)
+
+    __slots__ = ("_name",)
+    _by_name = {}
+
+    def __new__(cls, name):
+        if name not in cls._by_name:
+            instance = super().__new__(cls)
+            instance._name = name
+            cls._by_name[name] = instance
+        return cls._by_name[name]
+
+    def __repr__(self):
+        return f"torch.{self._name}"
+
+    def __reduce__(self):
+        return (memory_format, (self._name,))
+
+
+contiguous_format = memory_format("contiguous_format")
+preserve_format = memory_format("preserve_format")
+channels_last = memory_format("channels_last")
+channels_last_3d = memory_format("channels_last_3d")
+
+
+def check_memory_format(function, value):
+    """``value`` when nnref can honour it (None, ``preserve_format``, ``contiguous_format``)."""
+    if value is None or value is preserve_format or value is contiguous_format:
+        return value
+    if not isinstance(value, memory_format):
+        raise TypeError(f"{function}(): argument 'memory_format' must be torch.memory_format, not "
+                        f"{type(value).__name__}")
+    raise NotImplementedError(f"{function}(): nnref lays tensors out row-major only "
+                              f"(torch.contiguous_format), not {value!r}; drop memory_format=, the "
+                              f"values are the same (channels-last only speeds up some GPU kernels)")
 
 
 def tensor_layout(tensor):

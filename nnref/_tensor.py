@@ -21,6 +21,7 @@ import numpy as np
 from ._naming import TorchNamed
 from . import _dtype
 from ._device import CPU, array_module, canonical_device, device as Device, to_host
+from ._layout import check_memory_format, contiguous_format
 from .autograd.grad_mode import _GradState
 from .autograd.graph import AccumulateGrad
 from .utils.hooks import RemovableHandle
@@ -358,47 +359,51 @@ class Tensor(metaclass=TorchNamed):
     is_mps = is_xpu = is_ipu = is_xla = is_vulkan = is_mtia = is_maia = property(_never)
 
     def to(self, *args, **kwargs):
-        """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other)``: a copy only when needed."""
+        """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other)``: a copy only when needed
+        (or when ``memory_format=torch.contiguous_format`` asks for a row-major one)."""
+        contiguous = check_memory_format("to", kwargs.pop("memory_format", None)) is contiguous_format
         dtype, dev, copy = _parse_to(self, args, kwargs)
+        if contiguous and not self._data.flags.c_contiguous:
+            copy = True
         if dtype is self._dtype and dev == self._device and not copy:
             return self
         from ._ops.conversion import to_copy
-        return to_copy(self, dtype, dev)
+        return to_copy(self, dtype, dev, contiguous)
 
-    def float(self):
+    def float(self, *, memory_format=None):
         """``self.to(nnref.float32)`` (``torch.Tensor.float``,
         ``torch/csrc/autograd/python_variable_methods.cpp``)."""
-        return self.to(_dtype.float32)
+        return self.to(_dtype.float32, memory_format=memory_format)
 
-    def double(self):
+    def double(self, *, memory_format=None):
         """``self.to(nnref.float64)`` (``torch.Tensor.double``,
         ``torch/csrc/autograd/python_variable_methods.cpp``)."""
-        return self.to(_dtype.float64)
+        return self.to(_dtype.float64, memory_format=memory_format)
 
-    def half(self):
+    def half(self, *, memory_format=None):
         """``self.to(nnref.float16)`` (``torch.Tensor.half``,
         ``torch/csrc/autograd/python_variable_methods.cpp``)."""
-        return self.to(_dtype.float16)
+        return self.to(_dtype.float16, memory_format=memory_format)
 
-    def bfloat16(self):
+    def bfloat16(self, *, memory_format=None):
         """``self.to(nnref.bfloat16)`` (``torch.Tensor.bfloat16``,
         ``torch/csrc/autograd/python_variable_methods.cpp``)."""
-        return self.to(_dtype.bfloat16)
+        return self.to(_dtype.bfloat16, memory_format=memory_format)
 
-    def long(self):
+    def long(self, *, memory_format=None):
         """``self.to(nnref.int64)`` (``torch.Tensor.long``,
         ``torch/csrc/autograd/python_variable_methods.cpp``)."""
-        return self.to(_dtype.int64)
+        return self.to(_dtype.int64, memory_format=memory_format)
 
-    def int(self):
+    def int(self, *, memory_format=None):
         """``self.to(nnref.int32)`` (``torch.Tensor.int``,
         ``torch/csrc/autograd/python_variable_methods.cpp``)."""
-        return self.to(_dtype.int32)
+        return self.to(_dtype.int32, memory_format=memory_format)
 
-    def bool(self):
+    def bool(self, *, memory_format=None):
         """``self.to(nnref.bool)`` (``torch.Tensor.bool``,
         ``torch/csrc/autograd/python_variable_methods.cpp``)."""
-        return self.to(_dtype.bool)
+        return self.to(_dtype.bool, memory_format=memory_format)
 
     def cpu(self):
         """This tensor on the CPU (itself if already there): ``torch.Tensor.cpu`` of

@@ -8,7 +8,7 @@ function serves as the method.
 import functools
 
 from .._tensor import Tensor
-from . import arithmetic, conversion, indexing, inplace, linalg, pointwise, reduction, shape, softmax
+from . import _common, arithmetic, conversion, indexing, inplace, linalg, pointwise, reduction, shape, softmax
 from . import random
 from ._common import as_tensor
 
@@ -25,6 +25,18 @@ def _inplace(op):
     @functools.wraps(op)
     def method(self, *args, **kwargs):
         return inplace.apply_inplace(self, op, *args, **kwargs)
+    method.__name__ = op.__name__ + "_"
+    return method
+
+
+def _scan_inplace(op):
+    """``cumsum_``/``cumprod_``: ``dtype=`` must be the tensor's own (PyTorch's in-place check)."""
+    @functools.wraps(op)
+    def method(self, dim, *, dtype=None):
+        if dtype is not None and dtype is not self.dtype:
+            raise RuntimeError(f"Bad in-place call: input tensor dtype {self.dtype._legacy_name[:-6].lower()} "
+                               f"and output tensor dtype {dtype._legacy_name[:-6].lower()} should match")
+        return inplace.apply_inplace(self, op, dim)
     method.__name__ = op.__name__ + "_"
     return method
 
@@ -100,7 +112,7 @@ _METHODS = {
     "__eq__": arithmetic.eq, "__ne__": arithmetic.ne, "__lt__": arithmetic.lt,
     "__le__": arithmetic.le, "__gt__": arithmetic.gt, "__ge__": arithmetic.ge,
     "__and__": arithmetic.bitwise_and, "__or__": arithmetic.bitwise_or,
-    "__xor__": arithmetic.bitwise_xor, "__invert__": arithmetic.bitwise_not,
+    "__xor__": arithmetic.bitwise_xor, "__invert__": arithmetic.invert,
     "__iadd__": _operator_inplace(arithmetic.add), "__isub__": _operator_inplace(arithmetic.sub),
     "__imul__": _operator_inplace(arithmetic.mul), "__itruediv__": _operator_inplace(arithmetic.div),
     "__ifloordiv__": _operator_inplace(arithmetic.floor_divide),
@@ -149,7 +161,7 @@ _METHODS = {
     "round_": _inplace(pointwise.round), "clip_": _inplace(pointwise.clamp),
     "addmm_": _inplace(linalg.addmm), "squeeze_": _shape_inplace(shape.squeeze),
     "unsqueeze_": _shape_inplace(shape.unsqueeze), "t_": _shape_inplace(shape.t),
-    "transpose_": _shape_inplace(shape.transpose), "swapaxes_": _shape_inplace(shape.transpose),
+    "transpose_": _shape_inplace(shape.transpose),
     "swapdims_": _shape_inplace(shape.transpose),
     "zero_": inplace.zero_, "fill_": inplace.fill_, "copy_": inplace.copy_,
     "uniform_": inplace.uniform_, "normal_": inplace.normal_,
@@ -167,21 +179,34 @@ __all__ = ["arithmetic", "conversion", "indexing", "inplace", "linalg", "pointwi
 from .. import _dtype  # noqa: E402
 from . import einsum, predicates, reduce_ops, scatter, sorting, tensor_shape  # noqa: E402
 
+def _conversion(dtype):
+    """``Tensor.byte()`` and the like: ``self.to(dtype, memory_format=...)``."""
+    def convert(self, *, memory_format=None):
+        return self.to(dtype, memory_format=memory_format)
+    convert.__doc__ = f"``self.to({dtype})``."
+    return convert
+
+
+def _split_method(self, split_size, dim=0):
+    """``Tensor.split(split_size, dim=0)``: :func:`torch.split` under the method's own parameter
+    name (``torch/_tensor.py``; the function calls it ``split_size_or_sections``)."""
+    return tensor_shape.split(self, split_size, dim)
+
+
 _TUTORIAL_METHODS = {
     "gather": scatter.gather, "scatter": scatter.scatter, "scatter_add": scatter.scatter_add,
     "scatter_": _inplace(scatter.scatter), "scatter_add_": _inplace(scatter.scatter_add),
     "prod": reduce_ops.prod, "cumsum": reduce_ops.cumsum, "logsumexp": reduce_ops.logsumexp,
-    "cumsum_": _inplace(reduce_ops.cumsum),
+    "cumsum_": _scan_inplace(reduce_ops.cumsum),
     "sort": sorting.sort, "argsort": sorting.argsort, "topk": sorting.topk,
-    "split": tensor_shape.split, "chunk": tensor_shape.chunk, "repeat": tensor_shape.repeat,
+    "split": _split_method, "chunk": tensor_shape.chunk, "repeat": tensor_shape.repeat,
     "diagonal": tensor_shape.diagonal, "tril": tensor_shape.tril, "triu": tensor_shape.triu,
     "tril_": _inplace(tensor_shape.tril), "triu_": _inplace(tensor_shape.triu),
     "isnan": predicates.isnan, "isinf": predicates.isinf, "isfinite": predicates.isfinite,
     "isposinf": predicates.isposinf, "isneginf": predicates.isneginf, "isreal": predicates.isreal,
     "split_with_sizes": tensor_shape.split_with_sizes,
     "relu_": _inplace(pointwise.relu),
-    "byte": lambda self: self.to(_dtype.uint8), "char": lambda self: self.to(_dtype.int8),
-    "short": lambda self: self.to(_dtype.int16),
+    "byte": _conversion(_dtype.uint8), "char": _conversion(_dtype.int8), "short": _conversion(_dtype.int16),
 }
 
 for _name, _function in _TUTORIAL_METHODS.items():
@@ -205,9 +230,9 @@ __all__ += ["elementwise"]
 from . import logical, reorder  # noqa: E402
 
 
-def _movedim(self, source, destination):
+def _movedim(input, source, destination):
     """``movedim``/``moveaxis``: the permutation that puts dims ``source`` at ``destination``."""
-    ndim = self._data.ndim
+    ndim = input._data.ndim
     source = (source,) if isinstance(source, int) else tuple(source)
     destination = (destination,) if isinstance(destination, int) else tuple(destination)
     if len(source) != len(destination):
@@ -218,29 +243,43 @@ def _movedim(self, source, destination):
     order = [d for d in range(ndim) if d not in source]
     for dest, src in sorted(zip(destination, source)):
         order.insert(dest, src)
-    return shape.permute(self, order)
+    return shape.permute(input, order)
 
 
-def _unflatten(self, dim, sizes):
+def _unflatten(input, dim, sizes):
     """``unflatten``: dim ``dim`` split into ``sizes`` (one of them may be -1), as a view."""
-    dim = dim % self._data.ndim if self._data.ndim else 0
-    new = list(self._data.shape[:dim]) + list(sizes) + list(self._data.shape[dim + 1:])
-    return shape.view(self, new)
+    dim = dim % input._data.ndim if input._data.ndim else 0
+    new = list(input._data.shape[:dim]) + list(sizes) + list(input._data.shape[dim + 1:])
+    return shape.view(input, new)
 
 
-def _tile(self, *dims):
+def _tile(input, *args, dims=None):
     """``tile``: ``repeat`` with missing leading dims counted as 1."""
-    if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
-        dims = tuple(dims[0])
-    dims = (1,) * (self._data.ndim - len(dims)) + tuple(dims)
-    return tensor_shape.repeat(self, dims)
+    dims = _common.size_arguments("tile", "dims", args, dims)
+    dims = (1,) * (input._data.ndim - len(dims)) + dims
+    return tensor_shape.repeat(input, dims)
 
 
-def _outer(self, vec2):
-    """``outer`` (``ger``): ``self[i] * vec2[j]``; a composite of reshape and mul, as in PyTorch."""
-    if self._data.ndim != 1 or vec2._data.ndim != 1:
-        raise RuntimeError(f"outer: expected 1-D vectors, got {self._data.ndim}-D and {vec2._data.ndim}-D")
-    return arithmetic.mul(shape.reshape(self, (-1, 1)), vec2)
+def _outer(input, vec2):
+    """``outer`` (``ger``): ``input[i] * vec2[j]``; a composite of reshape and mul, as in PyTorch."""
+    if input._data.ndim != 1 or vec2._data.ndim != 1:
+        raise RuntimeError(f"outer: expected 1-D vectors, got {input._data.ndim}-D and {vec2._data.ndim}-D")
+    return arithmetic.mul(shape.reshape(input, (-1, 1)), vec2)
+
+
+def _swapaxes(input, axis0, axis1):
+    """``swapaxes``: ``transpose`` under numpy's name, with PyTorch's parameter names for it."""
+    return shape.transpose(input, axis0, axis1)
+
+
+def _ravel(input):
+    """``ravel``: the elements as one dimension (a view where the strides allow it)."""
+    return shape.reshape(input, (-1,))
+
+
+def _positive(input):
+    """``positive``: ``input`` itself (PyTorch returns ``self`` for non-bool tensors)."""
+    return input
 
 
 _MORE_METHODS = {
@@ -250,9 +289,9 @@ _MORE_METHODS = {
     "logical_and_": _inplace(logical.logical_and), "logical_or_": _inplace(logical.logical_or),
     "logical_xor_": _inplace(logical.logical_xor), "logical_not_": _inplace(logical.logical_not),
     "broadcast_to": shape.expand, "movedim": _movedim, "moveaxis": _movedim,
-    "swapaxes": shape.transpose, "swapdims": shape.transpose, "unflatten": _unflatten,
-    "ravel": lambda self: shape.reshape(self, (-1,)), "tile": _tile, "outer": _outer, "ger": _outer,
-    "negative": arithmetic.neg, "negative_": _inplace(arithmetic.neg), "positive": lambda self: self,
+    "swapaxes": _swapaxes, "swapaxes_": _shape_inplace(_swapaxes), "swapdims": shape.transpose, "unflatten": _unflatten,
+    "ravel": _ravel, "tile": _tile, "outer": _outer, "ger": _outer,
+    "negative": arithmetic.neg, "negative_": _inplace(arithmetic.neg), "positive": _positive,
     "ndimension": lambda self: self._data.ndim,
     "is_cpu": property(lambda self: self._device.type == "cpu"),
     "itemsize": property(lambda self: self._dtype.itemsize),
@@ -278,7 +317,7 @@ from . import cumulative  # noqa: E402
 
 for _name in cumulative.__all__:
     setattr(Tensor, _name, getattr(cumulative, _name))
-Tensor.cumprod_ = _inplace(cumulative.cumprod)
+Tensor.cumprod_ = _scan_inplace(cumulative.cumprod)
 
 __all__ += ["cumulative"]
 

@@ -49,6 +49,18 @@ def _combine(higher, lower):
     return higher
 
 
+def size_arguments(function, name, args, keyword):
+    """A ``*size``-style parameter as PyTorch's argument parser reads it: ``f(2, 3)``,
+    ``f((2, 3))`` or ``f(name=(2, 3))`` (``torch/csrc/utils/python_arg_parser.cpp``)."""
+    if keyword is not None:
+        if args:
+            raise TypeError(f"{function}() got multiple values for argument '{name}'")
+        args = (keyword,)
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        return tuple(args[0])
+    return tuple(args)
+
+
 def result_type(*operands):
     """The dtype an op on these tensors and numbers computes in (``torch.result_type``)."""
     dimensioned = zero_dim = wrapped = None
@@ -63,6 +75,20 @@ def result_type(*operands):
             d = _scalar_dtype(op)
             wrapped = d if wrapped is None else _dtype.promote_types(wrapped, d)
     return _combine(dimensioned, _combine(zero_dim, wrapped))
+
+
+def torch_result_type(*operands, tensor=None, other=None, scalar=None, scalar1=None, scalar2=None):
+    """``torch.result_type``: the dtype an op on two operands computes in, the operands by position
+    or under the names of PyTorch's overloads ``(tensor, other)``, ``(scalar, tensor)`` and
+    ``(scalar1, scalar2)`` (the order does not matter to the result)."""
+    operands = [*operands, *(v for v in (scalar, scalar1, tensor, other, scalar2) if v is not None)]
+    if len(operands) != 2:
+        raise TypeError("result_type() takes two operands: result_type(tensor, other), "
+                        "result_type(scalar, tensor) or result_type(scalar1, scalar2)")
+    return result_type(*operands)
+
+
+torch_result_type.__name__ = torch_result_type.__qualname__ = "result_type"
 
 
 def check_same_device(a, b):

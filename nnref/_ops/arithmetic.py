@@ -7,6 +7,7 @@ operand is not part of the graph, so its slot in ``next_functions`` is
 ``(None, 0)``, exactly as in PyTorch.
 """
 import math
+import warnings
 
 import numpy as np
 
@@ -73,8 +74,31 @@ class AddBackward0(Node):
         return grad, (grad if self.alpha == 1 else grad * self.alpha)
 
 
-def add(input, other, *, alpha=1):
-    """``input + alpha * other`` with broadcasting and type promotion."""
+def _positional_alpha(name, other, args, alpha, deprecated=True):
+    """``(other, alpha)`` for PyTorch's overloads that take ``alpha`` by position: ``add(input,
+    number, alpha)`` and the deprecated ``add(input, alpha, other)`` of old optimizers
+    (``p.data.add_(-lr, grad)``), which PyTorch still runs with a warning
+    (``torch/csrc/utils/python_arg_parser.cpp``)."""
+    if not args:
+        return other, alpha
+    if len(args) == 1 and alpha == 1:
+        (third,) = args
+        if not isinstance(other, Tensor) and not isinstance(third, Tensor):
+            return other, third
+        if deprecated and isinstance(third, Tensor) and not isinstance(other, Tensor):
+            warnings.warn(f"This overload of {name} is deprecated:\n\t{name}(Tensor input, Number alpha, "
+                          f"Tensor other, *, Tensor out = None)\nConsider using one of the following "
+                          f"signatures instead:\n\t{name}(Tensor input, Tensor other, *, Number alpha = 1, "
+                          f"Tensor out = None)", UserWarning, stacklevel=3)
+            return third, other
+    raise TypeError(f"{name}() takes 2 positional arguments but {2 + len(args)} were given: give "
+                    f"alpha by keyword, {name}(input, other, alpha=...)")
+
+
+def add(input, other, *args, alpha=1):
+    """``input + alpha * other`` with broadcasting and type promotion (``alpha`` by position
+    too, where PyTorch's overloads allow it: see :func:`_positional_alpha`)."""
+    other, alpha = _positional_alpha("add", other, args, alpha)
     dtype = result_type(input, other)
     out = wrap(_binary("add", input, other, dtype, alpha), _like(input, other))
     a, b = _tensor_or_none(input), _tensor_or_none(other)
@@ -101,8 +125,9 @@ def _check_no_bool_subtraction(input, other):
                            "operator instead.")
 
 
-def sub(input, other, *, alpha=1):
-    """``input - alpha * other``."""
+def sub(input, other, *args, alpha=1):
+    """``input - alpha * other`` (``alpha`` by position as :func:`add` takes it)."""
+    other, alpha = _positional_alpha("sub", other, args, alpha)
     _check_no_bool_subtraction(input, other)
     dtype = result_type(input, other)
     out = wrap(_binary("subtract", input, other, dtype, alpha), _like(input, other))
@@ -124,8 +149,10 @@ class RsubBackward0(Node):
         return grad * -self.alpha, grad
 
 
-def rsub(input, other, *, alpha=1):
-    """``other - alpha * input``: ``1 - t`` (a number ``other``) or ``torch.rsub(a, b)``."""
+def rsub(input, other, *args, alpha=1):
+    """``other - alpha * input``: ``1 - t`` (a number ``other``) or ``torch.rsub(a, b)``; a number
+    ``other`` may be followed by ``alpha`` by position (PyTorch's ``rsub.Scalar`` overload)."""
+    other, alpha = _positional_alpha("rsub", other, args, alpha, deprecated=False)
     _check_no_bool_subtraction(input, other)
     dtype = result_type(input, other)
     if isinstance(other, Tensor):
@@ -471,5 +498,14 @@ def bitwise_not(input):
     """Elementwise NOT of an integer or bool tensor, ``~x`` (``torch.bitwise_not``,
     ``aten/src/ATen/native/UnaryOps.cpp``)."""
     if input._dtype.is_floating_point:
-        raise TypeError("~ (bitwise_not) is only supported for integer and bool tensors")
+        raise NotImplementedError(f'"bitwise_not_cpu" not implemented for '
+                                  f"'{input._dtype._legacy_name[:-6]}'")
     return wrap(array_module(input._device).invert(input._data), input)
+
+
+def invert(input):
+    """``~x``: :func:`bitwise_not`, refused for floating point tensors with a TypeError first
+    (``torch/_tensor.py``'s ``__invert__`` check)."""
+    if input._dtype.is_floating_point:
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+    return bitwise_not(input)

@@ -168,8 +168,10 @@ class NanToNumBackward0(Node):
         return (grad * wrap(array_module(grad._device).isfinite(self_._data), grad),)
 
 
-def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
-    """NaN replaced by ``nan``, infinities by ``posinf``/``neginf`` (default: the dtype's extremes)."""
+def nan_to_num(input, nan=None, posinf=None, neginf=None):
+    """NaN replaced by ``nan`` (default 0), infinities by ``posinf``/``neginf`` (default: the
+    dtype's extremes); None means the default, as in PyTorch's schema."""
+    nan = 0.0 if nan is None else nan
     xp = array_module(input._device)
     if not input._dtype.is_floating_point:
         return wrap(input._data.copy(), input)

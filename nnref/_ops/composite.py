@@ -24,6 +24,8 @@ def meshgrid(*tensors, indexing=None):
     """Coordinate grids from 1-d tensors, as expanded views (``indexing='ij'`` or ``'xy'``)."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
+    if not tensors:
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
     if indexing is None:
         warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the indexing "
                       "argument.", UserWarning, stacklevel=2)
@@ -71,16 +73,28 @@ def argwhere(input):
     return nonzero(input)
 
 
-def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
-    """Each element (or slice along ``dim``) repeated ``repeats`` times in a row.
+def repeat_interleave(input=None, repeats=None, dim=None, *, output_size=None):
+    """Each element (or slice along ``dim``) repeated ``repeats`` times in a row; ``output_size``,
+    when given, must be the length of the result along that dim (PyTorch's check).
 
-    ``repeat_interleave(counts)`` with only an integer tensor gives the indices
-    ``0, 0, 1, 2, 2, ...`` that repeat each position ``counts[i]`` times.
+    ``repeat_interleave(counts)`` (or ``repeat_interleave(repeats=counts)``, PyTorch's overload
+    with the tensor alone) with only an integer tensor gives the indices ``0, 0, 1, 2, 2, ...``
+    that repeat each position ``counts[i]`` times.
     """
+    result = _repeat_interleave(input, repeats, dim)
+    if output_size is not None and result.shape[0 if dim is None else dim] != output_size:
+        raise RuntimeError("allocated size does not match required size")
+    return result
+
+
+def _repeat_interleave(input, repeats, dim):
     from .._creation import arange
-    if repeats is None:  # torch.repeat_interleave(counts)
-        counts = input
-        if counts._data.ndim > 1 or counts._dtype.is_floating_point:
+    if input is None or repeats is None:  # torch.repeat_interleave(counts)
+        counts = repeats if input is None else input
+        if counts._dtype.is_floating_point:
+            raise NotImplementedError(f'"repeat_interleave_cpu" not implemented for '
+                                      f"'{counts._dtype._legacy_name[:-6]}'")
+        if counts._data.ndim > 1:
             raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
         return index_select(arange(counts.shape[0] if counts._data.ndim else 1, device=counts.device), 0,
                             _positions(counts))

@@ -22,11 +22,12 @@ def _move(data, dev):
         return xp.asarray(data)
 
 
-def to_copy(input, dtype, dev):
-    """A copy of ``input`` in ``dtype`` on ``dev``; gradients flow back in the original dtype."""
+def to_copy(input, dtype, dev, contiguous=False):
+    """A copy of ``input`` in ``dtype`` on ``dev`` (row-major if ``contiguous``, else in
+    ``input``'s order); gradients flow back in the original dtype."""
     check_dtype_on_device(dtype, dev)
     with np.errstate(over="ignore", invalid="ignore"):  # overflow gives inf silently, as in PyTorch
-        data = _move(input._data, dev).astype(dtype.numpy, copy=True)
+        data = _move(input._data, dev).astype(dtype.numpy, order="C" if contiguous else "K", copy=True)
     out = Tensor._make(data, dev)
     if needs_grad(input):
         if not dtype.is_floating_point:

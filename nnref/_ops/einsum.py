@@ -78,8 +78,11 @@ class EinsumBackward(Node):
         return tuple(grads)
 
 
-def einsum(equation, *operands):
+def einsum(equation=None, *operands):
     """Sum of products over the subscripts the output leaves out (``'ij,jk->ik'`` is matmul)."""
+    if equation is None or not operands:
+        raise ValueError("einsum(): must specify the equation string and at least one operand, or at least "
+                         "one operand and its subscripts list")
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     if not all(isinstance(op, Tensor) for op in operands):

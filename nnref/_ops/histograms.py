@@ -100,7 +100,7 @@ def _weighted_counts(positions, weights, element_index, n, n_bins, kind, xp):
     return per_thread.sum(axis=0, dtype=kind)  # row after row: the sum over threads, in order
 
 
-def histogram(input, bins, *, range=None, weight=None, density=False, out=None):
+def histogram(input, bins=100, *, range=None, weight=None, density=False, out=None):
     """A histogram of ``input``'s values: ``bins`` equal bins over ``range`` (the data's range by
     default) or the bins between the edges of a 1-D tensor ``bins``; each value counts 1 (or its
     ``weight``) in the bin ``edges[i] <= x < edges[i + 1]``, the last bin closed; returns

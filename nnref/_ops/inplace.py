@@ -145,9 +145,14 @@ def fill_(tensor, value):
     return _overwrite(tensor, value._data, FillBackward3, value)
 
 
-def uniform_(tensor, a=0.0, b=1.0, *, generator=None):
-    """Fill with samples from U(a, b): PyTorch's numbers (see ``nnref._random``)."""
-    samples = _random.uniform_like(tensor._data, tensor._device, a, b, generator)
+def uniform_(tensor, from_=0.0, to=1.0, *, generator=None, **kwargs):
+    """Fill with samples from U(from, to): PyTorch's numbers (see ``nnref._random``). PyTorch's
+    method calls its bounds ``from`` and ``to``; ``from`` is a Python keyword, so it arrives in
+    ``kwargs`` (``uniform_(from=-1, to=1)``)."""
+    from_ = kwargs.pop("from", from_)
+    if kwargs:
+        raise TypeError(f"uniform_() got an unexpected keyword argument {next(iter(kwargs))!r}")
+    samples = _random.uniform_like(tensor._data, tensor._device, from_, to, generator)
     return _overwrite(tensor, samples, UniformBackward0)
 
 
@@ -168,10 +173,12 @@ class CopyBackwards(Node):
         return grad * 0, (grad.to(self.src_device, self.src_dtype) if wants_src else None)
 
 
-def copy_(tensor, src, non_blocking=False):
-    """Copy ``src``'s values (broadcast, converted) into ``tensor``."""
+def copy_(tensor, other, non_blocking=False):
+    """Copy ``other``'s values (broadcast, converted) into ``tensor`` (PyTorch's method names the
+    source ``other``: ``torch/csrc/autograd/python_variable_methods.cpp``)."""
+    src = other
     if not isinstance(src, Tensor):
-        raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type(src).__name__}")
+        raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not {type(src).__name__}")
     check_writable(tensor)
     data = src._data if src._device == tensor._device else src.to(tensor._device)._data
     xp = array_module(tensor._device)

@@ -162,19 +162,19 @@ class DotBackward0(Node):
         return (grad * other if wants_self else None, grad * self_ if wants_other else None)
 
 
-def dot(input, other):
-    """Inner product of two 1-D tensors of the same length."""
-    if input._data.ndim != 1 or other._data.ndim != 1:
+def dot(input, tensor):
+    """Inner product of two 1-D tensors of the same length (PyTorch names the second ``tensor``)."""
+    if input._data.ndim != 1 or tensor._data.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {input._data.ndim}D and "
-                           f"{other._data.ndim}D tensors")
-    _same_dtype("dot", input, other)
-    if input._data.shape != other._data.shape:
+                           f"{tensor._data.ndim}D tensors")
+    _same_dtype("dot", input, tensor)
+    if input._data.shape != tensor._data.shape:
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{input._data.shape[0]}] and "
-                           f"src [{other._data.shape[0]}] to have the same number of elements, but got "
-                           f"{input._data.shape[0]} and {other._data.shape[0]} elements respectively")
+                           f"src [{tensor._data.shape[0]}] to have the same number of elements, but got "
+                           f"{input._data.shape[0]} and {tensor._data.shape[0]} elements respectively")
     xp = array_module(input._device)
-    out = wrap(_product(xp.dot, input, other), input)
-    return record(out, DotBackward0, (input, other), saved=(input, other))
+    out = wrap(_product(xp.dot, input, tensor), input)
+    return record(out, DotBackward0, (input, tensor), saved=(input, tensor))
 
 
 class BmmBackward0(Node):

@@ -40,11 +40,13 @@ class LinalgCholeskyExBackward0(Node):
         return (solve(L, gA, left=False),)
 
 
-def cholesky(A, *, upper=False):
+def cholesky(input, *, upper=False):
     """The Cholesky factor ``L`` (lower triangular, ``A = L L^H``) of each symmetric
     positive-definite matrix of ``A``; ``U = L^H`` when ``upper=True``
     (``torch.linalg.cholesky``, ``aten/src/ATen/native/BatchLinearAlgebra.cpp``; backward
-    ``cholesky_backward`` of ``torch/csrc/autograd/FunctionsManual.cpp``)."""
+    ``cholesky_backward`` of ``torch/csrc/autograd/FunctionsManual.cpp``). The parser names the
+    matrix ``input``."""
+    A = input
     check_square("linalg.cholesky", A)
     check_floating("linalg.cholesky", A)
     no_half_kernel("cholesky_cpu", A)

@@ -99,20 +99,27 @@ def slogdet(A):
     return _slogdet("linalg.slogdet", A, linalg_slogdet_result)
 
 
-def torch_slogdet(A):
+def torch_slogdet(input):
     """``(sign, logabsdet)`` as :func:`nnref.linalg.slogdet`, as a ``torch.return_types.slogdet``
     (``torch.slogdet``, ``aten/src/ATen/native/BatchLinearAlgebra.cpp``)."""
-    return _slogdet("linalg.slogdet", A, slogdet_result)
+    return _slogdet("linalg.slogdet", input, slogdet_result)
+
+
+def torch_det(input):
+    """``torch.det``: :func:`det` (``torch.linalg.det``) under the name ``input`` PyTorch's
+    ``torch`` namespace gives its argument (``linalg.det`` calls it ``A``)."""
+    return det(input)
 
 
 torch_slogdet.__name__ = torch_slogdet.__qualname__ = "slogdet"
+torch_det.__name__ = torch_det.__qualname__ = "det"
 
 
-def logdet(A):
-    """The log of each determinant of ``A``: NaN for a negative determinant, -inf for a zero
+def logdet(input):
+    """The log of each determinant of ``input``: NaN for a negative determinant, -inf for a zero
     one (``torch.logdet``, ``aten/src/ATen/native/LinearAlgebra.cpp``: ``where(sign == -1, nan,
     logabsdet)``)."""
-    check_square("logdet", A)
-    check_floating("logdet", A, low_precision=False)
-    sign, logabsdet = _slogdet("linalg.slogdet", A, linalg_slogdet_result)
+    check_square("logdet", input)
+    check_floating("logdet", input, low_precision=False)
+    sign, logabsdet = _slogdet("linalg.slogdet", input, linalg_slogdet_result)
     return where(sign == -1.0, float("nan"), logabsdet)

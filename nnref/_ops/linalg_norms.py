@@ -47,12 +47,14 @@ def _reduced_dims(dim, ndim):
     return tuple(sorted(dims)) if ndim else ()
 
 
-def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None):
     """The vector ``ord``-norm of ``x`` over ``dim`` (every element by default):
     ``(sum |x|**ord) ** (1/ord)``, the largest (smallest) ``|x|`` for ``ord`` inf (-inf), the
     count of non-zeros for 0 (``torch.linalg.vector_norm``,
     ``aten/src/ATen/native/LinearAlgebra.cpp``; backward ``norm_backward`` of
-    ``torch/csrc/autograd/FunctionsManual.cpp``)."""
+    ``torch/csrc/autograd/FunctionsManual.cpp``). PyTorch's argument parser names the tensor
+    ``input`` (its documentation ``x``, accepted as numpy's alias)."""
+    x = input
     name = "linalg.vector_norm"
     if isinstance(ord, builtins.bool) or not isinstance(ord, numbers.Real):
         raise TypeError(f"linalg_vector_norm(): argument 'ord' must be Number, not {type(ord).__name__}")
@@ -115,11 +117,12 @@ def _singular_value_norm(A, dims, keepdim, dtype, reduce):
     return result
 
 
-def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
+def matrix_norm(input, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     """The matrix norm of the matrices of ``A`` in dims ``dim``: ``'fro'`` (Frobenius), ``'nuc'``
     (sum of singular values), 1 / -1 (largest / smallest column sum of ``|A|``), inf / -inf (row
     sum), 2 / -2 (largest / smallest singular value) (``torch.linalg.matrix_norm``,
-    ``aten/src/ATen/native/LinearAlgebra.cpp``)."""
+    ``aten/src/ATen/native/LinearAlgebra.cpp``). The parser names the tensor ``input``."""
+    A = input
     name = "linalg.matrix_norm"
     if isinstance(ord, str):
         if ord not in ("fro", "nuc"):
@@ -143,11 +146,12 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     return amax(sums, dims[1], keepdim) if order > 0 else amin(sums, dims[1], keepdim)
 
 
-def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
+def norm(input, ord=None, dim=None, keepdim=False, *, dtype=None):
     """A vector norm or a matrix norm, as ``ord`` and ``dim`` say: a matrix norm when ``dim``
     has two dims (or ``A`` is 2-D and no ``dim`` is given) and ``ord`` is given, else the
     vector 2-norm or ``ord``-norm (``torch.linalg.norm``,
-    ``aten/src/ATen/native/LinearAlgebra.cpp``)."""
+    ``aten/src/ATen/native/LinearAlgebra.cpp``). The parser names the tensor ``input``."""
+    A = input
     dims = None if dim is None else (list(dim) if isinstance(dim, (list, tuple)) else [dim])
     if dims is not None:
         if len(dims) not in (1, 2):

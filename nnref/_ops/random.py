@@ -48,6 +48,8 @@ def random_(tensor, from_=None, to=None, *, generator=None, **kwargs):
     from_ = kwargs.pop("from", from_)
     if kwargs:
         raise TypeError(f"random_() got an unexpected keyword argument {next(iter(kwargs))!r}")
+    if from_ is None and to is not None:  # random_(to=n)
+        from_ = 0
     data = tensor._data
     if tensor._device.type != "cpu":
         _device_generator(tensor, generator)

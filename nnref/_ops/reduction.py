@@ -18,7 +18,7 @@ from .. import _dtype
 from .._device import array_module, array_module_of, has_values
 from .._tensor import _wrap_dim
 from ..autograd.graph import Node, NotImplemented
-from ._common import from_accumulator, needs_grad, record, wrap
+from ._common import from_accumulator, needs_grad, record, size_arguments, wrap
 from .cascade_sum import follows_aten_sum, loop_slabs, sum_in_aten_order
 from .norm_order import follows_aten_order, ordered_vector_norm
 
@@ -400,20 +400,35 @@ def _extreme(reduce, arg, full_node, dim_node, name, input, dim, keepdim):
     return _return_type(name)(values, indices)
 
 
-def max(input, dim=None, keepdim=False):
-    """Largest element; with ``dim``, ``(values, indices)`` along it.  ``max(a, b)`` is ``maximum``."""
-    if not isinstance(dim, (int, type(None))):
-        from .pointwise import maximum
-        return maximum(input, dim)
+def _pairwise(name, input, dim, keepdim, other):
+    """PyTorch's ``max(input, other)``/``min(input, other)`` overload, the tensor ``other`` given
+    by position (where ``dim`` sits) or by keyword; None for the reduction overloads."""
+    if other is None and isinstance(dim, (int, type(None))):
+        return None
+    if other is not None and (dim is not None or keepdim):
+        raise TypeError(f"{name}() received an invalid combination of arguments: other= goes with "
+                        f"no dim or keepdim ({name}(input, other) or {name}(input, dim, keepdim))")
+    from . import pointwise
+    return getattr(pointwise, "maximum" if name == "max" else "minimum")(
+        input, dim if other is None else other)
+
+
+def max(input, dim=None, keepdim=False, *, other=None):
+    """Largest element; with ``dim``, ``(values, indices)`` along it.  ``max(a, b)`` (or
+    ``max(a, other=b)``) is ``maximum``."""
+    pairwise = _pairwise("max", input, dim, keepdim, other)
+    if pairwise is not None:
+        return pairwise
     xp = array_module(input._device)
     return _extreme(xp.max, xp.argmax, MaxBackward1, MaxBackward0, "max", input, dim, keepdim)
 
 
-def min(input, dim=None, keepdim=False):
-    """Smallest element; with ``dim``, ``(values, indices)`` along it."""
-    if not isinstance(dim, (int, type(None))):
-        from .pointwise import minimum
-        return minimum(input, dim)
+def min(input, dim=None, keepdim=False, *, other=None):
+    """Smallest element; with ``dim``, ``(values, indices)`` along it.  ``min(a, b)`` (or
+    ``min(a, other=b)``) is ``minimum``."""
+    pairwise = _pairwise("min", input, dim, keepdim, other)
+    if pairwise is not None:
+        return pairwise
     xp = array_module(input._device)
     return _extreme(xp.min, xp.argmin, MinBackward1, MinBackward0, "min", input, dim, keepdim)
 
@@ -453,14 +468,15 @@ def argmin(input, dim=None, keepdim=False):
     first one on ties): ``torch.argmin``, ``aten/src/ATen/native/ReduceOps.cpp``."""
     xp = array_module(input._device)
     if dim is None:
-        return wrap(xp.asarray(xp.argmin(input._data), dtype=np.int64), input)
+        index = xp.argmin(input._data)
+        return wrap(xp.asarray(index, dtype=np.int64).reshape((1,) * input._data.ndim if keepdim else ()), input)
     return wrap(xp.argmin(input._data, axis=_wrap_dim(dim, input._data.ndim),
                           keepdims=keepdim).astype(np.int64), input)
 
 
-def sum_to_size(input, *size):
+def sum_to_size(input, *args, size=None):
     """Sum ``input`` down to ``size`` (which it must broadcast from): undoes broadcasting."""
-    shape = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
+    shape = size_arguments("sum_to_size", "size", args, size)
     extra = input._data.ndim - len(shape)
     if extra < 0:
         raise RuntimeError(f"size {list(shape)} is not expandable to size {list(input.shape)}")

@@ -12,7 +12,7 @@ from .. import _dtype
 from .._device import array_module, has_values
 from .._tensor import Tensor, _wrap_dim
 from ..autograd.graph import Node
-from ._common import check_same_device, needs_grad, record, wrap
+from ._common import check_same_device, needs_grad, record, size_arguments, wrap
 from .scatter import scatter_add
 
 __all__ = ["flip", "roll", "index_select", "masked_select", "index_add", "unique"]
@@ -31,11 +31,10 @@ class FlipBackward0(Node):
         return (flip(grad, self.dims),)
 
 
-def flip(input, *dims):
-    """A copy with the order of the elements reversed along ``dims``."""
-    if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
-        dims = tuple(dims[0])
-    dims = _flip_dims(dims, builtins.max(input._data.ndim, 1))
+def flip(input, *args, dims=None):
+    """A copy with the order of the elements reversed along ``dims`` (``flip(0, 1)``,
+    ``flip((0, 1))`` or ``flip(dims=(0, 1))``)."""
+    dims = _flip_dims(size_arguments("flip", "dims", args, dims), builtins.max(input._data.ndim, 1))
     xp = array_module(input._device)
     data = xp.flip(input._data, axis=dims).copy() if input._data.ndim else input._data.copy()
     out = wrap(data, input)

@@ -61,6 +61,9 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     xp = array_module(sorted_sequence._device)
     bounds = operand_data(sorted_sequence, dtype)
     if sorter is not None:
+        if sorter.shape != sorted_sequence.shape:
+            raise RuntimeError(f"torch.searchsorted(): boundary and sorter must have the same size, but got "
+                               f"boundary tensor {list(bounds_shape)}and got sorter tensor {list(sorter.shape)}")
         bounds = xp.take_along_axis(bounds, sorter._data, axis=-1)
     data = xp.asarray(operand_data(values, dtype))
     if len(bounds_shape) == 1:
@@ -80,9 +83,23 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):
     return searchsorted(boundaries, input, out_int32=out_int32, right=right)
 
 
-def isin(elements, test_elements, *, assume_unique=False, invert=False):
+def _one_of(name, value, alias, alias_value):
+    if value is not None:
+        raise TypeError(f"isin() got both {name}= and {alias}=: give one of them")
+    return alias_value
+
+
+def isin(elements=None, test_elements=None, *, assume_unique=False, invert=False, element=None,
+         test_element=None):
     """True where an element of ``elements`` is among ``test_elements`` (either may be a number),
-    compared in their common dtype (``torch.isin``, ``aten/src/ATen/native/TensorCompare.cpp``)."""
+    compared in their common dtype (``torch.isin``, ``aten/src/ATen/native/TensorCompare.cpp``).
+    PyTorch's overloads name a number ``element`` or ``test_element`` when given by keyword."""
+    if element is not None:
+        elements = _one_of("elements", elements, "element", element)
+    if test_element is not None:
+        test_elements = _one_of("test_elements", test_elements, "test_element", test_element)
+    if elements is None or test_elements is None:
+        raise TypeError("isin() missing required arguments: call isin(elements, test_elements)")
     if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
         raise TypeError("isin() received an invalid combination of arguments: one of 'elements' and "
                         "'test_elements' must be a Tensor")

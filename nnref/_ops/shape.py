@@ -12,16 +12,11 @@ import warnings
 
 from .. import _dtype
 from .._device import array_module, array_module_of
+from .._layout import check_memory_format, contiguous_format
 from .._tensor import Tensor, _wrap_dim
 from ..autograd.graph import Node
-from ._common import check_same_device, needs_grad, record, result_type, wrap
+from ._common import check_same_device, needs_grad, record, result_type, size_arguments, wrap
 from .views import make_view, mark_multi_output
-
-
-def _sizes(args):
-    if len(args) == 1 and isinstance(args[0], (tuple, list)):
-        return tuple(args[0])
-    return tuple(args)
 
 
 def _infer_shape(shape, numel):
@@ -57,14 +52,15 @@ def _try_view(data, shape):
     return view
 
 
-def view(input, *shape, dtype=None):
-    """Same memory, new shape; fails where the strides make that impossible (use reshape).
+def view(input, *shape, size=None, dtype=None):
+    """Same memory, new shape (``view(2, 3)``, ``view((2, 3))``, ``view(size=(2, 3))``); fails where
+    the strides make that impossible (use reshape).
     ``view(dtype)`` reads the same bytes as another dtype instead (not differentiable)."""
     if dtype is None and len(shape) == 1 and isinstance(shape[0], _dtype.dtype):
         dtype = shape[0]
     if dtype is not None:
         return _view_as_dtype(input, dtype)
-    return _view(input, _infer_shape(_sizes(shape), input._data.size))
+    return _view(input, _infer_shape(size_arguments("view", "size", shape, size), input._data.size))
 
 
 def _view_as_dtype(input, dtype):
@@ -101,7 +97,7 @@ class ReshapeAliasBackward0(Node):
         return (grad.reshape(self.self_sizes),)
 
 
-def reshape(input, *shape):
+def reshape(input, *args, shape=None):
     """A view when the memory layout allows it, otherwise a copy (clone, then view).
 
     Mirrors ``at::native::reshape``: a contiguous tensor is simply viewed
@@ -109,7 +105,7 @@ def reshape(input, *shape):
     becomes a ``_reshape_alias`` (``ReshapeAliasBackward0``); anything else is
     cloned first (``CloneBackward0`` then ``UnsafeViewBackward0``).
     """
-    shape = _infer_shape(_sizes(shape), input._data.size)
+    shape = _infer_shape(size_arguments("reshape", "shape", args, shape), input._data.size)
     if input._data.flags.c_contiguous:
         return _view(input, shape)
     data = _try_view(input._data, shape)
@@ -222,9 +218,9 @@ class PermuteBackward0(Node):
         return (grad.permute(*(self.dims.index(i) for i in range(len(self.dims)))),)
 
 
-def permute(input, *dims):
-    """Reorder the dimensions (a view)."""
-    dims = tuple(_wrap_dim(d, input._data.ndim) for d in _sizes(dims))
+def permute(input, *args, dims=None):
+    """Reorder the dimensions (a view): ``permute(1, 0)``, ``permute((1, 0))``, ``permute(dims=(1, 0))``."""
+    dims = tuple(_wrap_dim(d, input._data.ndim) for d in size_arguments("permute", "dims", args, dims))
     if sorted(dims) != list(range(input._data.ndim)):
         raise RuntimeError(f"permute(): expected each of the {input._data.ndim} dimensions exactly "
                            f"once, got dims={list(dims)}")
@@ -287,9 +283,10 @@ class ExpandBackward0(Node):
         return (grad.sum_to_size(self.self_sizes),)
 
 
-def expand(input, *sizes):
-    """Broadcast to a larger size without copying; ``-1`` keeps a dimension."""
-    sizes = _sizes(sizes)
+def expand(input, *sizes, size=None, implicit=False):
+    """Broadcast to a larger size without copying; ``-1`` keeps a dimension. (``implicit`` is
+    PyTorch's flag for an expand the tracer inserted; it changes nothing here, nor there.)"""
+    sizes = size_arguments("expand", "size", sizes, size)
     shape = input._data.shape
     if len(sizes) < len(shape):
         raise RuntimeError(f"expand: the number of sizes provided ({len(sizes)}) must be greater or "
@@ -336,20 +333,24 @@ class CloneBackward0(Node):
 
 
 def clone(input, *, contiguous=False, memory_format=None):
-    """A copy with its own memory (recorded, so gradients flow through it)."""
+    """A copy with its own memory (recorded, so gradients flow through it); row-major when
+    ``memory_format`` is ``torch.contiguous_format``, else with ``input``'s order."""
+    contiguous = contiguous or check_memory_format("clone", memory_format) is contiguous_format
     xp = array_module(input._device)
     out = wrap(xp.array(input._data, order="C" if contiguous else "K", copy=True), input)
     return record(out, CloneBackward0, (input,))
 
 
-def contiguous(input, memory_format=None):
+def contiguous(input, *, memory_format=None):
     """``input`` itself when already laid out row-major, else a row-major clone."""
+    check_memory_format("contiguous", memory_format)
     return input if input._data.flags.c_contiguous else clone(input, contiguous=True)
 
 
-def is_contiguous(input, memory_format=None):
+def is_contiguous(input, *, memory_format=None):
     """True if the elements lie in memory in row-major order without gaps (the numpy array's
-    C order; ``memory_format`` is accepted and ignored): ``c10/core/TensorImpl.h``."""
+    C order): ``c10/core/TensorImpl.h``."""
+    check_memory_format("is_contiguous", memory_format)
     return bool(input._data.flags.c_contiguous)
 
 

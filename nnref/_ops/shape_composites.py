@@ -35,10 +35,24 @@ def _pieces(input, dim, bounds):
     return tuple(narrow(input, dim, start, builtins.max(end - start, 0)) for start, end in zip(edges, edges[1:]))
 
 
-def tensor_split(input, indices_or_sections, dim=0):
+def _split_argument(name, positional, **keywords):
+    """The one split argument of PyTorch's overloads ``(input, sections)``, ``(input, indices)``
+    and ``(input, tensor_indices_or_sections)``, given by position or under its overload's name."""
+    given = [value for value in (positional, *keywords.values()) if value is not None]
+    if len(given) != 1:
+        raise TypeError(f"{name}() takes one split argument: a number of sections or a list of "
+                        f"indices, by position or as {' or '.join(f'{k}=' for k in keywords)}")
+    return given[0]
+
+
+def tensor_split(input, indices_or_sections=None, dim=0, *, sections=None, indices=None,
+                 tensor_indices_or_sections=None):
     """Views of ``input`` split along ``dim``: into ``n`` nearly equal parts (the first
     ``size % n`` one longer), or at the given indices (``torch.tensor_split``,
     ``aten/src/ATen/native/TensorShape.cpp``)."""
+    indices_or_sections = _split_argument("tensor_split", indices_or_sections, sections=sections,
+                                          indices=indices,
+                                          tensor_indices_or_sections=tensor_indices_or_sections)
     if not input._data.ndim:
         raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
     dim = _wrap_dim(dim, input._data.ndim)
@@ -76,22 +90,25 @@ def _directional_split(name, input, split, dim, min_dims):
     return tensor_split(input, split, dim)
 
 
-def hsplit(input, indices_or_sections):
+def hsplit(input, indices_or_sections=None, *, sections=None, indices=None):
     """``tensor_split`` along dim 1 (dim 0 of a 1-d tensor); a number of sections must divide the
     size (``torch.hsplit``, ``aten/src/ATen/native/TensorShape.cpp``)."""
-    return _directional_split("hsplit", input, indices_or_sections, 1 if input._data.ndim > 1 else 0, 1)
+    split = _split_argument("hsplit", indices_or_sections, sections=sections, indices=indices)
+    return _directional_split("hsplit", input, split, 1 if input._data.ndim > 1 else 0, 1)
 
 
-def vsplit(input, indices_or_sections):
+def vsplit(input, indices_or_sections=None, *, sections=None, indices=None):
     """``tensor_split`` along dim 0 of a tensor of 2 or more dims (``torch.vsplit``,
     ``aten/src/ATen/native/TensorShape.cpp``)."""
-    return _directional_split("vsplit", input, indices_or_sections, 0, 2)
+    split = _split_argument("vsplit", indices_or_sections, sections=sections, indices=indices)
+    return _directional_split("vsplit", input, split, 0, 2)
 
 
-def dsplit(input, indices_or_sections):
+def dsplit(input, indices_or_sections=None, *, sections=None, indices=None):
     """``tensor_split`` along dim 2 of a tensor of 3 or more dims (``torch.dsplit``,
     ``aten/src/ATen/native/TensorShape.cpp``)."""
-    return _directional_split("dsplit", input, indices_or_sections, 2, 3)
+    split = _split_argument("dsplit", indices_or_sections, sections=sections, indices=indices)
+    return _directional_split("dsplit", input, split, 2, 3)
 
 
 # -- at least n dims, and stacking ------------------------------------------------------------------

@@ -12,7 +12,7 @@ import numbers
 from .._device import array_module
 from .._tensor import _wrap_dim
 from ..autograd.graph import Node
-from ._common import needs_grad, record, wrap
+from ._common import needs_grad, record, size_arguments, wrap
 from .shape import cat, make_view
 
 __all__ = ["split", "split_with_sizes", "chunk", "repeat", "diagonal", "tril", "triu", "unfold"]
@@ -105,11 +105,9 @@ class RepeatBackward0(Node):
         return (summed.reshape(self.self_sizes),)
 
 
-def repeat(input, *repeats):
+def repeat(input, *args, repeats=None):
     """``input`` tiled ``repeats[d]`` times along each dimension (extra leading repeats add dims)."""
-    if len(repeats) == 1 and isinstance(repeats[0], (tuple, list)):
-        repeats = tuple(repeats[0])
-    repeats = tuple(int(r) for r in repeats)
+    repeats = tuple(int(r) for r in size_arguments("repeat", "repeats", args, repeats))
     if len(repeats) < input._data.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of "
                            "dimensions of tensor")

@@ -263,8 +263,25 @@ def _legacy_reduction(size_average, reduce, reduction):
     return reduction
 
 
-def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
-    """Mean squared error; a target of another shape is broadcast, with PyTorch's warning."""
+def _weighted_loss(elementwise, input, weight, reduction, mean_over_weights=True):
+    """PyTorch 2.13's ``weight=`` of ``mse_loss``, ``l1_loss`` and ``huber_loss``
+    (``torch/nn/functional.py``): the elementwise loss times ``weight``; ``'mean'`` divides by the
+    sum of the weights (by the count for ``huber_loss``)."""
+    if weight.shape != input.shape:
+        raise ValueError("Weights and input must have the same size.")
+    weighted = elementwise * weight
+    if reduction == "none":
+        return weighted
+    if reduction == "sum":
+        return weighted.sum()
+    if reduction == "mean":
+        return weighted.sum() / weight.sum() if mean_over_weights else weighted.mean()
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """Mean squared error; a target of another shape is broadcast, with PyTorch's warning.
+    ``weight`` (input's shape) weighs each element's error."""
     if target.shape != input.shape:
         warnings.warn(f"Using a target size ({target.size()}) that is different to the input size "
                       f"({input.size()}). This will likely lead to incorrect results due to "
@@ -277,6 +294,8 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
         except ValueError:
             raise broadcast_error(input._data, target._data) from None
         input, target = input.expand(shape), target.expand(shape)
+    if weight is not None:
+        return _weighted_loss((input - target).pow(2), input, weight, reduction)
     return _native.mse_loss(input, target, reduction)
 
 
@@ -325,6 +344,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     class_dim = 0 if input.dim() == 1 else 1
     if target._dtype.is_floating_point and target.shape == input.shape:
+        if ignore_index >= 0:  # ATen's cross_entropy_loss_prob_target
+            raise RuntimeError("ignore_index is not supported for floating point target")
         return _cross_entropy_probabilities(input, target, weight, reduction, label_smoothing,
                                             class_dim)
     _check_batch(input, target)
@@ -434,9 +455,11 @@ def elu(input, alpha=1.0, inplace=False):
     return _maybe_inplace(input, _native_activation.elu, inplace, alpha=alpha)
 
 
-def elu_(input, alpha=1.0):
-    """``elu`` in place (``torch.nn.functional.elu_``, ``torch/nn/functional.py``)."""
-    return elu(input, alpha, inplace=True)
+def elu_(input, alpha=1.0, scale=1.0, input_scale=1.0):
+    """``elu`` in place: PyTorch binds ``F.elu_`` to ATen's ``elu_``, which also takes the
+    ``scale`` and ``input_scale`` SELU and CELU are built from (``native_functions.yaml``)."""
+    return _maybe_inplace(input, _native_activation.elu, True, alpha=alpha, scale=scale,
+                          input_scale=input_scale)
 
 
 @_with_out
@@ -600,10 +623,13 @@ def _loss_operands(input, target, reduction, size_average=None, reduce=None):
     return input, target, reduction
 
 
-def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
-    """Mean (or sum, or elementwise) absolute difference ``|input - target|``."""
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """Mean (or sum, or elementwise) absolute difference ``|input - target|``, each weighted by
+    ``weight`` (input's shape) when given."""
     input, target, reduction = _loss_operands(input, target, reduction, size_average, reduce)
     loss = (input - target).abs()
+    if weight is not None:
+        return _weighted_loss(loss, input, weight, reduction)
     if reduction == "mean":
         return loss.mean()
     return loss.sum() if reduction == "sum" else loss
@@ -623,10 +649,10 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """Squared error below ``delta``, ``delta``-scaled absolute error above it."""
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
-    if weight is not None:
-        raise NotImplementedError("nnref's huber_loss has no weight= argument yet; multiply the "
-                                  "reduction='none' loss by the weights instead")
     input, target, reduction = _loss_operands(input, target, reduction)
+    if weight is not None:
+        return _weighted_loss(_native_loss.huber_loss(input, target, "none", delta), input, weight,
+                              reduction, mean_over_weights=False)
     return _native_loss.huber_loss(input, target, reduction, delta)
 
 
@@ -683,12 +709,12 @@ def _xlogy_self(target):
     return Tensor._make(product.astype(target._dtype.numpy), target._device)
 
 
-def one_hot(tensor, num_classes=-1):
+def one_hot(input, num_classes=-1):
     """``(..., num_classes)`` int64 tensor with a 1 at each value's position; ``-1`` infers the count."""
-    if tensor._dtype.name != "int64":
+    if input._dtype.name != "int64":
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor; convert "
                            "it with .long()")
-    data = tensor._data
+    data = input._data
     if num_classes == -1:
         if not data.size:
             raise RuntimeError("Can not infer total number of classes from empty tensor.")
@@ -698,9 +724,9 @@ def one_hot(tensor, num_classes=-1):
             raise RuntimeError("Class values must be non-negative.")
         if int(data.max()) >= num_classes:
             raise RuntimeError("Class values must be smaller than num_classes.")
-    xp = array_module(tensor._device)
+    xp = array_module(input._device)
     out = (data[..., None] == xp.arange(num_classes)).astype(np.int64)
-    return Tensor._make(out, tensor._device)
+    return Tensor._make(out, input._device)
 
 
 from .._namespace import public_dir as _public_dir  # noqa: E402
@@ -1185,6 +1211,8 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     """
     if use_input_stats:
         _verify_spatial_size(input.size())
+    if (running_mean is None) != (running_var is None):  # ATen's instance_norm
+        raise ValueError("running_mean and running_var must either both be None or neither be None")
     if not use_input_stats and (running_mean is None or running_var is None):
         raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
     check_one_device(input, running_mean, running_var, weight, bias)
@@ -1754,8 +1782,12 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     return _maybe_inplace_piecewise(input, _piecewise.rrelu, inplace, lower=lower, upper=upper, training=training)
 
 
-def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
-    """``rrelu`` in place (``torch.nn.functional.rrelu_``, ``torch/nn/functional.py``)."""
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    """``rrelu`` in place: ATen's ``rrelu_``, which also takes a ``generator``
+    (``native_functions.yaml``)."""
+    if generator is not None and training:
+        raise NotImplementedError("nnref's rrelu_ draws its slopes from the default generator only; "
+                                  "seed it with torch.manual_seed instead of passing generator=")
     return rrelu(input, lower, upper, training, inplace=True)
 
 

@@ -159,12 +159,13 @@ class _LazyNormBase(LazyModuleMixin, _NormBase):
                  bias=True):
         factory_kwargs = {"device": device, "dtype": dtype}
         # affine and track_running_stats off here, so that no tensors are made only to be replaced
-        super().__init__(0, eps, momentum, False, False, **factory_kwargs)
+        super().__init__(0, eps, momentum, False, False, **factory_kwargs, bias=False)
         self.affine = affine
         self.track_running_stats = track_running_stats
         if self.affine:
             self.weight = UninitializedParameter(**factory_kwargs)
-            self.bias = UninitializedParameter(**factory_kwargs)
+            if bias:
+                self.bias = UninitializedParameter(**factory_kwargs)
         if self.track_running_stats:
             self.running_mean = UninitializedBuffer(**factory_kwargs)
             self.running_var = UninitializedBuffer(**factory_kwargs)
@@ -182,7 +183,8 @@ class _LazyNormBase(LazyModuleMixin, _NormBase):
             self.num_features = input.shape[1]
             if self.affine:
                 self.weight.materialize((self.num_features,))
-                self.bias.materialize((self.num_features,))
+                if self.bias is not None:
+                    self.bias.materialize((self.num_features,))
             if self.track_running_stats:
                 self.running_mean.materialize((self.num_features,))
                 self.running_var.materialize((self.num_features,))

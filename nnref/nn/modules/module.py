@@ -29,6 +29,7 @@ from collections.abc import Mapping
 from ..._naming import TorchNamedABC
 from ..._device import device as _device_class
 from ..._dtype import dtype as _dtype_class
+from ..._layout import check_memory_format
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from ...utils.hooks import RemovableHandle
@@ -225,6 +226,7 @@ def _parse_to(*args, **kwargs):
     device = kwargs.pop("device", None)
     dtype = kwargs.pop("dtype", None)
     non_blocking = kwargs.pop("non_blocking", False)
+    check_memory_format("to", kwargs.pop("memory_format", None))  # row-major is all nnref has
     if kwargs:
         raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
     rest = list(args)
