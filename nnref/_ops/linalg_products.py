@@ -96,26 +96,26 @@ def multi_dot(tensors):
     return result.view(shape)
 
 
-def matrix_power(A, n):
-    """``A`` multiplied by itself ``n`` times, by repeated squaring; ``n = 0`` gives identities and
+def matrix_power(input, n):
+    """``input`` multiplied by itself ``n`` times, by repeated squaring; ``n = 0`` gives identities and
     a negative ``n`` powers the inverse (``torch.linalg.matrix_power``)."""
-    check_square("linalg.matrix_power", A)
-    if n == 0:  # identities, still in A's graph (CopyBackwards), as PyTorch's
-        return A.clone().copy_(_creation.eye(A.shape[-1], dtype=A.dtype, device=A.device).expand_as(A))
+    check_square("linalg.matrix_power", input)
+    if n == 0:  # identities, still in input's graph (CopyBackwards), as PyTorch's
+        return input.clone().copy_(_creation.eye(input.shape[-1], dtype=input.dtype, device=input.device).expand_as(input))
     if n == -1:
-        return inv(A)
+        return inv(input)
     if n < 0:
-        A, n = inv(A), -n
+        input, n = inv(input), -n
     if n == 1:
-        return A.clone()
+        return input.clone()
     if n == 2:
-        return matmul(A, A)
+        return matmul(input, input)
     if n == 3:
-        return matmul(matmul(A, A), A)
+        return matmul(matmul(input, input), input)
     power = result = None
     while n > 0:
         bit, n = n % 2, n // 2
-        power = A if power is None else matmul(power, power)
+        power = input if power is None else matmul(power, power)
         if bit:
             result = power if result is None else matmul(result, power)
     return result

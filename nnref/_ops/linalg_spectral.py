@@ -15,6 +15,7 @@ from collections import namedtuple
 import numpy as np
 
 from .._device import array_module
+from .._tensor import Tensor
 from ..autograd.graph import Node
 from ._common import needs_grad, record, wrap
 from .linalg import matmul
@@ -69,22 +70,22 @@ def _eigh(A, UPLO, name):
     return wrap(xp.ascontiguousarray(values), A), wrap(xp.ascontiguousarray(vectors), A)
 
 
-def eigh(A, UPLO="L"):
-    """``(eigenvalues, eigenvectors)`` of each symmetric matrix of ``A``, read from its ``UPLO``
+def eigh(input, UPLO="L"):
+    """``(eigenvalues, eigenvectors)`` of each symmetric matrix of ``input``, read from its ``UPLO``
     triangle, eigenvalues ascending (``torch.linalg.eigh``)."""
-    values, vectors = _eigh(A, UPLO, "linalg.eigh")
-    if needs_grad(A):
-        node = LinalgEighBackward0((A,), (vectors.detach(),))
+    values, vectors = _eigh(input, UPLO, "linalg.eigh")
+    if needs_grad(input):
+        node = LinalgEighBackward0((input,), (vectors.detach(),))
         values.grad_fn, vectors.grad_fn = node, node
         values._output_nr, vectors._output_nr = 0, 1
     return linalg_eigh(values, vectors)
 
 
-def eigvalsh(A, UPLO="L"):
-    """The eigenvalues of each symmetric matrix of ``A``, ascending (``torch.linalg.eigvalsh``)."""
-    values, vectors = _eigh(A, UPLO, "linalg.eigh")
-    if needs_grad(A):
-        node = LinalgEighBackward0((A,), (vectors,))
+def eigvalsh(input, UPLO="L"):
+    """The eigenvalues of each symmetric matrix of ``input``, ascending (``torch.linalg.eigvalsh``)."""
+    values, vectors = _eigh(input, UPLO, "linalg.eigh")
+    if needs_grad(input):
+        node = LinalgEighBackward0((input,), (vectors,))
         values.grad_fn, values._output_nr = node, 0
     return values
 
@@ -157,23 +158,36 @@ def qr(A, mode="reduced"):
 def _cutoff(S, atol, rtol, shape, dtype):
     """The singular values kept: ``S > max(atol, rtol * S_max)``, ``rtol`` defaulting to
     ``eps * max(m, n)`` when neither tolerance is given (``linalg_pinv``, ``linalg_matrix_rank``)."""
-    if rtol is None:
-        rtol = 0.0 if atol is not None and atol > 0 else np.finfo(dtype).eps * max(shape[-2:])
+    if rtol is None:  # elementwise for a tolerance per matrix
+        default = np.finfo(dtype).eps * max(shape[-2:])
+        rtol = default if atol is None else np.where(np.asarray(atol) > 0, 0.0, default)
     atol = 0.0 if atol is None else atol
     largest = S.max(axis=-1, keepdims=True) if S.shape[-1] else np.zeros(S.shape[:-1] + (1,), S.dtype)
     return S > np.maximum(atol, rtol * largest)
 
 
-def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
-    """The number of singular values above the tolerance, for each matrix of ``A`` (int64;
+def _tolerances(name, tol, atol, rtol):
+    """PyTorch's older overload ``(input, tol)`` is ``atol=tol, rtol=0``; a tolerance given as a
+    tensor holds one per matrix (broadcast against the batch of singular values)."""
+    if tol is not None:
+        if atol is not None or rtol is not None:
+            raise TypeError(f"{name}() received an invalid combination of arguments: give tol, or atol and rtol")
+        atol, rtol = tol, 0.0
+    return tuple(None if t is None else t._data[..., None] if isinstance(t, Tensor) else float(t)
+                 for t in (atol, rtol))
+
+
+def matrix_rank(input, tol=None, hermitian=False, *, atol=None, rtol=None):
+    """The number of singular values above the tolerance, for each matrix of ``input`` (int64;
     ``torch.linalg.matrix_rank``)."""
-    check_is_matrix("linalg.matrix_rank", A)
-    check_floating("linalg.matrix_rank", A, low_precision=False)
-    xp = array_module(A._device)
-    data = A._data
+    check_is_matrix("linalg.matrix_rank", input)
+    check_floating("linalg.matrix_rank", input, low_precision=False)
+    atol, rtol = _tolerances("linalg_matrix_rank", tol, atol, rtol)
+    xp = array_module(input._device)
+    data = input._data
     S = xp.abs(xp.linalg.eigvalsh(data)) if hermitian else xp.linalg.svd(data, compute_uv=False)
     keep = _cutoff(S, atol, rtol, data.shape, data.dtype)
-    return wrap(xp.asarray(keep.sum(axis=-1), dtype=np.int64), A)
+    return wrap(xp.asarray(keep.sum(axis=-1), dtype=np.int64), input)
 
 
 class LinalgPinvBackward0(Node):
@@ -211,14 +225,21 @@ def _pinv_data(data, atol, rtol, hermitian, xp):
     return (xp.swapaxes(vh, -1, -2) * inverse[..., None, :]) @ xp.swapaxes(u, -1, -2)
 
 
-def pinv(A, *, atol=None, rtol=None, hermitian=False):
-    """The Moore-Penrose pseudo-inverse of each matrix of ``A``, singular values under the
-    tolerance treated as zero (``torch.linalg.pinv``; backward ``pinv_backward``)."""
-    check_is_matrix("linalg.pinv", A)
-    check_floating("linalg.pinv", A, low_precision=False)
-    xp = array_module(A._device)
-    out = wrap(xp.ascontiguousarray(_pinv_data(A._data, atol, rtol, hermitian, xp)), A)
-    return record(out, LinalgPinvBackward0, (A,), saved=(A,), save_result=True)
+def pinv(input, rcond=None, hermitian=False, *, atol=None, rtol=None):
+    """The Moore-Penrose pseudo-inverse of each matrix of ``input``, singular values under the
+    tolerance treated as zero (``torch.linalg.pinv``; its older overload ``(input, rcond)`` is
+    ``atol=0, rtol=rcond``; backward ``pinv_backward``)."""
+    check_is_matrix("linalg.pinv", input)
+    check_floating("linalg.pinv", input, low_precision=False)
+    if rcond is not None:
+        if atol is not None or rtol is not None:
+            raise TypeError("linalg_pinv() received an invalid combination of arguments: give rcond, or atol "
+                            "and rtol")
+        atol, rtol = 0.0, float(rcond)
+    atol, rtol = _tolerances("linalg_pinv", None, atol, rtol)
+    xp = array_module(input._device)
+    out = wrap(xp.ascontiguousarray(_pinv_data(input._data, atol, rtol, hermitian, xp)), input)
+    return record(out, LinalgPinvBackward0, (input,), saved=(input,), save_result=True)
 
 
 class LinalgLstsqBackward0(Node):
@@ -245,38 +266,44 @@ class LinalgLstsqBackward0(Node):
         return None
 
 
-def lstsq(A, B, rcond=None, *, driver=None):
-    """The least-squares solution ``X`` of ``A X = B`` with ``(residuals, rank, singular_values)``,
+def lstsq(input, b, rcond=None, *, driver=None):
+    """The least-squares solution ``X`` of ``input X = b`` with ``(residuals, rank, singular_values)``,
     as PyTorch's CPU default driver ``gelsy`` returns them: ``residuals`` and ``singular_values``
     empty, ``rank`` computed (``torch.linalg.lstsq``; backward ``linalg_lstsq_backward``)."""
     if driver not in (None, "gelsy"):
         raise NotImplementedError(f"nnref's linalg.lstsq has PyTorch's CPU default driver 'gelsy' only, not "
                                   f"{driver!r}")
-    check_is_matrix("linalg.lstsq", A)
-    check_floating("linalg.lstsq", A, low_precision=False)
-    if A._dtype is not B._dtype:
+    check_is_matrix("linalg.lstsq", input)
+    check_floating("linalg.lstsq", input, low_precision=False)
+    if input._dtype is not b._dtype:
         raise RuntimeError(f"torch.linalg.lstsq: Expected input and other to have the same dtype, but got "
-                           f"input's dtype {A._dtype._legacy_name[:-6]} and other's dtype "
-                           f"{B._dtype._legacy_name[:-6]}")
-    vector = _is_vector_rhs(A, B)
-    xp = array_module(A._device)
-    data_B = B._data[..., None] if vector else B._data
-    if data_B.shape[-2] != A._data.shape[-2]:
+                           f"input's dtype {input._dtype._legacy_name[:-6]} and other's dtype "
+                           f"{b._dtype._legacy_name[:-6]}")
+    vector = _is_vector_rhs(input, b)
+    xp = array_module(input._device)
+    data_B = b._data[..., None] if vector else b._data
+    if data_B.shape[-2] != input._data.shape[-2]:
         raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
-    m, n = A._data.shape[-2:]
+    m, n = input._data.shape[-2:]
+    S = xp.linalg.svd(input._data, compute_uv=False)
+    if rcond is not None and not _cutoff(S, None, rcond, input._data.shape, input._data.dtype).all():
+        raise NotImplementedError(
+            f"linalg.lstsq: rcond={rcond} drops singular values of this input; gelsy then chooses the rank by "
+            "a rank-revealing QR, which nnref does not reproduce (it would truncate singular values and "
+            "return another solution). Use a smaller rcond, or linalg.pinv(A, rtol=rcond) @ B for the "
+            "truncated-SVD solution.")
     if rcond is None:
-        rcond = np.finfo(A._data.dtype).eps * max(m, n)
-    solution = _pinv_data(A._data, None, rcond, False, xp) @ data_B
+        rcond = np.finfo(input._data.dtype).eps * max(m, n)
+    solution = _pinv_data(input._data, None, rcond, False, xp) @ data_B
     if vector:
         solution = solution[..., 0]
-    S = xp.linalg.svd(A._data, compute_uv=False)
-    rank = _cutoff(S, None, rcond, A._data.shape, A._data.dtype).sum(axis=-1)
-    X = wrap(xp.ascontiguousarray(solution), A)
-    empty = wrap(xp.empty((0,), dtype=A._data.dtype), A)
-    if needs_grad(A, B):
-        node = LinalgLstsqBackward0((A, B), (A, B))
+    rank = _cutoff(S, None, rcond, input._data.shape, input._data.dtype).sum(axis=-1)
+    X = wrap(xp.ascontiguousarray(solution), input)
+    empty = wrap(xp.empty((0,), dtype=input._data.dtype), input)
+    if needs_grad(input, b):
+        node = LinalgLstsqBackward0((input, b), (input, b))
         node.vector = vector
         X.grad_fn, X._output_nr = node, 0
         empty = empty.detach()
-    return linalg_lstsq(X, empty, wrap(xp.asarray(rank, dtype=np.int64), A),
-                        wrap(xp.empty((0,), dtype=A._data.dtype), A))
+    return linalg_lstsq(X, empty, wrap(xp.asarray(rank, dtype=np.int64), input),
+                        wrap(xp.empty((0,), dtype=input._data.dtype), input))

@@ -71,7 +71,10 @@ _TO_BOOL = ("PyTorch's parser reads a lone positional bool as the dtype torch.bo
             "to bool); nnref reads it as non_blocking and returns x")
 _UNIQUE = ("PyTorch's boolean dispatch (torch/functional.py) reads a positional return_inverse=True as "
            "return_counts and returns an empty tensor; nnref returns the inverse, as both do for the keyword")
+_GELSY = ("an rcond that drops singular values: PyTorch's gelsy picks the rank by a rank-revealing QR, nnref "
+          "would truncate singular values instead, so it raises NotImplementedError")
 KNOWN = {
+    ("torch.linalg.lstsq", "lstsq(input, b, rcond=)"): _GELSY, ("torch.linalg.lstsq", "lstsq(input, b, rcond)"): _GELSY,
     ("torch.nn.MultiheadAttention", "MultiheadAttention(embed_dim, num_heads, add_bias_kv=)"): _MHA_BIAS_KV,
     ("torch.nn.MultiheadAttention", "MultiheadAttention(embed_dim, num_heads, dropout, bias, add_bias_kv)"):
         _MHA_BIAS_KV,
