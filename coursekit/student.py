@@ -169,6 +169,80 @@ def read_answer(task, edition):
     return bodies
 
 
+NOTEBOOK_LIMITS = {"memory": 1 << 30, "cpu": 20, "seconds": 60}
+
+
+def _parse_notebook_child():
+    """In the limited child of ``notebook_answers``: request on stdin, ``{label: bodies or None}`` on stdout."""
+    import sys
+    request = json.loads(sys.stdin.read())
+    notebook = nbformat.read(request["path"], as_version=4)
+    json.dump({label: notebooks.student_code(notebook, label, request["where"]) for label in request["labels"]},
+              sys.stdout)
+
+
+def notebook_answers(path, labels, where):
+    """The student's code for the exercises ``labels`` of the notebook at ``path``, parsed once.
+
+    A notebook is the student's JSON: it is parsed in a child process with
+    its own address-space, CPU and wall-clock limits, so a notebook of
+    100,000 cells or nested a million deep costs that child, never the grader.
+    Raises ``LookupError`` (for the report) when it cannot be read.
+    """
+    import resource
+    import sys
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (NOTEBOOK_LIMITS["memory"],) * 2)
+        resource.setrlimit(resource.RLIMIT_CPU, (NOTEBOOK_LIMITS["cpu"],) * 2)
+
+    code = (f"import sys; sys.path.insert(0, {str(Path(__file__).resolve().parents[1])!r}); "
+            "from coursekit.student import _parse_notebook_child; _parse_notebook_child()")
+    request = json.dumps({"path": str(path), "labels": list(labels), "where": where})
+    try:
+        done = subprocess.run([sys.executable, "-I", "-c", code], input=request, capture_output=True, text=True,
+                              timeout=NOTEBOOK_LIMITS["seconds"], preexec_fn=limit, env={"LANG": "C.UTF-8"})
+    except subprocess.TimeoutExpired as err:
+        raise LookupError(f"{where} cannot be read: parsing it ran past {NOTEBOOK_LIMITS['seconds']} s") from err
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["it is too large to parse within the limits"])[-1]
+        raise LookupError(f"{where} cannot be read: {last[:300]}")
+    return json.loads(done.stdout)
+
+
+def read_answers(found, edition):
+    """``{task id: bodies, or the LookupError saying why not}`` for every task in ``found``.
+
+    Whatever a file holds (not UTF-8, broken markers, a notebook that is not
+    JSON) costs the tasks in that file only.
+    """
+    answers, chapters = {}, {}
+    for task in found:
+        path = Path(edition) / task.path
+        if not path.is_file():
+            answers[task.id] = LookupError(f"{task.path} is missing from the submission")
+        elif task.kind == "nnref":
+            try:
+                answers[task.id] = your_code_of(path.read_text(encoding="utf-8"), task.id, task.path)
+            except UnicodeDecodeError as err:
+                answers[task.id] = LookupError(f"{task.path} is not UTF-8 text (byte {err.start})")
+            except ValueError as err:
+                answers[task.id] = LookupError(f"the markers in {task.path} are broken: {err}")
+        else:
+            chapters.setdefault(task.path, []).append(task.id)
+    for where, labels in chapters.items():
+        try:
+            bodies = notebook_answers(Path(edition) / where, labels, where)
+        except LookupError as err:
+            answers.update({label: err for label in labels})
+            continue
+        for label in labels:
+            found_bodies = bodies.get(label)
+            answers[label] = (LookupError(f"exercise {label} is missing from {where}") if found_bodies is None
+                              else found_bodies)
+    return answers
+
+
 def your_code_of(text, task_id, where):
     lines = text.splitlines()
     return ["\n".join(r.body(lines)) for r in find_regions(text, where)
