@@ -331,6 +331,12 @@ def main():
     OUT = int(sys.argv[1])
     plan = json.loads(sys.stdin.read())
     sys.stdin.close()
+    if plan.get("seed"):  # the task's files, read-only at /seed, into the size-limited /box
+        import shutil
+        for name in os.listdir(plan["seed"]):
+            source = os.path.join(plan["seed"], name)
+            copy = shutil.copytree if os.path.isdir(source) else shutil.copy
+            copy(source, os.path.join("/box", name))
     os.chdir(plan["cwd"])
     sys.path[:0] = plan.get("sys_path", [])
     for module in plan.get("preload", []):

@@ -275,9 +275,28 @@ class Runner:
                     f"{problem}. The grader runs students' code only in a sandbox; pass --unsafe to grade "
                     "without one (only for code you trust).")
 
-    def run(self, unit, work, slack=1.0, reference_seconds=None):
-        """``(records, events)``: every record of the unit's runs; events: tests that timed out or crashed."""
+    def run(self, unit, work, slack=1.0, reference=None):
+        """``(records, events)``: every record of the unit's runs; events: tests that timed out or crashed.
+
+        ``reference``: the reference run's records.  Given, the grader's clock is theirs: each test
+        gets ``max(timeout, 3 x`` its reference time``)``, the wait before each test
+        ``max(2 x timeout, 4 x`` the longest wait on the reference``)``, before the first test of a run
+        ``max(2 x timeout, 4 x`` all waits``)``, and a run all of these at most; only the reference's
+        tests start a test's clock.  Without it (the trusted reference itself): generous limits.
+        """
         records, events, start_at, attempt = [], {}, 0, 0
+        ends = [r for r in reference or [] if r.get("r") == "end" and "seconds" in r]
+        seconds = {r.get("test"): float(r["seconds"]) for r in ends}
+        gaps = [float(r.get("gap", 0)) for r in reference or [] if r.get("r") == "start" and "gap" in r]
+
+        def limit(test):  # the time limit, or three times what the test took on the reference
+            return max(self.timeout, 3 * seconds.get(test, 0)) * slack
+
+        if reference is not None:
+            between = max(2 * self.timeout, 4 * max(gaps, default=0)) * slack
+            setup = max(2 * self.timeout, 4 * sum(gaps)) * slack
+        else:
+            between = setup = max(60.0, self.timeout) * slack
         while True:
             attempt += 1
             box = work / f"box-{attempt}"
@@ -288,16 +307,11 @@ class Runner:
             plan = dict(unit.plan, start_at=start_at)
             if self.unsafe:
                 plan = _unsafe_plan(plan, unit.task_dir, box)
-            seconds = reference_seconds or {}
-
-            def limit(test):  # the time limit, or three times what the test took on the reference
-                return max(self.timeout, 3 * seconds.get(test, 0)) * slack
-
-            setup = max(60.0, self.timeout) * slack
-            # however the sandbox announces its tests, the run ends by this time
-            total = setup + sum(limit(test) for test in seconds) if seconds else 3600.0
+            # the run ends by this time, whatever the sandbox sends
+            total = setup + sum(limit(test) + between for test in seconds) if reference is not None else 3600.0
             outcome = sandbox.run(plan, unit.task_dir, box, limits=self.limits, test_limit=limit,
-                                  setup_limit=setup, total_limit=total, unsafe=self.unsafe)
+                                  setup_limit=setup, between_limit=between, total_limit=total, unsafe=self.unsafe,
+                                  tests=set(seconds) if reference is not None else None)
             shutil.rmtree(box, ignore_errors=True)
             records += outcome.records
             if outcome.how == "done":
@@ -582,8 +596,7 @@ def grade(submission, out=None, root=None, timeout=10.0, jobs=None, only=None, u
                 units, problems = built if isinstance(built, tuple) else (built, {})
                 problems = {k: ("syntax-error", v) for k, v in problems.items()}
                 unit = units[[u.hidden for u in units].index(ref_unit.hidden)]
-                took = {r.get("test"): float(r.get("seconds", 0)) for r in reference if r.get("r") == "end"}
-                records, events = runner.run(unit, scratch / "runs" / f"stu-{id(unit)}", reference_seconds=took)
+                records, events = runner.run(unit, scratch / "runs" / f"stu-{id(unit)}", reference=reference)
                 return score_unit(unit, reference, records, events), problems
             except Exception as err:  # this unit's tasks, not the submission, not the class
                 return None, {task_id: ("could-not-grade", could_not_grade(err))
@@ -612,7 +625,7 @@ def grade(submission, out=None, root=None, timeout=10.0, jobs=None, only=None, u
         "max_points": sum(r.max_points for r in rows),
         "counts": {s: sum(r.status == s for r in rows) for s in STATUSES},
         "time_limit_per_test": timeout,
-        "sandbox": "none (--unsafe)" if unsafe else "bubblewrap",
+        "sandbox": "none (--unsafe)" if unsafe else f"bubblewrap; limits: {sandbox.whole_sandbox_limits()}",
         "seconds": round(time.monotonic() - start, 1),
         "left_out": notes,
         "tasks": [vars(r) for r in rows],
