@@ -96,7 +96,8 @@ def results(report):
     identity = report.get("identity_problem")
     return {"score": float(report["points"]), "execution_time": int(round(report.get("seconds", 0))),
             "output": (f"{report['points']:g} / {report['max_points']} points."
-                       + (f" Note: {identity}." if identity else "")),
+                       + (f" Note: {identity}." if identity else "")
+                       + "".join(f"\n\n- {note}" for note in report.get("left_out", []))),
             "output_format": "md", "visibility": "visible", "stdout_visibility": "hidden",
             "tests": tests}
 

@@ -172,22 +172,13 @@ def read_answer(task, edition):
 NOTEBOOK_LIMITS = {"memory": 1 << 30, "cpu": 20, "seconds": 60}
 
 
-def _parse_notebook_child():
-    """In the limited child of ``notebook_answers``: request on stdin, ``{label: bodies or None}`` on stdout."""
-    import sys
-    request = json.loads(sys.stdin.read())
-    notebook = nbformat.read(request["path"], as_version=4)
-    json.dump({label: notebooks.student_code(notebook, label, request["where"]) for label in request["labels"]},
-              sys.stdout)
+def notebook_answers(requests):
+    """``{where: {label: bodies or None}}`` for ``requests``, ``[(path, labels, where)]``: each notebook parsed once.
 
-
-def notebook_answers(path, labels, where):
-    """The student's code for the exercises ``labels`` of the notebook at ``path``, parsed once.
-
-    A notebook is the student's JSON: it is parsed in a child process with
-    its own address-space, CPU and wall-clock limits, so a notebook of
-    100,000 cells or nested a million deep costs that child, never the grader.
-    Raises ``LookupError`` (for the report) when it cannot be read.
+    A notebook is the student's JSON: it is parsed in one child process per
+    submission with its own address-space, CPU and wall-clock limits, so a
+    notebook of 100,000 cells or nested a million deep costs that child,
+    never the grader.  Raises ``LookupError`` (for the report) when they cannot be read.
     """
     import resource
     import sys
@@ -197,16 +188,16 @@ def notebook_answers(path, labels, where):
         resource.setrlimit(resource.RLIMIT_CPU, (NOTEBOOK_LIMITS["cpu"],) * 2)
 
     code = (f"import sys; sys.path.insert(0, {str(Path(__file__).resolve().parents[1])!r}); "
-            "from coursekit.student import _parse_notebook_child; _parse_notebook_child()")
-    request = json.dumps({"path": str(path), "labels": list(labels), "where": where})
+            "from coursekit.notebooks import parse_notebooks_child; parse_notebooks_child()")
+    request = json.dumps([[str(path), list(labels), where] for path, labels, where in requests])
     try:
         done = subprocess.run([sys.executable, "-I", "-c", code], input=request, capture_output=True, text=True,
                               timeout=NOTEBOOK_LIMITS["seconds"], preexec_fn=limit, env={"LANG": "C.UTF-8"})
     except subprocess.TimeoutExpired as err:
-        raise LookupError(f"{where} cannot be read: parsing it ran past {NOTEBOOK_LIMITS['seconds']} s") from err
+        raise LookupError(f"parsing it ran past {NOTEBOOK_LIMITS['seconds']} s") from err
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["it is too large to parse within the limits"])[-1]
-        raise LookupError(f"{where} cannot be read: {last[:300]}")
+        raise LookupError(last[:300])
     return json.loads(done.stdout)
 
 
@@ -230,16 +221,22 @@ def read_answers(found, edition):
                 answers[task.id] = LookupError(f"the markers in {task.path} are broken: {err}")
         else:
             chapters.setdefault(task.path, []).append(task.id)
+    requests = [(Path(edition) / where, labels, where) for where, labels in chapters.items()]
+    try:
+        parsed = notebook_answers(requests) if requests else {}
+    except LookupError:  # one of them cannot be read: each on its own, to say which
+        parsed = {}
+        for request in requests:
+            try:
+                parsed.update(notebook_answers([request]))
+            except LookupError as err:
+                answers.update({label: LookupError(f"{request[2]} cannot be read: {err}") for label in request[1]})
     for where, labels in chapters.items():
-        try:
-            bodies = notebook_answers(Path(edition) / where, labels, where)
-        except LookupError as err:
-            answers.update({label: err for label in labels})
-            continue
         for label in labels:
-            found_bodies = bodies.get(label)
-            answers[label] = (LookupError(f"exercise {label} is missing from {where}") if found_bodies is None
-                              else found_bodies)
+            if label in answers:
+                continue
+            bodies = parsed.get(where, {}).get(label)
+            answers[label] = LookupError(f"exercise {label} is missing from {where}") if bodies is None else bodies
     return answers
 
 
