@@ -291,9 +291,10 @@ def run(plan, task_dir, box_dir, limits=None, setup_limit=60.0, test_limit=10.0,
 
     The grader's clock, which no record extends: ``total_limit`` seconds in
     all; within it, ``setup_limit`` seconds until the first test starts,
-    ``between_limit`` (default: ``setup_limit``) from a test's end to the
-    next one's start, and ``test_limit`` seconds per test (from its ``start``
-    record to its ``end``; a function of the test's key, or a number).  Only
+    ``test_limit`` seconds per test (from its ``start`` record to its
+    ``end``; a function of the test's key, or a number), and then
+    ``between_limit`` (default: ``setup_limit``) more until the next test
+    starts, counted from the test's start, so an early ``end`` buys nothing.  Only
     the first ``start`` of a test in ``tests`` (the reference's tests; None:
     any) starts a test's clock.  Past any limit, the whole sandbox is killed.
     Each ``end`` record gets the test's ``seconds``, and each ``start`` the
@@ -381,9 +382,11 @@ def run(plan, task_dir, box_dir, limits=None, setup_limit=60.0, test_limit=10.0,
                     deadline = started + limit_of(current)
                 elif kind == "end" and current is not None and record.get("test") == current:
                     record["seconds"] = round(time.monotonic() - started, 3)
+                    # the next test starts by the time this one had, and the wait between tests:
+                    # an early "end" (forged or not) buys no time
+                    deadline = started + limit_of(current) + between_limit
                     current = None
                     started = time.monotonic()
-                    deadline = started + between_limit
                 elif kind == "done":
                     how = "done"
             if how == "done":
