@@ -47,7 +47,7 @@ class _Budget:
         if self.files > MAX_FILES:
             raise CourseError(f"{self.origin}: more than {MAX_FILES} files and folders")
 
-    def add_bytes(self, count, name):
+    def add_bytes(self, count):
         self.bytes += count
         if self.bytes > MAX_TOTAL:
             raise CourseError(f"{self.origin}: more than {MAX_TOTAL >> 20} MiB in all")
@@ -63,7 +63,7 @@ def normal_parts(name):
     return parts
 
 
-def _copy_stream(read, target, budget, shown):
+def _copy_stream(read, target, budget):
     """Copy ``read(n)`` chunks into ``target``, at most ``MAX_FILE`` bytes; ``False`` if it is larger."""
     written = 0
     with open(target, "xb") as out:
@@ -76,7 +76,7 @@ def _copy_stream(read, target, budget, shown):
                 out.close()
                 target.unlink()
                 return False
-            budget.add_bytes(len(chunk), shown)
+            budget.add_bytes(len(chunk))
             out.write(chunk)
 
 
@@ -136,7 +136,7 @@ def _copy_file(path, target, parts, budget, notes, seen, info):
         if not stat.S_ISREG(os.fstat(source.fileno()).st_mode):
             notes.append(f"`{shown}` was left out: it is not a regular file")
             return
-        if not _copy_stream(source.read, destination, budget, shown):
+        if not _copy_stream(source.read, destination, budget):
             notes.append(f"`{shown}` was left out: larger than {MAX_FILE >> 20} MiB")
 
 
@@ -174,7 +174,7 @@ def _ingest_zip(source, target, budget, notes):
                 continue
             try:
                 with archive.open(member) as stream:
-                    complete = _copy_stream(stream.read, destination, budget, shown)
+                    complete = _copy_stream(stream.read, destination, budget)
             except CourseError:
                 raise
             except (zipfile.BadZipFile, zlib.error, EOFError, OSError, RuntimeError, NotImplementedError,

@@ -1,7 +1,8 @@
 """Measure the grader on a synthetic class: ``python tests/course/measure_class.py N OUT.json``.
 
 N submissions cycling through class_fixture.py's six kinds (solved, half
-done, broken, looping, crashing, hostile), each with its own id, graded as
+done, broken, looping, crashing, hostile), each zip named after its own id
+(``KIND-NNN.zip``: ids come from the names), graded as
 ``./dev.sh grade`` grades a class (tasks: class_fixture.TASKS).  Records the
 wall time, the average per submission, the gradebook's exactness, and the
 sandbox's own cost: the same trivial run with and without bubblewrap.
@@ -64,26 +65,19 @@ def main(count, out_json, jobs=None, timeout=10.0):
     found = {t.id: t for t in student.checked_tasks(ROOT)}
     expected_by_id = expected_points(found, functions(ROOT / found[NNREF_TASK].tests[0]),
                                      functions(ROOT / found[NNREF_TASK].hidden_tests[0]))
-    kinds = {"alice": "s001", "bob": "s002", "carol": "s003", "dave": "unidentified:dave.zip",
-             "erin": "s005", "mallory": "s006"}
+    kinds = {"alice": "s001", "bob": "s002", "carol": "s003", "dave": "dave", "erin": "s005", "mallory": "s006"}
     submissions = folder / "class"
     submissions.mkdir()
     expected = {}
     names = list(ids)
     for k in range(count):
         kind = names[k % len(names)]
-        name = f"{k:03d}-{kind}"
-        student_id = f"{kind}-{k:03d}" if ids[kind] else None
-        source = folder / "six" / "editions" / kind
-        edition = folder / "editions" / name
-        shutil.copytree(source, edition)
-        if student_id:
-            (edition / "student.json").write_text(json.dumps({"id": student_id}))
+        name = f"{kind}-{k:03d}"
+        edition = folder / "six" / "editions" / kind
         with zipfile.ZipFile(submissions / f"{name}.zip", "w") as archive:
             for file in sorted(edition.rglob("*")):
                 archive.write(file, Path(name) / file.relative_to(edition))
-        shutil.rmtree(edition)
-        expected[student_id or f"unidentified:{name}.zip"] = expected_by_id[kinds[kind]]
+        expected[name] = expected_by_id[kinds[kind]]
     start = time.monotonic()
     batch.grade_all(submissions, folder / "out", root=ROOT, jobs=jobs, timeout=timeout, only=set(TASKS))
     seconds = time.monotonic() - start
