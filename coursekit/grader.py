@@ -19,8 +19,12 @@ Units (one sandbox run each):
   student's and no other copy of that code exists;
 * a **chapter**: the chapter's own cells (the reference notebook without its
   exercises' solutions), and at each graded exercise, in a forked child, the
-  exercise's cells with the student's code in place of the solution; the
-  hidden tests of the chapter's exercises run in a second sandbox.
+  exercise's cells with the student's code in place of the solution; after
+  every exercise, graded or not, the reference's code of it (checks off), so
+  each exercise runs on the same state whatever the student did in the
+  others, and the chapter's reference unit is the same for every student
+  (run once per class).  The hidden tests of the chapter's exercises run in
+  a second sandbox.
 
 A test that runs past the time limit ends its sandbox; the unit goes on from
 the next test in a fresh one.  Feedback for students (``feedback.md``) says
@@ -227,21 +231,26 @@ def chapter_units(path, tasks, root, work, answers=None, keep=None):
             if cell.cell_type != "code":
                 continue
             exercise = by_first.get(index)
-            if exercise is not None and exercise.label in graded:
-                task = graded[exercise.label]
-                if hidden and not task.hidden_tests:
-                    continue
-                bodies = None if answers is None else answers.get(task.id)
-                if answers is not None and bodies is None:
-                    continue  # missing, not attempted: nothing to run
+            if exercise is not None:
+                task = graded.get(exercise.label)
                 sources = notebooks.solution_sources(reference, exercise)
+                # What the cells after it may use: the reference's definitions, run (checks off) after
+                # the exercise whatever the student did there, so that no exercise's grade depends
+                # on another's being solved or graded.
+                define = {"define": "\n".join(_exercise_code(exercise.label, sources, None, False)),
+                          "index": index, "label": exercise.label}
+                bodies = None if answers is None or task is None else answers.get(task.id)
+                if task is None or (hidden and not task.hidden_tests) or (answers is not None and bodies is None):
+                    cells.append(define)  # not graded in this unit: its definitions only
+                    continue
                 code = _exercise_code(task.id, sources, bodies, hidden, keep)
                 errors = [e for e in (_syntax_error(_ipython(c), f"{task.id}, cell {k + 1}")
                                       for k, c in enumerate(code)) if e]
                 if errors:
                     problems[task.id] = errors[0]
+                    cells.append(define)
                     continue
-                cells.append({"exercise": task.id, "index": index, "code": "\n".join(code)})
+                cells.append({"exercise": task.id, "code": "\n".join(code), **define})
             elif index not in in_exercise:
                 cells.append({"run": cell.source, "label": f"<{Path(path).stem}, cell {index}>"})
         plan = {"kind": "chapter", "cwd": f"/box/{Path(path).parent.as_posix()}", "sys_path": ["/task"],
@@ -574,8 +583,10 @@ def grade(submission, out=None, root=None, timeout=10.0, jobs=None, only=None, u
                 pairs.append((unit, lambda keep, task=task, index=index: nnref_units(
                     task, root, scratch / "student" / f"{task.slug}-{index}", answers[task.id], keep)))
         for path in sorted({t.path for t in found if t.kind == "chapter"}):
-            tasks = [t for t in found if t.path == path and t.id in answers]
-            if not tasks:
+            # one reference unit per chapter, whichever exercises this student answered: run once
+            # for the class (cached); the student's unit runs the answered ones
+            tasks = [t for t in found if t.path == path]
+            if not any(t.id in answers for t in tasks):
                 continue
             name = Path(path).stem
             ref_units, _ = chapter_units(path, tasks, root, scratch / "ref" / name)
