@@ -9,8 +9,7 @@
                           solutions' explanations removed, solution outputs cleared
       nnref/              the package, each marked body replaced the same way
       tests/course/tasks/ the visible tests of the nnref tasks
-      conftest.py, pyproject.toml, requirements.txt, course.json,
-      student.json        the student's id and name, for the grader
+      conftest.py, pyproject.toml, requirements.txt, course.json
 
 Each stub sits between ``### BEGIN YOUR CODE`` and ``### END YOUR CODE``;
 the student writes there, and the grader reads back what is there.
@@ -98,7 +97,6 @@ def _write_support_files(root, out, found):
     manifest = {"course": "Inside nn.Module", "edition": "student", "reference": _commit(root),
                 "tasks": [t.id for t in found]}
     (out / "course.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
-    (out / "student.json").write_text(json.dumps({"id": "", "name": ""}, indent=1) + "\n", encoding="utf-8")
 
 
 def _requirements(root):
@@ -356,10 +354,11 @@ you see is a good sign, not a guarantee.
 
 ## Hand in
 
-First write your student id (as your instructor gave it) and your name into
-`student.json`: the grader files your grade under that id, not under the name
-of the zip. Then hand in this folder (or a zip of it, without `.venv/`), e.g.
-`zip -r submission.zip . -x '.venv/*'`.
+Hand in this folder (or a zip of it, without `.venv/`), e.g.
+`zip -r submission.zip . -x '.venv/*'`, the way your instructor says: the
+grader files your grade under the name your course's hand-in system gives
+your submission, never under anything written inside it. Hand in regular
+files only: links are left out.
 
 The grader runs your code in a sandbox, with a time limit per test (an
 infinite loop costs that test, not the others), and gives partial credit:
