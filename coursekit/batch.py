@@ -65,7 +65,7 @@ def submissions(source, scratch):
     if source.is_file():
         if not zipfile.is_zipfile(source):
             raise CourseError(f"{source} is neither a folder nor a zip file")
-        source, _notes = intake.ingest(source, Path(scratch) / "class")
+        source, _notes = intake.ingest(source, Path(scratch) / "class", total=intake.CLASS_TOTAL)
         inner = [p for p in source.iterdir() if p.is_dir()]
         if len(inner) == 1 and not any(p.suffix == ".zip" for p in source.iterdir()):
             source = inner[0]  # the zip held one folder of submissions

@@ -31,6 +31,7 @@ from .tasks import CourseError
 MAX_FILES = 20_000
 MAX_FILE = 64 << 20
 MAX_TOTAL = 256 << 20
+CLASS_TOTAL = 8 << 30  # a class's archive (the instructor's download): many submissions
 MAX_DEPTH = 32
 MAX_NAME = 255
 CHUNK = 1 << 20
@@ -39,8 +40,8 @@ CHUNK = 1 << 20
 class _Budget:
     """What a submission may still hold: files and bytes, counted as they are copied."""
 
-    def __init__(self, origin):
-        self.origin, self.files, self.bytes = origin, 0, 0
+    def __init__(self, origin, total=MAX_TOTAL):
+        self.origin, self.files, self.bytes, self.total = origin, 0, 0, total
 
     def add_file(self):
         self.files += 1
@@ -49,8 +50,8 @@ class _Budget:
 
     def add_bytes(self, count):
         self.bytes += count
-        if self.bytes > MAX_TOTAL:
-            raise CourseError(f"{self.origin}: more than {MAX_TOTAL >> 20} MiB in all")
+        if self.bytes > self.total:
+            raise CourseError(f"{self.origin}: more than {self.total >> 20} MiB in all")
 
 
 def normal_parts(name):
@@ -186,16 +187,18 @@ def _ingest_zip(source, target, budget, notes):
                 notes.append(f"`{shown}` was left out: larger than {MAX_FILE >> 20} MiB")
 
 
-def ingest(source, target):
+def ingest(source, target, total=MAX_TOTAL):
     """Copy the submission ``source`` (folder or zip) into the new folder ``target``: ``(target, notes)``.
 
     ``notes``: one line per thing left out, for the student's feedback.
+    ``total``: the bytes it may hold (``CLASS_TOTAL`` for a class's archive,
+    whose members, submissions, are bounded again when each is copied).
     Raises ``CourseError`` when the submission as a whole is out of bounds.
     """
     source, target = Path(source), Path(target)
     target.mkdir(parents=True)
     notes = []
-    budget = _Budget(source.name)
+    budget = _Budget(source.name, total)
     info = os.lstat(source)
     if stat.S_ISDIR(info.st_mode):
         _ingest_folder(source, target, budget, notes)
