@@ -132,27 +132,27 @@ class Group:
             (path / "cgroup.procs").write_text(str(os.getpid()))
 
     def remove(self):
-        """Kill whatever is left in the group, then remove it."""
-        for _attempt in range(50):
-            pids = set()
-            for path in self.paths:
+        """Kill whatever is left in the group, then remove it (a killed process leaves when it is reaped)."""
+        left = list(self.paths)
+        for _attempt in range(250):  # 5 s at most
+            for path in list(left):
                 try:
-                    pids |= {int(p) for p in (path / "cgroup.procs").read_text().split()}
+                    pids = [int(p) for p in (path / "cgroup.procs").read_text().split()]
+                except OSError:
+                    pids = []
+                for pid in pids:
+                    try:
+                        os.kill(pid, 9)
+                    except OSError:
+                        pass
+                try:
+                    path.rmdir()
+                    left.remove(path)
                 except OSError:
                     pass
-            for pid in pids:
-                try:
-                    os.kill(pid, 9)
-                except OSError:
-                    pass
-            if not pids:
-                break
+            if not left:
+                return
             time.sleep(0.02)
-        for path in self.paths:
-            try:
-                path.rmdir()
-            except OSError:
-                pass
 
 
 def whole_sandbox_limits():

@@ -109,8 +109,10 @@ def sandboxed():
 
 
 def needs_groups():
-    if sandbox.Group.make(Limits()) is None:
+    group = sandbox.Group.make(Limits())
+    if group is None:
         pytest.skip("no control group can be made here: memory is limited per process (see book/instructors.md)")
+    group.remove()
 
 
 def test_memory_is_limited_for_the_sandbox_as_a_whole(tmp_path):
