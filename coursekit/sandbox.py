@@ -323,10 +323,17 @@ def run(plan, task_dir, box_dir, limits=None, setup_limit=60.0, test_limit=10.0,
         rlimits()
 
     start = time.monotonic()
-    process = subprocess.Popen(command + [str(write_end)], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE, pass_fds=(write_end,), preexec_fn=prepare,
-                               env=dict(ENV, HOME=str(box_dir)) if unsafe else {},
-                               start_new_session=True)
+    try:
+        process = subprocess.Popen(command + [str(write_end)], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.PIPE, pass_fds=(write_end,), preexec_fn=prepare,
+                                   env=dict(ENV, HOME=str(box_dir)) if unsafe else {},
+                                   start_new_session=True)
+    except BaseException:
+        os.close(read_end)
+        os.close(write_end)
+        if group is not None:
+            group.remove()
+        raise
     os.close(write_end)
     try:
         process.stdin.write(json.dumps(plan).encode())
