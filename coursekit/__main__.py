@@ -39,12 +39,13 @@ def cmd_grade(args):
 
 
 def cmd_export_gradescope(args):
-    path = gradescope.export(args.out, root=args.root, timeout=args.timeout, unsafe=args.unsafe)
+    path = gradescope.export(args.out, root=args.root, timeout=args.timeout)
     print(f"Gradescope autograder written to {path}")
 
 
 def cmd_gradescope_run(args):
-    gradescope.run(args.submission, args.results, root=args.root, timeout=args.timeout, unsafe=args.unsafe)
+    return gradescope.run(args.submission, args.results, root=args.root, timeout=args.timeout,
+                          metadata=args.metadata)
 
 
 def cmd_tasks(args):
@@ -118,15 +119,13 @@ def main(argv=None):
     p = commands.add_parser("export-gradescope", help="write a Gradescope autograder zip")
     p.add_argument("out")
     p.add_argument("--timeout", type=float, default=10.0, help="time limit per test in seconds (10)")
-    p.add_argument("--unsafe", action="store_true",
-                   help="let the autograder grade without a sandbox if bubblewrap fails on Gradescope")
     p.set_defaults(run=cmd_export_gradescope)
 
     p = commands.add_parser("gradescope-run", help="(run_autograder's step) grade /autograder/submission")
     p.add_argument("submission")
     p.add_argument("results")
     p.add_argument("--timeout", type=float, default=10.0)
-    p.add_argument("--unsafe", action="store_true")
+    p.add_argument("--metadata", help="Gradescope's submission_metadata.json: the submitter's id")
     p.set_defaults(run=cmd_gradescope_run)
 
     p = commands.add_parser("tasks", help="print the task map (Markdown)")

@@ -244,13 +244,13 @@ def run_chapter(plan):
             finally:
                 sys.stdout, sys.stderr = stdout, stderr
             continue
-        if cell.get("index", 0) < plan.get("start_at", 0):
-            continue
-        run_exercise(cell, namespace)
+        if "exercise" in cell and cell.get("index", 0) >= plan.get("start_at", 0):
+            run_exercise(cell, namespace, plan)
+        define(cell, namespace)
     send({"r": "done"})
 
 
-def run_exercise(cell, namespace):
+def run_exercise(cell, namespace, plan):
     key = cell["exercise"]
     send({"r": "start", "test": key, "index": cell.get("index", 0)})
     sys.stdout.flush()
@@ -258,6 +258,11 @@ def run_exercise(cell, namespace):
     pid = os.fork()
     if pid == 0:
         status = 0
+        # the child needs its own code only: the reference definitions of the plan go first
+        for other in plan["cells"]:
+            other.pop("define", None)
+            if other is not cell:
+                other.clear()
         try:
             CURRENT["test"] = key
             exec(compile_cell(cell["code"], f"<{key}>"), namespace)
@@ -268,7 +273,6 @@ def run_exercise(cell, namespace):
         finally:
             os._exit(status)
     _pid, status = os.waitpid(pid, 0)
-    ok = os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
     if os.WIFSIGNALED(status):
         send({"r": "end", "test": key, "how": "crashed",
               "error": f"the process was killed by signal {signal.Signals(os.WTERMSIG(status)).name}"})
@@ -281,15 +285,14 @@ def run_exercise(cell, namespace):
         os.kill(-1, signal.SIGKILL)
     except OSError:
         pass
-    if ok:
-        keep_definitions(cell, namespace)
 
 
-def keep_definitions(cell, namespace):
-    """Run an exercise that ran through once more, here, checks off: later exercises may use what it defines.
+def define(cell, namespace):
+    """Run the reference's code of an exercise here, checks off: later exercises may use what it defines.
 
-    As in the notebook, where the student's cells run in order; an exercise
-    that failed leaves nothing behind.
+    As in the notebook, where the cells run in order; the reference's, not the
+    student's, so that each exercise is graded on the same state whatever the
+    student did in the others (the grader sends it, ``grader.chapter_units``).
     """
     probes = namespace["__probe__"], namespace["__raises__"]
     namespace["__probe__"] = lambda *args, **kwargs: None
@@ -297,7 +300,7 @@ def keep_definitions(cell, namespace):
     stdout, stderr = sys.stdout, sys.stderr
     sys.stdout = sys.stderr = open(os.devnull, "w")
     try:
-        exec(compile_cell(cell["code"], f"<{cell['exercise']}>"), namespace)
+        exec(compile_cell(cell["define"], f"<{cell.get('label', 'exercise')}>"), namespace)
     except BaseException:
         pass
     finally:
@@ -331,6 +334,12 @@ def main():
     OUT = int(sys.argv[1])
     plan = json.loads(sys.stdin.read())
     sys.stdin.close()
+    if plan.get("seed"):  # the task's files, read-only at /seed, into the size-limited /box
+        import shutil
+        for name in os.listdir(plan["seed"]):
+            source = os.path.join(plan["seed"], name)
+            copy = shutil.copytree if os.path.isdir(source) else shutil.copy
+            copy(source, os.path.join("/box", name))
     os.chdir(plan["cwd"])
     sys.path[:0] = plan.get("sys_path", [])
     for module in plan.get("preload", []):

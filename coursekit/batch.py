@@ -5,12 +5,19 @@ Every submission (a zip, or a folder holding a student edition) is graded as
 with one shared cache of the reference runs.  Into ``OUT``:
 
 * ``graded/KEY.json``: each submission's full report, named after a hash of
-  its content; a submission already there is not graded again, so an
-  interrupted run resumes where it stopped;
+  its content and its name; a submission already there is not graded again,
+  so an interrupted run resumes where it stopped;
 * ``gradebook.csv``: one row per student (id, points per task, total);
 * ``feedback/ID.md``: one student-safe feedback file per student;
 * ``report.md``: the instructor's report (every submission, its statuses,
   identity problems, time taken).
+
+A student's id is the name of their submission (``alice.zip`` -> ``alice``),
+which the instructor's download sets; two submissions with one id are both
+reported and neither is written over the other (the gradebook row says
+"conflict", with no points, until the instructor keeps one).  No submission
+stops the class: whatever goes wrong grading one becomes its "could not
+grade" row.
 """
 import csv
 import hashlib
@@ -25,7 +32,7 @@ import zipfile
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
-from . import grader
+from . import grader, intake
 from .student import checked_tasks
 from .tasks import CourseError, course_root
 
@@ -44,11 +51,12 @@ def is_single_submission(path):
     path = Path(path)
     if path.is_dir():
         return (path / "course.json").exists() or ((path / "nnref").is_dir() and (path / "book").is_dir())
-    if zipfile.is_zipfile(path):
+    try:
         with zipfile.ZipFile(path) as archive:
             names = archive.namelist()
-        return not any(name.lower().endswith(".zip") for name in names)
-    return False
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError):
+        return False
+    return not any(name.lower().endswith(".zip") for name in names)
 
 
 def submissions(source, scratch):
@@ -57,26 +65,24 @@ def submissions(source, scratch):
     if source.is_file():
         if not zipfile.is_zipfile(source):
             raise CourseError(f"{source} is neither a folder nor a zip file")
-        source = grader.safe_extract(source, Path(scratch) / "class")
+        source, _notes = intake.ingest(source, Path(scratch) / "class", total=intake.CLASS_TOTAL)
         inner = [p for p in source.iterdir() if p.is_dir()]
         if len(inner) == 1 and not any(p.suffix == ".zip" for p in source.iterdir()):
             source = inner[0]  # the zip held one folder of submissions
-    found = [(p.name, p) for p in sorted(source.iterdir())
-             if (p.is_file() and p.suffix.lower() == ".zip") or (p.is_dir() and not p.is_symlink())]
+    found = [(p.name, p) for p in sorted(source.iterdir()) if not p.is_symlink()
+             and ((p.is_file() and p.suffix.lower() == ".zip") or p.is_dir())]
     if not found:
         raise CourseError(f"no submissions (zip files or folders) in {source}")
     return found
 
 
-def _key(path):
-    """A hash of the submission's content: the same bytes are graded once."""
-    digest = hashlib.sha256()
-    path = Path(path)
-    files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file() and not p.is_symlink())
-    for file in files:
-        digest.update(str(file.relative_to(path) if path.is_dir() else "").encode())
-        digest.update(file.read_bytes())
-    return digest.hexdigest()[:24]
+def _key(name, path):
+    """A hash of the submission's name and content: the same submission is graded once."""
+    try:
+        content = intake.content_key(path)
+    except OSError as err:  # it cannot be read: grading says why, in its row
+        content = f"unreadable {err.errno}"
+    return hashlib.sha256(f"{name}\0{content}".encode()).hexdigest()[:24]
 
 
 class Progress:
@@ -112,7 +118,7 @@ def grade_all(source, out, root=None, jobs=None, timeout=10.0, unsafe=False, ros
     start = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="coursekit-class-") as scratch:
         items = submissions(source, scratch)
-        keys = {name: _key(path) for name, path in items}
+        keys = {name: _key(name, path) for name, path in items}
         todo = [(name, path) for name, path in items if not (out / "graded" / f"{keys[name]}.json").exists()]
         bar = Progress(len(items)) if progress else None
         for _ in range(len(items) - len(todo)):
@@ -121,13 +127,18 @@ def grade_all(source, out, root=None, jobs=None, timeout=10.0, unsafe=False, ros
 
         def one(item):
             name, path = item
+            student_id, problem = grader.student_identity(name, roster_rows)
             try:
                 report = grader.grade(path, root=root, timeout=timeout, jobs=1, only=only, unsafe=unsafe,
-                                      cache_dir=out / "reference-cache", roster=roster_rows, runner=runner)
-            except CourseError as err:
-                report = {"student": None, "identity_problem": f"not graded: {err}", "submission": name,
-                          "points": 0, "max_points": sum(t.points for t in found), "tasks": [],
-                          "counts": {}, "seconds": 0}
+                                      cache_dir=out / "reference-cache", roster=roster_rows, runner=runner,
+                                      student_id=student_id)
+            except Exception as err:  # this submission's row says so; the class goes on
+                report = {"student": student_id, "identity_problem": problem, "submission": name,
+                          "points": 0, "max_points": sum(t.points for t in found),
+                          "not_graded": grader.could_not_grade(err),
+                          "tasks": [vars(grader._task_result(t, [], "could-not-grade", grader.could_not_grade(err)))
+                                    for t in found],
+                          "counts": {"could-not-grade": len(found)}, "seconds": 0}
             report["submission"] = name
             target = out / "graded" / f"{keys[name]}.json"
             partial = target.with_suffix(".part")
@@ -147,10 +158,11 @@ def grade_all(source, out, root=None, jobs=None, timeout=10.0, unsafe=False, ros
     rows = gradebook(reports, found, roster_rows)
     write_gradebook(rows, found, out / "gradebook.csv")
     (out / "feedback").mkdir(exist_ok=True)
+    ids = [_row_id(r) for r in reports]
     for report in reports:
-        if report.get("tasks"):
-            (out / "feedback" / f"{_file_name(_row_id(report))}.md").write_text(
-                grader.feedback_markdown(report), encoding="utf-8")
+        # one file per id; with a conflict, one per submission, so that none is written over
+        name = _row_id(report) if ids.count(_row_id(report)) == 1 else f"{_row_id(report)}--{report['submission']}"
+        (out / "feedback" / f"{_file_name(name)}.md").write_text(grader.feedback_markdown(report), encoding="utf-8")
     (out / "report.md").write_text(class_report(reports, rows, found, seconds, len(todo)), encoding="utf-8")
     return rows, reports
 
@@ -163,39 +175,55 @@ def _file_name(text):
     return "".join(c if c.isalnum() or c in "-_.@" else "_" for c in text)[:100]
 
 
+CONFLICT = "conflict"
+
+
 def gradebook(reports, found, roster_rows=None):
-    """One row per student; a student with several submissions keeps the last by file name."""
-    rows = {}
+    """One row per student.  Several submissions with one id: a row that says so, with no points
+    (the class report lists them; the instructor keeps one), never one written over the other."""
+    by_id = {}
     for report in sorted(reports, key=lambda r: r["submission"]):
+        by_id.setdefault(_row_id(report), []).append(report)
+    rows = {}
+    for student_id, mine in by_id.items():
+        if len(mine) > 1:
+            rows[student_id] = {"id": student_id, "submission": "; ".join(r["submission"] for r in mine),
+                                **{t.id: "" for t in found}, "total": CONFLICT}
+            continue
+        report = mine[0]
         points = {t["id"]: t["points"] for t in report.get("tasks", [])}
-        rows[_row_id(report)] = {"id": _row_id(report), "submission": report["submission"],
-                                 **{t.id: points.get(t.id, 0) for t in found},
-                                 "total": report.get("points", 0)}
+        rows[student_id] = {"id": student_id, "submission": report["submission"],
+                            **{t.id: points.get(t.id, 0) for t in found}, "total": report.get("points", 0)}
     for student_id in (roster_rows or {}):
         rows.setdefault(student_id, {"id": student_id, "submission": "", **{t.id: 0 for t in found}, "total": 0})
     return [rows[k] for k in sorted(rows)]
 
 
 def write_gradebook(rows, found, path):
+    """The CSV, every text cell safe to open in a spreadsheet (``intake.csv_cell``)."""
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=["id", "submission", *[t.id for t in found], "total"],
                             lineterminator="\n")
     writer.writeheader()
-    writer.writerows(rows)
+    writer.writerows({k: intake.csv_cell(v) for k, v in row.items()} for row in rows)
     Path(path).write_text(buffer.getvalue(), encoding="utf-8")
 
 
 def class_report(reports, rows, found, seconds, graded_now):
+    cell = intake.markdown_cell
     lines = [f"# Class report: {len(reports)} submissions, {len(rows)} students", "",
              f"Graded {graded_now} submissions in {seconds:.0f} s "
              f"({seconds / max(graded_now, 1):.1f} s each on average); the others were graded before.", "",
              "| Student | Submission | Points | Statuses | Problems |", "| --- | --- | --- | --- | --- |"]
     ids = [_row_id(r) for r in reports]
-    for report in sorted(reports, key=lambda r: _row_id(r)):
+    for report in sorted(reports, key=lambda r: (_row_id(r), r["submission"])):
         counts = ", ".join(f"{n} {s}" for s, n in report.get("counts", {}).items() if n)
-        problems = [report.get("identity_problem") or ""]
+        problems = [report.get("identity_problem") or "", report.get("not_graded") or ""]
         if ids.count(_row_id(report)) > 1:
-            problems.append("several submissions with this id (the gradebook keeps the last by file name)")
-        lines.append(f"| `{_row_id(report)}` | `{report['submission']}` | {report.get('points', 0):g} / "
-                     f"{report.get('max_points', 0)} | {counts} | {'; '.join(p for p in problems if p)} |")
+            problems.append("conflict: several submissions with this id; none is in the gradebook until you "
+                            "keep one (rename or remove the others)")
+        if report.get("left_out"):
+            problems.append(f"{len(report['left_out'])} file(s) left out of the submission")
+        lines.append(f"| {cell(_row_id(report))} | {cell(report['submission'])} | {report.get('points', 0):g} / "
+                     f"{report.get('max_points', 0)} | {counts} | {cell('; '.join(p for p in problems if p), 600)} |")
     return "\n".join(lines) + "\n"

@@ -295,58 +295,79 @@ def _compare(op, left, right):
             ">=": lambda a, b: a >= b}[op](left, right)
 
 
+def exception_name(text):
+    """The exception's class in ``TypeName: message`` if Python defines it; the student's own class names
+    and messages are text the submission chose (see ``judge``)."""
+    import builtins
+    name = str(text).split(":", 1)[0].strip()
+    return name if isinstance(getattr(builtins, name, None), type) and \
+        issubclass(getattr(builtins, name), BaseException) else "an exception"
+
+
 def judge(reference, student):
-    """``(passed, why)`` for one check: ``reference`` and ``student`` are the records of the two runs.
+    """``(passed, why, hint)`` for one check: ``reference`` and ``student`` are the records of the two runs.
 
     Only the reference record says what the check is (its kind, its expected
     side); from the student's record the subject's value is taken, and the
     truth value the sandbox computed only where the reference says the check
-    compares objects rather than data.
+    compares objects rather than data.  ``why`` is for the instructor and may
+    quote what the student's process sent; ``hint``, for the student, never
+    does: a value or a message the submission made may hold any text its
+    sandbox could read.
     """
+    ok, why, hint = _judge(reference, student)
+    return ok, why, ("" if ok else hint or why)
+
+
+def _judge(reference, student):
     kind = reference["kind"]
     if student is None:
-        return False, "this check was not reached"
+        return False, "this check was not reached", None
     if student.get("error"):
-        return False, student["error"]
+        return False, str(student["error"]), f"raised {exception_name(student['error'])}"
     try:
         if kind == "raises":
             raised = student.get("raised")
-            expected = reference.get("expected") or []
+            expected = [str(e) for e in reference.get("expected") or []]
             if not raised:
-                return False, f"no exception was raised (expected {' or '.join(expected)})"
+                return False, f"no exception was raised (expected {' or '.join(expected)})", None
+            name = str(raised["mro"][0])
             if not set(raised["mro"]) & set(expected):
-                return False, f"raised {raised['mro'][0]}, expected {' or '.join(expected)}"
+                return False, f"raised {name}, expected {' or '.join(expected)}", \
+                    f"raised {exception_name(name)}, expected {' or '.join(expected)}"
             match = reference.get("match")
-            if match and not re.search(match, raised.get("message", "")):
-                return False, f"the message of {raised['mro'][0]} does not match {match!r}"
-            return True, ""
+            if match and not re.search(match, str(raised.get("message", ""))):
+                return False, f"the message of {name} does not match {match!r}", \
+                    f"the message does not match {match!r}"
+            return True, "", None
         subject = decode(student.get("subject"))
         if kind in ("truthy", "falsy"):
             ok = truthy(subject) == (kind == "truthy")
             return ok, "" if ok else f"{'false' if kind == 'truthy' else 'true'} where it should be " \
-                                     f"{'true' if kind == 'truthy' else 'false'}"
+                                     f"{'true' if kind == 'truthy' else 'false'}", None
         expected = decode(reference.get("expected"))
         if kind in ("allclose", "equal"):
             a, b = _as_array(subject), _as_array(expected)
             if a.shape != b.shape:
-                return False, f"shape {a.shape}, expected {b.shape}"
+                return False, f"shape {a.shape}, expected {b.shape}", f"the shape is not {b.shape}"
             if kind == "equal":
                 ok = bool(np.array_equal(a, b))
             else:
                 tolerances = {k: float(decode(v)) for k, v in (reference.get("options") or {}).items()}
                 ok = bool(np.allclose(a, b, rtol=tolerances.get("rtol", 1e-5), atol=tolerances.get("atol", 1e-8)))
-            return ok, "" if ok else "values differ from the expected ones"
+            return ok, "" if ok else "values differ from the expected ones", None
         op = kind.split(":", 1)[1]
         identity = op in ("is", "is not") and not (expected is None or isinstance(expected, bool))
         if identity or reference.get("unstable") or has_objects(decode(reference.get("subject"))) \
                 or has_objects(expected):
             # objects, not data: the sandbox's own truth value, which must match the reference's
             ok = student.get("truth") is True and reference.get("truth") is True
-            return ok, "" if ok else f"the comparison `{op}` is false"
+            return ok, "" if ok else f"the comparison `{op}` is false", None
         ok = bool(_compare(op, subject, expected))
-        return ok, "" if ok else f"got {brief(subject)}, expected {op} {brief(expected)}"
-    except (ValueError, TypeError, KeyError, AttributeError) as err:
-        return False, f"the value sent could not be compared ({type(err).__name__})"
+        return ok, "" if ok else f"got {brief(subject)}, expected {op} {brief(expected)}", \
+            f"got a {type(subject).__name__} that is not {op} {brief(expected)}"
+    except (ValueError, TypeError, KeyError, AttributeError, IndexError) as err:
+        return False, f"the value sent could not be compared ({type(err).__name__})", None
 
 
 def brief(value, limit=120):

@@ -19,8 +19,12 @@ Units (one sandbox run each):
   student's and no other copy of that code exists;
 * a **chapter**: the chapter's own cells (the reference notebook without its
   exercises' solutions), and at each graded exercise, in a forked child, the
-  exercise's cells with the student's code in place of the solution; the
-  hidden tests of the chapter's exercises run in a second sandbox.
+  exercise's cells with the student's code in place of the solution; after
+  every exercise, graded or not, the reference's code of it (checks off), so
+  each exercise runs on the same state whatever the student did in the
+  others, and the chapter's reference unit is the same for every student
+  (run once per class).  The hidden tests of the chapter's exercises run in
+  a second sandbox.
 
 A test that runs past the time limit ends its sandbox; the unit goes on from
 the next test in a fresh one.  Feedback for students (``feedback.md``) says
@@ -35,22 +39,19 @@ import sys
 import tempfile
 import threading
 import time
-import zipfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
 
-from . import checks, notebooks, parsing, sandbox
+from . import checks, intake, notebooks, parsing, sandbox
 from .markers import HIDDEN_TESTS, SOLUTION, STUB_BODY, find_regions, replace_regions
-from .student import checked_tasks, read_answer
+from .student import checked_tasks, read_answers
 from .tasks import CourseError, course_root
 
-STATUSES = ("passed", "partial", "failed", "not-attempted", "syntax-error", "timeout", "crashed", "missing")
-MAX_UNZIPPED = 256 << 20
-MAX_MEMBERS = 20_000
-METADATA = "student.json"
+STATUSES = ("passed", "partial", "failed", "not-attempted", "syntax-error", "timeout", "crashed", "missing",
+            "could-not-grade")
 
 
 @dataclass
@@ -68,46 +69,37 @@ class Unit:
 
 # -- the submission ---------------------------------------------------------------------------------
 def safe_extract(archive, target):
-    """Unzip with bounds: members, total size, no links, nothing outside ``target``."""
-    with zipfile.ZipFile(archive) as zipped:
-        members = zipped.infolist()
-        if len(members) > MAX_MEMBERS:
-            raise CourseError(f"{archive}: more than {MAX_MEMBERS} files")
-        if sum(m.file_size for m in members) > MAX_UNZIPPED:
-            raise CourseError(f"{archive}: more than {MAX_UNZIPPED >> 20} MiB unzipped")
-        for member in members:
-            if (member.external_attr >> 16) & 0o170000 == 0o120000:
-                continue  # a symbolic link: not extracted
-            zipped.extract(member, target)  # zipfile keeps members inside target
-    return Path(target)
+    """A zip's regular files copied into the new folder ``target`` (see ``intake.ingest``)."""
+    folder, _notes = intake.ingest(archive, target)
+    return folder
 
 
 def open_submission(submission, scratch):
-    """The folder of the student edition inside ``submission`` (a folder or a .zip)."""
+    """``(edition, notes)``: the student edition inside a copy of ``submission`` (a folder or a .zip).
+
+    Only the copy (``intake.ingest``: regular files, bounded, names normalised) is read from here on;
+    ``notes`` says what was left out of it.
+    """
     submission = Path(submission)
-    if submission.is_file() and zipfile.is_zipfile(submission):
-        submission = safe_extract(submission, Path(scratch) / "submission")
-    if not submission.is_dir():
-        raise CourseError(f"{submission} is neither a folder nor a zip file")
-    children = sorted(p for p in submission.iterdir() if p.is_dir() and not p.is_symlink())
-    grandchildren = sorted(p for child in children for p in child.iterdir() if p.is_dir() and not p.is_symlink())
-    for folder in [submission, *children, *grandchildren]:
+    copy, notes = intake.ingest(submission, Path(scratch) / "submission")
+    children = sorted(p for p in copy.iterdir() if p.is_dir())
+    grandchildren = sorted(p for child in children for p in child.iterdir() if p.is_dir())
+    for folder in [copy, *children, *grandchildren]:
         if (folder / "course.json").exists() or ((folder / "nnref").is_dir() and (folder / "book").is_dir()):
-            return folder
+            return folder, notes
     raise CourseError(f"{submission.name} does not look like a student edition (no course.json, "
                       "no nnref/ and book/ folders)")
 
 
-def student_identity(edition, roster=None):
-    """``(id, problem)``: the id in the submission's student.json, checked against the roster."""
-    path = Path(edition) / METADATA
-    try:
-        data = json.loads(path.read_text(encoding="utf-8")[:10_000])
-        student_id = str(data.get("id", "")).strip()
-    except (OSError, ValueError, AttributeError):
-        return None, f"no readable {METADATA} with the student's id"
+def student_identity(name, roster=None):
+    """``(id, problem)``: the id is the submission's name (``intake.submission_id``), checked against the roster.
+
+    Nothing the student wrote (``student.json`` included) names the student: a submission
+    cannot claim another student's row.
+    """
+    student_id = intake.submission_id(str(name))
     if not student_id:
-        return None, f"{METADATA} has no id"
+        return None, "the submission's name gives no id"
     if roster is not None and student_id not in roster:
         return student_id, f"id {student_id!r} is not on the roster"
     return student_id, None
@@ -239,21 +231,26 @@ def chapter_units(path, tasks, root, work, answers=None, keep=None):
             if cell.cell_type != "code":
                 continue
             exercise = by_first.get(index)
-            if exercise is not None and exercise.label in graded:
-                task = graded[exercise.label]
-                if hidden and not task.hidden_tests:
-                    continue
-                bodies = None if answers is None else answers.get(task.id)
-                if answers is not None and bodies is None:
-                    continue  # missing, not attempted: nothing to run
+            if exercise is not None:
+                task = graded.get(exercise.label)
                 sources = notebooks.solution_sources(reference, exercise)
+                # What the cells after it may use: the reference's definitions, run (checks off) after
+                # the exercise whatever the student did there, so that no exercise's grade depends
+                # on another's being solved or graded.
+                define = {"define": "\n".join(_exercise_code(exercise.label, sources, None, False)),
+                          "index": index, "label": exercise.label}
+                bodies = None if answers is None or task is None else answers.get(task.id)
+                if task is None or (hidden and not task.hidden_tests) or (answers is not None and bodies is None):
+                    cells.append(define)  # not graded in this unit: its definitions only
+                    continue
                 code = _exercise_code(task.id, sources, bodies, hidden, keep)
                 errors = [e for e in (_syntax_error(_ipython(c), f"{task.id}, cell {k + 1}")
                                       for k, c in enumerate(code)) if e]
                 if errors:
                     problems[task.id] = errors[0]
+                    cells.append(define)
                     continue
-                cells.append({"exercise": task.id, "index": index, "code": "\n".join(code)})
+                cells.append({"exercise": task.id, "code": "\n".join(code), **define})
             elif index not in in_exercise:
                 cells.append({"run": cell.source, "label": f"<{Path(path).stem}, cell {index}>"})
         plan = {"kind": "chapter", "cwd": f"/box/{Path(path).parent.as_posix()}", "sys_path": ["/task"],
@@ -286,9 +283,28 @@ class Runner:
                     f"{problem}. The grader runs students' code only in a sandbox; pass --unsafe to grade "
                     "without one (only for code you trust).")
 
-    def run(self, unit, work, slack=1.0, reference_seconds=None):
-        """``(records, events)``: every record of the unit's runs; events: tests that timed out or crashed."""
+    def run(self, unit, work, slack=1.0, reference=None):
+        """``(records, events)``: every record of the unit's runs; events: tests that timed out or crashed.
+
+        ``reference``: the reference run's records.  Given, the grader's clock is theirs: each test
+        gets ``max(timeout, 3 x`` its reference time``)``, the wait before each test
+        ``max(2 x timeout, 4 x`` the longest wait on the reference``)``, before the first test of a run
+        ``max(2 x timeout, 4 x`` all waits``)``, and a run all of these at most; only the reference's
+        tests start a test's clock.  Without it (the trusted reference itself): generous limits.
+        """
         records, events, start_at, attempt = [], {}, 0, 0
+        ends = [r for r in reference or [] if r.get("r") == "end" and "seconds" in r]
+        seconds = {r.get("test"): float(r["seconds"]) for r in ends}
+        gaps = [float(r.get("gap", 0)) for r in reference or [] if r.get("r") == "start" and "gap" in r]
+
+        def limit(test):  # the time limit, or three times what the test took on the reference
+            return max(self.timeout, 3 * seconds.get(test, 0)) * slack
+
+        if reference is not None:
+            between = max(2 * self.timeout, 4 * max(gaps, default=0)) * slack
+            setup = max(2 * self.timeout, 4 * sum(gaps)) * slack
+        else:
+            between = setup = max(60.0, self.timeout) * slack
         while True:
             attempt += 1
             box = work / f"box-{attempt}"
@@ -299,16 +315,11 @@ class Runner:
             plan = dict(unit.plan, start_at=start_at)
             if self.unsafe:
                 plan = _unsafe_plan(plan, unit.task_dir, box)
-            seconds = reference_seconds or {}
-
-            def limit(test):  # the time limit, or three times what the test took on the reference
-                return max(self.timeout, 3 * seconds.get(test, 0)) * slack
-
-            setup = max(60.0, self.timeout) * slack
-            # however the sandbox announces its tests, the run ends by this time
-            total = setup + sum(limit(test) for test in seconds) if seconds else 3600.0
+            # the run ends by this time, whatever the sandbox sends
+            total = setup + sum(limit(test) + between for test in seconds) if reference is not None else 3600.0
             outcome = sandbox.run(plan, unit.task_dir, box, limits=self.limits, test_limit=limit,
-                                  setup_limit=setup, total_limit=total, unsafe=self.unsafe)
+                                  setup_limit=setup, between_limit=between, total_limit=total, unsafe=self.unsafe,
+                                  tests=set(seconds) if reference is not None else None)
             shutil.rmtree(box, ignore_errors=True)
             records += outcome.records
             if outcome.how == "done":
@@ -415,35 +426,42 @@ def score_unit(unit, reference, student, events):
         task_id = test if unit.kind == "chapter" else unit.tasks[0]
         checks_here = {key: ref for key, ref in ref_checks.get(test, {}).items()
                        if unit.kind != "chapter" or ("/h" if unit.hidden else "/v") in key[0]}
-        failures = []
+        failures, hints = [], {}
         for key, ref in checks_here.items():
-            ok, why = checks.judge(ref, stu_checks.get(test, {}).get(key))
+            ok, why, hints[key] = checks.judge(ref, stu_checks.get(test, {}).get(key))
             if not ok:
                 failures.append((key, why))
         end = stu_ends.get(test)
         event = events.get(test) or events.get("*")
+        # (status, why for the instructor, hint for the student: never text the sandbox sent)
         if event:
             how, _stderr = event
-            problem = ("timeout", "ran past the time limit") if how == "timeout" else \
-                ("crashed", "the process running it stopped")
+            problem = ("timeout", "ran past the time limit", None) if how == "timeout" else \
+                ("crashed", "the process running it stopped", None)
         elif end is None:
-            problem = ("crashed", import_errors[0]["error"] if import_errors else "it did not run")
+            problem = ("crashed", str(import_errors[0].get("error")), "the test file could not be imported: "
+                       f"{checks.exception_name(import_errors[0].get('error'))}") if import_errors else \
+                ("crashed", "it did not run", None)
         elif end.get("how") == "error":
-            problem = ("error", f"{end.get('error', '')}" + (f" ({end['where']})" if end.get("where") else ""))
+            problem = ("error", f"{end.get('error', '')}" + (f" ({end['where']})" if end.get("where") else ""),
+                       f"raised {checks.exception_name(end.get('error', ''))}")
         elif end.get("how") == "crashed":
-            problem = ("crashed", end.get("error", ""))
+            problem = ("crashed", str(end.get("error", "")), "the process running it stopped")
         elif end.get("how") == "skip":
-            problem = ("error", "skipped")
+            problem = ("error", "skipped", None)
         else:
             problem = None
+        problem_hint = problem and (problem[2] or problem[1])
         if unit.kind == "chapter":
             # an exercise: every check is worth one part; an error fails the checks it did not reach
             for key in checks_here:
                 ok = key not in dict(failures)
+                unreached = problem and not stu_checks.get(test, {}).get(key)
                 results.setdefault(task_id, []).append(
                     {"test": f"{test} check {key[0]}", "weight": 1.0, "passed": ok, "hidden": unit.hidden,
-                     "why": "" if ok else (problem[1] if problem and not stu_checks.get(test, {}).get(key)
-                                           else dict(failures)[key]), "problem": problem and problem[0]})
+                     "why": "" if ok else (problem[1] if unreached else dict(failures)[key]),
+                     "hint": "" if ok else (problem_hint if unreached else hints[key]),
+                     "problem": problem and problem[0]})
             continue
         module, name = test.split("::", 1)
         function = name.split("[", 1)[0]
@@ -452,8 +470,9 @@ def score_unit(unit, reference, student, events):
         weight = float(unit.weights.get(module, {}).get(function, 1)) / cases
         ok = not failures and problem is None
         why = "" if ok else (problem[1] if problem else failures[0][1])
+        hint = "" if ok else (problem_hint if problem else hints[failures[0][0]])
         results.setdefault(task_id, []).append(
-            {"test": test, "weight": weight, "passed": ok, "hidden": unit.hidden, "why": why,
+            {"test": test, "weight": weight, "passed": ok, "hidden": unit.hidden, "why": why, "hint": hint,
              "problem": problem and problem[0]})
     return results
 
@@ -469,6 +488,7 @@ class TaskResult:
     status: str
     message: str = ""
     tests: list = field(default_factory=list)
+    hint: str = ""        # the message for the student: the grader's words only (see feedback_markdown)
 
 
 def _task_result(task, tests, status=None, message=""):
@@ -487,28 +507,33 @@ def _task_result(task, tests, status=None, message=""):
         else:
             status = "failed"
         first = next((t for t in tests if not t["passed"]), None)
+        hint = ""
         if first is not None:
             message = ("a hidden test failed" if first["hidden"] else f"{first['test']}: {first['why']}")
+            hint = ("a hidden test failed" if first["hidden"] else f"{first['test']}: {first.get('hint', '')}")
         points = round(task.points * fraction, 2)
     else:
         points = 0.0
+        # the grader's own messages (a missing file, a syntax error in the student's own code), but not
+        # the text of an exception met while grading, which may quote what the sandbox sent
+        hint = message.split(":", 2)[0] + ": " + message.split(":", 2)[1].strip() \
+            if status == "could-not-grade" else message
     return TaskResult(id=task.id, kind=task.kind,
                       where=f"{task.path}: {task.where}" if task.kind == "nnref" else task.path,
                       chapter=task.chapter, points=points, max_points=task.points, status=status,
-                      message=message[:2000], tests=tests)
+                      message=message[:2000], tests=tests, hint=hint[:2000])
 
 
 # -- grading ----------------------------------------------------------------------------------------------
 def _answers(found, edition):
     """``{task id: bodies}`` and ``{task id: (status, message)}`` for those that cannot be graded."""
     answers, verdicts = {}, {}
+    read = read_answers(found, edition)
     for task in found:
-        try:
-            bodies = read_answer(task, edition)
-        except LookupError as err:
-            verdicts[task.id] = ("missing", str(err))
-            continue
-        if len(bodies) != task.regions:
+        bodies = read[task.id]
+        if isinstance(bodies, LookupError):
+            verdicts[task.id] = ("missing", str(bodies))
+        elif len(bodies) != task.regions:
             verdicts[task.id] = ("missing", f"expected {task.regions} '### BEGIN YOUR CODE' block(s) for "
                                             f"{task.id} in {task.path}, found {len(bodies)} (were the markers removed?)")
         elif _is_stub(bodies):
@@ -518,9 +543,20 @@ def _answers(found, edition):
     return answers, verdicts
 
 
+def could_not_grade(err):
+    """The reason in a "could not grade" row: what went wrong, never a traceback."""
+    return f"could not grade: {type(err).__name__}: {str(err)[:300]}"
+
+
 def grade(submission, out=None, root=None, timeout=10.0, jobs=None, only=None, unsafe=False,
-          cache_dir=None, roster=None, runner=None):
-    """Grade ``submission``; write the reports into ``out`` if given; return the report."""
+          cache_dir=None, roster=None, runner=None, student_id=None):
+    """Grade ``submission``; write the reports into ``out`` if given; return the report.
+
+    ``student_id``: who handed it in, as the instructor's download or the LMS says;
+    by default the submission's file or folder name (``intake.submission_id``).
+    Whatever goes wrong with one unit (its sandbox's records, its scoring)
+    makes that unit's tasks "could-not-grade" rows; the others are graded.
+    """
     root = course_root(root)
     runner = runner or Runner(timeout=timeout, unsafe=unsafe)  # no sandbox: stop before anything else
     found = checked_tasks(root)
@@ -529,10 +565,14 @@ def grade(submission, out=None, root=None, timeout=10.0, jobs=None, only=None, u
         raise CourseError(f"no such task: {', '.join(sorted(unknown))} (python -m coursekit tasks)")
     found = [t for t in found if only is None or t.id in only]
     start = time.monotonic()
+    if student_id is None:
+        student_id, identity_problem = student_identity(Path(submission).name, roster)
+    else:
+        identity_problem = None if roster is None or student_id in roster else \
+            f"id {student_id!r} is not on the roster"
     with tempfile.TemporaryDirectory(prefix="coursekit-grade-") as scratch:
         scratch = Path(scratch)
-        edition = open_submission(submission, scratch)
-        student_id, identity_problem = student_identity(edition, roster)
+        edition, notes = open_submission(submission, scratch)
         answers, verdicts = _answers(found, edition)
         # 1. the reference runs (cached): what every check expects
         pairs = []  # (reference unit, how to build the student's unit)
@@ -543,8 +583,10 @@ def grade(submission, out=None, root=None, timeout=10.0, jobs=None, only=None, u
                 pairs.append((unit, lambda keep, task=task, index=index: nnref_units(
                     task, root, scratch / "student" / f"{task.slug}-{index}", answers[task.id], keep)))
         for path in sorted({t.path for t in found if t.kind == "chapter"}):
-            tasks = [t for t in found if t.path == path and t.id in answers]
-            if not tasks:
+            # one reference unit per chapter, whichever exercises this student answered: run once
+            # for the class (cached); the student's unit runs the answered ones
+            tasks = [t for t in found if t.path == path]
+            if not any(t.id in answers for t in tasks):
                 continue
             name = Path(path).stem
             ref_units, _ = chapter_units(path, tasks, root, scratch / "ref" / name)
@@ -554,22 +596,28 @@ def grade(submission, out=None, root=None, timeout=10.0, jobs=None, only=None, u
 
         def run_pair(pair):
             ref_unit, build = pair
-            reference = reference_records(ref_unit, root, cache_dir, runner, scratch / "runs" / f"ref-{id(ref_unit)}")
-            keep = checks.keep_for_student(checks.truth_ids(reference))
-            built = build(keep)
-            if isinstance(built, str):  # the student's nnref file does not compile
-                return None, {ref_unit.tasks[0]: built}
-            units, problems = built if isinstance(built, tuple) else (built, {})
-            unit = units[[u.hidden for u in units].index(ref_unit.hidden)]
-            took = {r.get("test"): float(r.get("seconds", 0)) for r in reference if r.get("r") == "end"}
-            records, events = runner.run(unit, scratch / "runs" / f"stu-{id(unit)}", reference_seconds=took)
-            return score_unit(unit, reference, records, events), problems
+            try:
+                reference = reference_records(ref_unit, root, cache_dir, runner,
+                                              scratch / "runs" / f"ref-{id(ref_unit)}")
+                keep = checks.keep_for_student(checks.truth_ids(reference))
+                built = build(keep)
+                if isinstance(built, str):  # the student's nnref file does not compile
+                    return None, {ref_unit.tasks[0]: ("syntax-error", built)}
+                units, problems = built if isinstance(built, tuple) else (built, {})
+                problems = {k: ("syntax-error", v) for k, v in problems.items()}
+                unit = units[[u.hidden for u in units].index(ref_unit.hidden)]
+                records, events = runner.run(unit, scratch / "runs" / f"stu-{id(unit)}", reference=reference)
+                return score_unit(unit, reference, records, events), problems
+            except Exception as err:  # this unit's tasks, not the submission, not the class
+                return None, {task_id: ("could-not-grade", could_not_grade(err))
+                              for task_id in ref_unit.tasks if task_id in answers}
 
         tests = {}
         with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
             for results, problems in pool.map(run_pair, pairs):
                 for task_id, problem in problems.items():
-                    verdicts[task_id] = ("syntax-error", problem)
+                    if verdicts.get(task_id, ("",))[0] != "could-not-grade":
+                        verdicts[task_id] = problem
                 for task_id, rows in (results or {}).items():
                     if task_id in answers:
                         tests.setdefault(task_id, []).extend(rows)
@@ -587,8 +635,9 @@ def grade(submission, out=None, root=None, timeout=10.0, jobs=None, only=None, u
         "max_points": sum(r.max_points for r in rows),
         "counts": {s: sum(r.status == s for r in rows) for s in STATUSES},
         "time_limit_per_test": timeout,
-        "sandbox": "none (--unsafe)" if unsafe else "bubblewrap",
+        "sandbox": "none (--unsafe)" if unsafe else f"bubblewrap; limits: {sandbox.whole_sandbox_limits()}",
         "seconds": round(time.monotonic() - start, 1),
+        "left_out": notes,
         "tasks": [vars(r) for r in rows],
     }
     if out is not None:
@@ -605,24 +654,25 @@ def write_report(report, out):
 
 
 def _cell(text, limit=300):
-    return " ".join(str(text).split()).replace("|", "\\|")[:limit]
+    return intake.markdown_cell(text, limit)
 
 
 def report_markdown(report):
     """The instructor's report: every test, hidden ones named."""
     counts = ", ".join(f"{n} {s}" for s, n in report["counts"].items() if n)
     lines = [f"# Grade report: {report['points']:g} / {report['max_points']} points", "",
-             f"Student: `{report['student']}`" + (f" ({report['identity_problem']})" if report["identity_problem"]
-                                                   else "") + "  ",
-             f"Submission: `{report['submission']}`  ",
+             f"Student: {_cell(report['student'])}" + (f" ({_cell(report['identity_problem'])})"
+                                                       if report["identity_problem"] else "") + "  ",
+             f"Submission: {_cell(report['submission'])}  ",
              f"Tasks: {counts}  ",
              f"Time limit per test: {report['time_limit_per_test']:g} s; graded in {report['seconds']} s; "
-             f"sandbox: {report['sandbox']}", "",
-             "| Task | Where | Status | Points | First failure |", "| --- | --- | --- | --- | --- |"]
+             f"sandbox: {report['sandbox']}", ""]
+    lines += [f"- left out of the submission: {note}" for note in report.get("left_out", [])]
+    lines += ["", "| Task | Where | Status | Points | First failure |", "| --- | --- | --- | --- | --- |"]
     for task in report["tasks"]:
         first = next((t for t in task["tests"] if not t["passed"]), None)
         failure = _cell(f"{first['test']}: {first['why']}") if first else _cell(task["message"])
-        lines.append(f"| `{task['id']}` | {_cell(task['where'])} | {task['status']} | "
+        lines.append(f"| {_cell(task['id'])} | {_cell(task['where'])} | {task['status']} | "
                      f"{task['points']:g} / {task['max_points']} | {failure} |")
     return "\n".join(lines) + "\n"
 
@@ -630,26 +680,31 @@ def report_markdown(report):
 def feedback_markdown(report):
     """What the student sees: per task, status and points; for each failed visible test, what and why.
 
-    Hidden tests are counted, never named or quoted; no paths but the edition's own.
+    Hidden tests are counted, never named or quoted; no paths but the edition's own.  The "why"
+    shown is the grader's own words (``hint``), never text from the student's process: a value or
+    an exception message the submission made could carry whatever its sandbox could read.
     """
     lines = [f"# Feedback: {report['points']:g} / {report['max_points']} points", "",
-             f"Student: `{report['student'] or 'unidentified (add your id to student.json)'}`", "",
-             "| Task | Status | Points |", "| --- | --- | --- |"]
+             f"Student: {_cell(report['student'] or 'unidentified (ask your instructor)')}", ""]
+    if report.get("left_out"):
+        lines += ["Left out of your submission (a submission holds regular files only):", ""]
+        lines += [f"- {note}" for note in report["left_out"]] + [""]
+    lines += ["| Task | Status | Points |", "| --- | --- | --- |"]
     for task in report["tasks"]:
-        lines.append(f"| `{task['id']}` | {task['status']} | {task['points']:g} / {task['max_points']} |")
+        lines.append(f"| {_cell(task['id'])} | {task['status']} | {task['points']:g} / {task['max_points']} |")
     lines.append("")
     for task in report["tasks"]:
         if task["status"] == "passed":
             continue
-        lines.append(f"## `{task['id']}`: {task['status']}")
+        lines.append(f"## {_cell(task['id'])}: {task['status']}")
         lines.append("")
         if not task["tests"]:
-            lines.append(f"- {_cell(task['message'], 500)}")
+            lines.append(f"- {_cell(task.get('hint', task['message']), 500)}")
         visible = [t for t in task["tests"] if not t["hidden"]]
         hidden = [t for t in task["tests"] if t["hidden"]]
         for test in visible:
             if not test["passed"]:
-                lines.append(f"- `{_cell(test['test'], 120)}`: {_cell(test['why'], 240)}")
+                lines.append(f"- {_cell(test['test'], 120)}: {_cell(test.get('hint', ''), 240)}")
         if hidden:
             failed = sum(not t["passed"] for t in hidden)
             lines.append(f"- hidden tests: {len(hidden) - failed} of {len(hidden)} passed")

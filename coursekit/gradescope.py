@@ -8,9 +8,12 @@ Here ``run_autograder`` runs this same grader (``gradescope-run``), sandbox
 and all, on the course copied into ``/autograder/source`` (the reference runs
 happen in each container: Gradescope keeps nothing between submissions).
 Every task is a Gradescope test with its points; hidden tests are counted in
-the output, never shown.  If bubblewrap cannot create its namespaces in
-Gradescope's container, grading stops with that message, unless the
-autograder was exported with ``--unsafe``.
+the output, never shown.  There is no way to grade here without the sandbox:
+if bubblewrap cannot create its namespaces in Gradescope's container, every
+submission gets a results.json that says the autograder refused (score 0,
+the reason shown to student and instructor) and ``run_autograder`` exits 1.
+An unsandboxed run would let a submission end the grader and write its own
+results.json; the export has no option for it.
 """
 import json
 import os
@@ -20,7 +23,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from . import grader
+from . import grader, sandbox
 from .student import checked_tasks
 from .tasks import course_root
 
@@ -40,14 +43,14 @@ set -uo pipefail
 cd /autograder/source
 export COURSEKIT_ROOT=/autograder/source PYTHONPATH=/autograder/source
 exec /autograder/venv/bin/python -m coursekit gradescope-run /autograder/submission /autograder/results/results.json \\
-    --timeout {timeout:g}{unsafe}
+    --timeout {timeout:g} --metadata /autograder/submission_metadata.json
 """
 
 PARTS = ["nnref", "book", "tests/course", "coursekit", "requirements.txt", "_config.yml", "_toc.yml",
          "pyproject.toml"]
 
 
-def export(out, root=None, timeout=10.0, unsafe=False):
+def export(out, root=None, timeout=10.0):
     """Write the autograder zip; returns its path."""
     root = course_root(root)
     checked_tasks(root)  # the markers must be right before anything is exported
@@ -65,7 +68,7 @@ def export(out, root=None, timeout=10.0, unsafe=False):
         out.parent.mkdir(parents=True, exist_ok=True)
         with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
             _add(archive, "setup.sh", SETUP)
-            _add(archive, "run_autograder", RUN.format(timeout=timeout, unsafe=" --unsafe" if unsafe else ""))
+            _add(archive, "run_autograder", RUN.format(timeout=timeout))
             for path in sorted(source.rglob("*")):
                 if path.is_file():
                     archive.write(path, path.relative_to(source).as_posix())
@@ -93,23 +96,46 @@ def results(report):
     identity = report.get("identity_problem")
     return {"score": float(report["points"]), "execution_time": int(round(report.get("seconds", 0))),
             "output": (f"{report['points']:g} / {report['max_points']} points."
-                       + (f" Note: {identity}." if identity else "")),
+                       + (f" Note: {identity}." if identity else "")
+                       + "".join(f"\n\n- {note}" for note in report.get("left_out", []))),
             "output_format": "md", "visibility": "visible", "stdout_visibility": "hidden",
             "tests": tests}
 
 
-def run(submission, results_path, root=None, timeout=10.0, unsafe=False):
-    """``run_autograder``'s step: grade the submission, write ``results.json``."""
+def submitter_id(metadata_path):
+    """The submitter's id from Gradescope's ``submission_metadata.json`` (Gradescope writes it, outside
+    the submission): the first user's ``sid``, else their email; None if there is none."""
+    try:
+        users = json.loads(Path(metadata_path).read_text(encoding="utf-8")[:1_000_000]).get("users") or []
+        user = users[0]
+        return str(user.get("sid") or user.get("email") or "").strip()[:100] or None
+    except (OSError, ValueError, AttributeError, IndexError, TypeError):
+        return None
+
+
+def run(submission, results_path, root=None, timeout=10.0, metadata=None):
+    """``run_autograder``'s step: grade the submission, write ``results.json``; 1 if it could not grade.
+
+    Without a working sandbox it refuses (``grader.Runner`` raises before any
+    student code is read) and says so in results.json.
+    """
     root = course_root(root)
     results_path = Path(results_path)
     results_path.parent.mkdir(parents=True, exist_ok=True)
+    status = 0
     try:
-        report = grader.grade(submission, root=root, timeout=timeout, unsafe=unsafe,
-                              cache_dir=root / "reference-cache", jobs=os.cpu_count())
+        report = grader.grade(submission, root=root, timeout=timeout, jobs=os.cpu_count(),
+                              student_id=submitter_id(metadata) if metadata else "gradescope")
         data = results(report)
+    except sandbox.SandboxUnavailable as err:
+        status = 1
+        data = {"score": 0.0, "output": f"The autograder refused to grade: it runs submissions only in a "
+                                        f"sandbox, and there is none here ({err}). Tell your instructor.",
+                "visibility": "visible", "stdout_visibility": "hidden", "tests": []}
     except Exception as err:  # Gradescope shows the output; the grader's trouble is not the student's score
-        data = {"score": 0.0, "output": f"The autograder could not grade this submission: "
-                                        f"{type(err).__name__}: {err}", "visibility": "visible",
-                "stdout_visibility": "hidden", "tests": []}
+        status = 1
+        data = {"score": 0.0, "output": f"The autograder could not grade this submission "
+                                        f"({type(err).__name__}). Tell your instructor.",
+                "visibility": "visible", "stdout_visibility": "hidden", "tests": []}
     results_path.write_text(json.dumps(data, indent=1), encoding="utf-8")
-    return data
+    return status

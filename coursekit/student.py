@@ -9,8 +9,7 @@
                           solutions' explanations removed, solution outputs cleared
       nnref/              the package, each marked body replaced the same way
       tests/course/tasks/ the visible tests of the nnref tasks
-      conftest.py, pyproject.toml, requirements.txt, course.json,
-      student.json        the student's id and name, for the grader
+      conftest.py, pyproject.toml, requirements.txt, course.json
 
 Each stub sits between ``### BEGIN YOUR CODE`` and ``### END YOUR CODE``;
 the student writes there, and the grader reads back what is there.
@@ -98,7 +97,6 @@ def _write_support_files(root, out, found):
     manifest = {"course": "Inside nn.Module", "edition": "student", "reference": _commit(root),
                 "tasks": [t.id for t in found]}
     (out / "course.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
-    (out / "student.json").write_text(json.dumps({"id": "", "name": ""}, indent=1) + "\n", encoding="utf-8")
 
 
 def _requirements(root):
@@ -167,6 +165,77 @@ def read_answer(task, edition):
     if bodies is None:
         raise LookupError(f"exercise {task.id} is missing from {task.path}")
     return bodies
+
+
+NOTEBOOK_LIMITS = {"memory": 1 << 30, "cpu": 20, "seconds": 60}
+
+
+def notebook_answers(requests):
+    """``{where: {label: bodies or None}}`` for ``requests``, ``[(path, labels, where)]``: each notebook parsed once.
+
+    A notebook is the student's JSON: it is parsed in one child process per
+    submission with its own address-space, CPU and wall-clock limits, so a
+    notebook of 100,000 cells or nested a million deep costs that child,
+    never the grader.  Raises ``LookupError`` (for the report) when they cannot be read.
+    """
+    import resource
+    import sys
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (NOTEBOOK_LIMITS["memory"],) * 2)
+        resource.setrlimit(resource.RLIMIT_CPU, (NOTEBOOK_LIMITS["cpu"],) * 2)
+
+    code = (f"import sys; sys.path.insert(0, {str(Path(__file__).resolve().parents[1])!r}); "
+            "from coursekit.notebooks import parse_notebooks_child; parse_notebooks_child()")
+    request = json.dumps([[str(path), list(labels), where] for path, labels, where in requests])
+    try:
+        done = subprocess.run([sys.executable, "-I", "-c", code], input=request, capture_output=True, text=True,
+                              timeout=NOTEBOOK_LIMITS["seconds"], preexec_fn=limit, env={"LANG": "C.UTF-8"})
+    except subprocess.TimeoutExpired as err:
+        raise LookupError(f"parsing it ran past {NOTEBOOK_LIMITS['seconds']} s") from err
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["it is too large to parse within the limits"])[-1]
+        raise LookupError(last[:300])
+    return json.loads(done.stdout)
+
+
+def read_answers(found, edition):
+    """``{task id: bodies, or the LookupError saying why not}`` for every task in ``found``.
+
+    Whatever a file holds (not UTF-8, broken markers, a notebook that is not
+    JSON) costs the tasks in that file only.
+    """
+    answers, chapters = {}, {}
+    for task in found:
+        path = Path(edition) / task.path
+        if not path.is_file():
+            answers[task.id] = LookupError(f"{task.path} is missing from the submission")
+        elif task.kind == "nnref":
+            try:
+                answers[task.id] = your_code_of(path.read_text(encoding="utf-8"), task.id, task.path)
+            except UnicodeDecodeError as err:
+                answers[task.id] = LookupError(f"{task.path} is not UTF-8 text (byte {err.start})")
+            except ValueError as err:
+                answers[task.id] = LookupError(f"the markers in {task.path} are broken: {err}")
+        else:
+            chapters.setdefault(task.path, []).append(task.id)
+    requests = [(Path(edition) / where, labels, where) for where, labels in chapters.items()]
+    try:
+        parsed = notebook_answers(requests) if requests else {}
+    except LookupError:  # one of them cannot be read: each on its own, to say which
+        parsed = {}
+        for request in requests:
+            try:
+                parsed.update(notebook_answers([request]))
+            except LookupError as err:
+                answers.update({label: LookupError(f"{request[2]} cannot be read: {err}") for label in request[1]})
+    for where, labels in chapters.items():
+        for label in labels:
+            if label in answers:
+                continue
+            bodies = parsed.get(where, {}).get(label)
+            answers[label] = LookupError(f"exercise {label} is missing from {where}") if bodies is None else bodies
+    return answers
 
 
 def your_code_of(text, task_id, where):
@@ -285,10 +354,11 @@ you see is a good sign, not a guarantee.
 
 ## Hand in
 
-First write your student id (as your instructor gave it) and your name into
-`student.json`: the grader files your grade under that id, not under the name
-of the zip. Then hand in this folder (or a zip of it, without `.venv/`), e.g.
-`zip -r submission.zip . -x '.venv/*'`.
+Hand in this folder (or a zip of it, without `.venv/`), e.g.
+`zip -r submission.zip . -x '.venv/*'`, the way your instructor says: the
+grader files your grade under the name your course's hand-in system gives
+your submission, never under anything written inside it. Hand in regular
+files only: links are left out.
 
 The grader runs your code in a sandbox, with a time limit per test (an
 infinite loop costs that test, not the others), and gives partial credit:

@@ -226,7 +226,7 @@ def build_class(base_edition, folder, root, port, secrets, hidden_file):
     write(path, found, "walking-ex4", reference["walking-ex4"])
     people["erin"] = path
     # mallory: hostile, with honest answers after each attack that leaves the exercise running
-    path = edition("mallory", "s006")
+    path = edition("mallory", "s001")  # her student.json claims alice's id: ids come from file names
     write(path, found, NNREF_TASK, import_reference(reference_line))
     write(path, found, "walking-ex1", forge())
     write(path, found, "walking-ex2", resources(port) + reference["walking-ex2"])
@@ -236,11 +236,13 @@ def build_class(base_edition, folder, root, port, secrets, hidden_file):
 
     submissions = folder / "submissions"
     submissions.mkdir()
+    ids = {"alice": "s001", "bob": "s002", "carol": "s003", "dave": None, "erin": "s005", "mallory": "s006"}
     for name, path in people.items():
-        with zipfile.ZipFile(submissions / f"{name}.zip", "w") as archive:
+        # the instructor's download names each zip after the student's id (dave's is named after him)
+        with zipfile.ZipFile(submissions / f"{ids[name] or name}.zip", "w") as archive:
             for file in sorted(path.rglob("*")):
                 archive.write(file, Path(name) / file.relative_to(path))
-    return {"alice": "s001", "bob": "s002", "carol": "s003", "dave": None, "erin": "s005", "mallory": "s006"}
+    return ids
 
 
 def expected_points(found, visible_tests, hidden_tests):
@@ -258,7 +260,7 @@ def expected_points(found, visible_tests, hidden_tests):
         "s001": full,
         "s002": {**points, "walking-ex3": 0, "walking-ex4": 0},
         "s003": {**points, NNREF_TASK: 0, "walking-ex1": 0, "walking-ex3": 0},
-        "unidentified:dave.zip": {**points, NNREF_TASK: one_test_lost, "walking-ex4": 0},
+        "dave": {**points, NNREF_TASK: one_test_lost, "walking-ex4": 0},
         "s005": {**points, NNREF_TASK: one_test_lost, "walking-ex3": 0},
         "s006": {**points, NNREF_TASK: 0, "walking-ex1": 0, "walking-ex3": 0},
     }

@@ -1,7 +1,13 @@
-"""Measure the grader on a synthetic class: ``python tests/course/measure_class.py N OUT.json``.
+"""Measure the grader on a synthetic class: ``python tests/course/measure_class.py N OUT.json [--honest]``.
+
+With ``--honest``: N honest submissions cycling through complete, untouched,
+a random half of the tasks, a random quarter, and all but one (answers are the
+reference's, so each answered task is worth all its points and the others
+none), graded twice into two folders: the two gradebooks must be the same.
 
 N submissions cycling through class_fixture.py's six kinds (solved, half
-done, broken, looping, crashing, hostile), each with its own id, graded as
+done, broken, looping, crashing, hostile), each zip named after its own id
+(``KIND-NNN.zip``: ids come from the names), graded as
 ``./dev.sh grade`` grades a class (tasks: class_fixture.TASKS).  Records the
 wall time, the average per submission, the gradebook's exactness, and the
 sandbox's own cost: the same trivial run with and without bubblewrap.
@@ -52,6 +58,61 @@ def sandbox_cost(runs=10):
     return times
 
 
+HONEST_KINDS = ("complete", "untouched", "half", "quarter", "all-but-one")
+
+
+def honest(count, out_json, jobs=None, timeout=10.0):
+    """The mixed honest class (see the module docstring)."""
+    import random
+    folder = Path(tempfile.mkdtemp(prefix="coursekit-measure-"))
+    base = folder / "edition"
+    student.build(base, root=ROOT)
+    found = {t.id: t for t in student.checked_tasks(ROOT)}
+    reference = {t: student.reference_answer(found[t], ROOT) for t in TASKS}
+    submissions = folder / "class"
+    submissions.mkdir()
+    expected, kinds = {}, {}
+    for k in range(count):
+        kind = HONEST_KINDS[k % len(HONEST_KINDS)]
+        draw = random.Random(k)
+        chosen = {"complete": list(TASKS), "untouched": [], "half": draw.sample(TASKS, len(TASKS) // 2),
+                  "quarter": draw.sample(TASKS, max(1, len(TASKS) // 4)),
+                  "all-but-one": draw.sample(TASKS, len(TASKS) - 1)}[kind]
+        name = f"{kind}-{k:03d}"
+        edition = Path(shutil.copytree(base, folder / "editions" / name))
+        for task_id in chosen:
+            student.write_answer(found[task_id], edition, reference[task_id])
+        with zipfile.ZipFile(submissions / f"{name}.zip", "w") as archive:
+            for file in sorted(edition.rglob("*")):
+                archive.write(file, Path(name) / file.relative_to(edition))
+        shutil.rmtree(edition)
+        expected[name] = {t: (found[t].points if t in chosen else 0) for t in TASKS}
+        kinds[name] = kind
+    runs = []
+    for run in ("first", "second"):
+        start = time.monotonic()
+        _rows, reports = batch.grade_all(submissions, folder / run, root=ROOT, jobs=jobs, timeout=timeout,
+                                         only=set(TASKS))
+        seconds = time.monotonic() - start
+        with open(folder / run / "gradebook.csv", newline="") as f:
+            rows = {row["id"]: row for row in csv.DictReader(f)}
+        wrong = [i for i, points in expected.items()
+                 if i not in rows or any(abs(float(rows[i][t]) - p) > 1e-9 for t, p in points.items())]
+        by_kind = {}
+        for report in reports:
+            by_kind.setdefault(kinds[report["student"]], []).append(report["seconds"])
+        runs.append({"wall_seconds": round(seconds, 1), "seconds_per_submission": round(seconds / count, 2),
+                     "gradebook_wrong": wrong, "load_average_after": os.getloadavg(),
+                     "mean_seconds_by_kind": {k: round(sum(v) / len(v), 1) for k, v in by_kind.items()}})
+    same = (folder / "first" / "gradebook.csv").read_text() == (folder / "second" / "gradebook.csv").read_text()
+    result = {"submissions": count, "kinds": HONEST_KINDS, "tasks": TASKS, "cores": os.cpu_count(),
+              "jobs": jobs or os.cpu_count(), "time_limit_per_test": timeout, "runs": runs,
+              "second_gradebook_same": same}
+    Path(out_json).write_text(json.dumps(result, indent=1) + "\n")
+    print(json.dumps(result, indent=1))
+    shutil.rmtree(folder, ignore_errors=True)
+
+
 def main(count, out_json, jobs=None, timeout=10.0):
     folder = Path(tempfile.mkdtemp(prefix="coursekit-measure-"))
     base = folder / "edition"
@@ -64,26 +125,19 @@ def main(count, out_json, jobs=None, timeout=10.0):
     found = {t.id: t for t in student.checked_tasks(ROOT)}
     expected_by_id = expected_points(found, functions(ROOT / found[NNREF_TASK].tests[0]),
                                      functions(ROOT / found[NNREF_TASK].hidden_tests[0]))
-    kinds = {"alice": "s001", "bob": "s002", "carol": "s003", "dave": "unidentified:dave.zip",
-             "erin": "s005", "mallory": "s006"}
+    kinds = {"alice": "s001", "bob": "s002", "carol": "s003", "dave": "dave", "erin": "s005", "mallory": "s006"}
     submissions = folder / "class"
     submissions.mkdir()
     expected = {}
     names = list(ids)
     for k in range(count):
         kind = names[k % len(names)]
-        name = f"{k:03d}-{kind}"
-        student_id = f"{kind}-{k:03d}" if ids[kind] else None
-        source = folder / "six" / "editions" / kind
-        edition = folder / "editions" / name
-        shutil.copytree(source, edition)
-        if student_id:
-            (edition / "student.json").write_text(json.dumps({"id": student_id}))
+        name = f"{kind}-{k:03d}"
+        edition = folder / "six" / "editions" / kind
         with zipfile.ZipFile(submissions / f"{name}.zip", "w") as archive:
             for file in sorted(edition.rglob("*")):
                 archive.write(file, Path(name) / file.relative_to(edition))
-        shutil.rmtree(edition)
-        expected[student_id or f"unidentified:{name}.zip"] = expected_by_id[kinds[kind]]
+        expected[name] = expected_by_id[kinds[kind]]
     start = time.monotonic()
     batch.grade_all(submissions, folder / "out", root=ROOT, jobs=jobs, timeout=timeout, only=set(TASKS))
     seconds = time.monotonic() - start
@@ -102,4 +156,4 @@ def main(count, out_json, jobs=None, timeout=10.0):
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]), sys.argv[2])
+    (honest if "--honest" in sys.argv[3:] else main)(int(sys.argv[1]), sys.argv[2])

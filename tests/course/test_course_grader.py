@@ -38,7 +38,7 @@ def test_statuses_say_what_happened(graded_class):
     assert "module.py" in by_student["s003"][NNREF_TASK]["message"]
     assert by_student["s003"]["walking-ex1"]["status"] == "failed"
     assert "ValueError: not like this" in by_student["s003"]["walking-ex3"]["tests"][0]["why"]
-    dave = by_student["dave.zip"]
+    dave = by_student["dave"]
     assert dave[NNREF_TASK]["status"] == "timeout" and 0 < dave[NNREF_TASK]["points"] < 2
     assert dave["walking-ex4"]["status"] == "timeout"
     assert by_student["s005"][NNREF_TASK]["status"] == "crashed"
@@ -46,14 +46,15 @@ def test_statuses_say_what_happened(graded_class):
     assert "SIGABRT" in by_student["s005"]["walking-ex3"]["tests"][0]["why"]
 
 
-def test_identity_comes_from_student_json_and_the_roster(graded_class):
+def test_identity_comes_from_the_submission_name_and_the_roster(graded_class):
+    """mallory (s006.zip) says she is s001 in her student.json: nothing the student wrote names the student."""
     reports = {r["submission"]: r for r in graded_class["reports"]}
-    assert reports["alice.zip"]["student"] == "s001"
-    assert reports["dave.zip"]["student"] is None and "student.json" in reports["dave.zip"]["identity_problem"]
+    assert reports["s001.zip"]["student"] == "s001" and reports["s006.zip"]["student"] == "s006"
+    assert reports["dave.zip"]["student"] == "dave" and "not on the roster" in reports["dave.zip"]["identity_problem"]
     report = (graded_class["out"] / "report.md").read_text()
-    assert "unidentified:dave.zip" in report
+    assert "| dave | dave.zip |" in report and "conflict" not in report
     assert sorted(p.name for p in (graded_class["out"] / "feedback").iterdir()) == \
-        ["s001.md", "s002.md", "s003.md", "s005.md", "s006.md", "unidentified_dave.zip.md"]
+        ["dave.md", "s001.md", "s002.md", "s003.md", "s005.md", "s006.md"]
 
 
 def test_loops_cost_seconds_not_minutes(graded_class, grading_timeout):
