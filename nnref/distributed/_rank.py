@@ -11,12 +11,22 @@ def _rank():
     return os.environ.get("PMI_RANK", "?"), os.environ.get("PMI_SIZE", "?")
 
 
+def _wait_for_other_ranks():
+    """A rank that ends while another still waits for it would make mpiexec stop that one
+    quietly, exit code 0; meeting at a barrier first turns that into a wait that ``--timeout``
+    reports."""
+    MPI = sys.modules.get("mpi4py.MPI")
+    if MPI is not None and MPI.Is_initialized() and not MPI.Is_finalized():
+        MPI.COMM_WORLD.Barrier()
+
+
 def main():
     script = sys.argv[1]
     sys.argv = sys.argv[1:]
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
     try:
         runpy.run_path(script, run_name="__main__")
+        _wait_for_other_ranks()
     except SystemExit as exit:
         if exit.code not in (None, 0):
             rank, size = _rank()

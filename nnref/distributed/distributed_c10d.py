@@ -18,10 +18,10 @@ import warnings
 import numpy as np
 
 __all__ = ["Backend", "GroupMember", "ProcessGroup", "ReduceOp", "Work", "all_gather",
-           "all_gather_into_tensor", "all_reduce", "barrier", "broadcast", "destroy_process_group",
+           "all_gather_into_tensor", "all_gather_single", "all_reduce", "barrier", "broadcast", "destroy_process_group",
            "gather", "get_backend", "get_rank", "get_world_size", "group", "init_process_group",
            "irecv", "is_available", "is_gloo_available", "is_initialized", "is_mpi_available",
-           "is_nccl_available", "isend", "recv", "reduce", "reduce_scatter_tensor", "scatter",
+           "is_nccl_available", "isend", "recv", "reduce", "reduce_scatter_single", "reduce_scatter_tensor", "scatter",
            "send"]
 
 _NOT_INITIALIZED = ("Default process group has not been initialized, please make sure to call "
@@ -493,6 +493,20 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
 
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
+    """Deprecated in PyTorch 2.13 for :func:`all_gather_single` (same call, with its warning)."""
+    warnings.warn("`torch.distributed.all_gather_into_tensor` is deprecated. Please use "
+                  "`torch.distributed.all_gather_single` instead.", FutureWarning, stacklevel=2)
+    return all_gather_single(output_tensor, input_tensor, group, async_op)
+
+
+def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
+    """Deprecated in PyTorch 2.13 for :func:`reduce_scatter_single` (same call, with its warning)."""
+    warnings.warn("`torch.distributed.reduce_scatter_tensor` is deprecated. Please use "
+                  "`torch.distributed.reduce_scatter_single` instead.", FutureWarning, stacklevel=2)
+    return reduce_scatter_single(output, input, op, group, async_op)
+
+
+def all_gather_single(output_tensor, input_tensor, group=None, async_op=False):
     """Every rank's ``input_tensor`` one after the other in ``output_tensor`` (first dimension
     ``world_size`` times the input's, or a leading dimension of ``world_size``)."""
     _check_single_tensor(input_tensor, "input_tensor")
@@ -520,7 +534,7 @@ def _check_flat(pg, what, big, small):
                            f"along dim 0, or stacked on a new first dim")
 
 
-def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
+def reduce_scatter_single(output, input, op=ReduceOp.SUM, group=None, async_op=False):
     """Reduce ``input`` over ranks and give rank r the r-th of its ``world_size`` pieces."""
     _check_single_tensor(output, "output")
     _check_single_tensor(input, "input")

@@ -18,11 +18,13 @@ def _env(**extra):
     return env
 
 
-def run_nnref(script, nproc, timeout=60, args=(), check=True):
-    """Run ``script`` as ``torch`` = nnref on ``nproc`` MPI ranks; the CompletedProcess."""
+def run_nnref(script, nproc, out, timeout=60, check=True):
+    """Run ``script`` as ``torch`` = nnref on ``nproc`` MPI ranks (``$OUT``: the folder its
+    ranks write to); the CompletedProcess."""
     command = [sys.executable, "-m", "nnref.distributed.run", "-n", str(nproc), "--timeout",
-               str(timeout), str(AS_LIBRARY), "nnref", str(script), *args]
-    done = subprocess.run(command, capture_output=True, text=True, env=_env(), timeout=timeout + 20)
+               str(timeout), str(AS_LIBRARY), "nnref", str(script)]
+    done = subprocess.run(command, capture_output=True, text=True, env=_env(OUT=str(out)),
+                          timeout=timeout + 20)
     if check and done.returncode != 0:
         raise AssertionError(f"nnref ranks failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
     return done
@@ -34,13 +36,13 @@ def _free_port():
         return s.getsockname()[1]
 
 
-def run_torch(script, nproc, timeout=60, args=()):
+def run_torch(script, nproc, out, timeout=60):
     """Run ``script`` on real PyTorch, ``nproc`` processes joined by gloo over 127.0.0.1."""
     port = str(_free_port())
     processes = [subprocess.Popen(
-        [sys.executable, str(AS_LIBRARY), "torch", str(script), *args], stdout=subprocess.PIPE,
+        [sys.executable, str(AS_LIBRARY), "torch", str(script)], stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True,
-        env=_env(RANK=str(rank), WORLD_SIZE=str(nproc), LOCAL_RANK=str(rank), MASTER_ADDR="127.0.0.1",
+        env=_env(OUT=str(out), RANK=str(rank), WORLD_SIZE=str(nproc), LOCAL_RANK=str(rank), MASTER_ADDR="127.0.0.1",
                  MASTER_PORT=port, GLOO_SOCKET_IFNAME="lo"))
         for rank in range(nproc)]
     outputs = []
@@ -58,11 +60,7 @@ def run_torch(script, nproc, timeout=60, args=()):
     return "".join(outputs)
 
 
-def records(stdout):
-    """The JSON lines a script printed (``{"rank": r, ...}``), by rank."""
-    by_rank = {}
-    for line in stdout.splitlines():
-        if line.startswith("{"):
-            record = json.loads(line)
-            by_rank.setdefault(record["rank"], []).append(record)
-    return by_rank
+def records(folder):
+    """The JSON lines the ranks wrote (``rank<r>.jsonl`` in ``folder``), by rank."""
+    return {int(path.stem[4:]): [json.loads(line) for line in path.read_text().splitlines()]
+            for path in sorted(Path(folder).glob("rank*.jsonl"))}

@@ -351,6 +351,9 @@ class DistributedDataParallel(Module):
     def forward(self, *inputs, **kwargs):
         from ...autograd.grad_mode import is_grad_enabled
         grad_enabled = is_grad_enabled()
+        if grad_enabled and self.require_backward_grad_sync:
+            # PyTorch's logger takes its figures here, before the rebuild: they lag one step.
+            self._logging_data = self._bucket_figures()
         if grad_enabled:
             self.reducer.rebuild_buckets()
         if self.require_forward_param_sync and self.broadcast_buffers and self.modules_buffers:
@@ -375,7 +378,11 @@ class DistributedDataParallel(Module):
             self.require_backward_grad_sync = old
 
     def _get_ddp_logging_data(self):
-        """The bucket figures PyTorch's logger reports (sizes in bytes, indices per bucket)."""
+        """The bucket figures PyTorch's logger reports (sizes in bytes, indices per bucket), as
+        taken by the last forward that prepared a backward."""
+        return dict(getattr(self, "_logging_data", None) or self._bucket_figures())
+
+    def _bucket_figures(self):
         sizes = ", ".join(str(b.buffer.nbytes) for b in self.reducer.buckets)
         indices = ", ".join(" ".join(str(i) for i in b.indices) for b in self.reducer.buckets)
         data = {"bucket_cap_bytes": self.bucket_bytes_cap, "has_rebuilt_buckets": int(self.reducer.has_rebuilt_bucket),
