@@ -114,3 +114,28 @@ def test_bucket_assignment_matches_pytorch(limits):
         torch.distributed._compute_bucket_assignment_by_size([theirs[i] for i in order], limits,
                                                              [], order)
     assert dist._DEFAULT_FIRST_BUCKET_BYTES == torch.distributed._DEFAULT_FIRST_BUCKET_BYTES
+
+
+def _callback_order(lib):
+    """What DDP relies on: a callback queued from a gradient hook runs after every leaf's
+    ``.grad`` is written, once per backward."""
+    events = []
+    w = lib.ones(3, requires_grad=True)
+    v = lib.ones(3, requires_grad=True)
+
+    def hook(param):
+        events.append(("accumulated", param is w))
+        if len(events) == 1:
+            lib.autograd.Variable._execution_engine.queue_callback(
+                lambda: events.append(("callback", w.grad is not None and v.grad is not None)))
+
+    w.register_post_accumulate_grad_hook(hook)
+    v.register_post_accumulate_grad_hook(hook)
+    (w * v).sum().backward()
+    with pytest.raises(RuntimeError) as error:
+        lib.autograd.Variable._execution_engine.queue_callback(lambda: None)
+    return events, str(error.value)
+
+
+def test_queue_callback_as_pytorch():
+    assert _callback_order(nnref) == _callback_order(torch)
