@@ -185,6 +185,10 @@ class _Reducer:
     def autograd_hook(self, index):
         if not self.expect_autograd_hooks:
             return
+        if 0 < self.next_bucket < len(self.buckets):
+            # MPI moves a non-blocking message only inside MPI calls: a test now and then lets
+            # the buckets already launched travel while backward computes the rest.
+            sys.modules["mpi4py.MPI"].Request.Testall([b.work for b in self.buckets[:self.next_bucket]])
         if self.find_unused_parameters:
             self.local_used[index] = 1
             if not self.has_marked_unused_parameters:
