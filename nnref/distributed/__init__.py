@@ -1,9 +1,9 @@
 """``nnref.distributed``: PyTorch's ``torch.distributed`` on MPI.
 
-Importing this package needs nothing beyond numpy; :func:`init_process_group` imports
+Importing this package needs nothing beyond numpy; ``init_process_group`` imports
 ``mpi4py`` and joins every process that ``mpiexec`` (or ``python -m nnref.distributed.run``)
-started.  The collectives live in :mod:`.distributed_c10d`; the bucket assignment of
-``DistributedDataParallel``'s reducer in :mod:`._reducer_buckets`.
+started.  The collectives live in ``.distributed_c10d``; the bucket assignment of
+``DistributedDataParallel``'s reducer in ``._reducer_buckets``.
 """
 from ._reducer_buckets import _DEFAULT_FIRST_BUCKET_BYTES, _compute_bucket_assignment_by_size
 from .distributed_c10d import (Backend, GroupMember, ProcessGroup, ReduceOp, Work, _get_default_group,

@@ -4,11 +4,11 @@ PyTorch moves tensors between processes with a backend (Gloo, NCCL or MPI, the
 ``ProcessGroup*`` classes of ``torch/csrc/distributed/c10d``); nnref has one, MPI, reached
 through ``mpi4py``.  Each collective hands MPI the tensor's own numpy array (no copy when it
 is contiguous) and a non-blocking request; ``async_op=True`` returns the request as a
-:class:`Work`, otherwise it is waited for at once.  Arguments are checked on every rank
+``Work``, otherwise it is waited for at once.  Arguments are checked on every rank
 before any message leaves, so a wrong size or dtype raises PyTorch's error instead of
 leaving the other ranks blocked.
 
-``mpi4py`` is imported by :func:`init_process_group` only: programs that merely import
+``mpi4py`` is imported by ``init_process_group`` only: programs that merely import
 ``torch.distributed`` (or DDP) run without MPI installed.
 """
 import enum
@@ -57,7 +57,7 @@ class RedOpType(enum.IntEnum):
 
 
 class ReduceOp:
-    """``dist.ReduceOp.SUM`` and friends: members of :class:`RedOpType`, as in PyTorch."""
+    """``dist.ReduceOp.SUM`` and friends: members of ``RedOpType``, as in PyTorch."""
 
     RedOpType = RedOpType
     SUM, AVG, PRODUCT, MIN, MAX = RedOpType.SUM, RedOpType.AVG, RedOpType.PRODUCT, RedOpType.MIN, RedOpType.MAX
@@ -84,12 +84,15 @@ class ProcessGroup:
         self._user_ops = {}
 
     def rank(self):
+        """This process's rank in the group."""
         return self._comm.Get_rank()
 
     def size(self):
+        """The number of processes in the group."""
         return self._comm.Get_size()
 
     def name(self):
+        """The backend's name in capitals (``'MPI'``)."""
         return self._backend.upper()
 
     def _mpi_op(self, op, array):
@@ -178,9 +181,11 @@ class Work:
         return self._done
 
     def is_success(self):
+        """True once completed (MPI reports a failed transfer by aborting the job instead)."""
         return self.is_completed()
 
     def exception(self):
+        """None: an MPI error stops every rank rather than being stored here."""
         return None
 
     def result(self):
@@ -194,6 +199,7 @@ class Work:
         return self._source
 
     def synchronize(self):
+        """The same as ``wait()`` for CPU tensors."""
         self.wait()
 
 
@@ -232,6 +238,7 @@ def is_gloo_available():
 
 
 def is_nccl_available():
+    """False: nnref has no NCCL (no GPU collectives)."""
     return False
 
 
@@ -493,14 +500,14 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
 
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
-    """Deprecated in PyTorch 2.13 for :func:`all_gather_single` (same call, with its warning)."""
+    """Deprecated in PyTorch 2.13 for ``all_gather_single`` (same call, with its warning)."""
     warnings.warn("`torch.distributed.all_gather_into_tensor` is deprecated. Please use "
                   "`torch.distributed.all_gather_single` instead.", FutureWarning, stacklevel=2)
     return all_gather_single(output_tensor, input_tensor, group, async_op)
 
 
 def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
-    """Deprecated in PyTorch 2.13 for :func:`reduce_scatter_single` (same call, with its warning)."""
+    """Deprecated in PyTorch 2.13 for ``reduce_scatter_single`` (same call, with its warning)."""
     warnings.warn("`torch.distributed.reduce_scatter_tensor` is deprecated. Please use "
                   "`torch.distributed.reduce_scatter_single` instead.", FutureWarning, stacklevel=2)
     return reduce_scatter_single(output, input, op, group, async_op)
@@ -619,7 +626,7 @@ def _check_peer(pg, peer, what):
 
 
 def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
-    """Send ``tensor`` to rank ``dst`` without waiting; returns a :class:`Work`."""
+    """Send ``tensor`` to rank ``dst`` without waiting; returns a ``Work``."""
     _check_single_tensor(tensor, "tensor")
     pg = _group(group)
     dst = _root(dst, group_dst)

@@ -5,7 +5,7 @@ PyTorch's launcher: ``mpiexec`` starts the processes and MPI gives each its rank
 only calls ``dist.init_process_group("mpi")``.  Plain ``mpiexec -n 4 python script.py`` works
 as well; this wrapper adds:
 
-* each rank runs the script through :mod:`nnref.distributed._rank`, which names the rank whose
+* each rank runs the script through ``nnref.distributed._rank``, which names the rank whose
   exception ended the run;
 * ``--timeout S`` stops the whole job after S seconds (a program whose ranks wait for each
   other forever, say one rank skipping a collective, then fails instead of hanging);
