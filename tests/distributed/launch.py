@@ -38,12 +38,13 @@ def _free_port():
 
 def run_torch(script, nproc, out, timeout=60):
     """Run ``script`` on real PyTorch, ``nproc`` processes joined by gloo over 127.0.0.1."""
-    port = str(_free_port())
+    port, second_port = str(_free_port()), str(_free_port())
     processes = [subprocess.Popen(
         [sys.executable, str(AS_LIBRARY), "torch", str(script)], stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True,
         env=_env(OUT=str(out), RANK=str(rank), WORLD_SIZE=str(nproc), LOCAL_RANK=str(rank), MASTER_ADDR="127.0.0.1",
-                 MASTER_PORT=port, GLOO_SOCKET_IFNAME="lo"))
+                 MASTER_PORT=port, SECOND_MASTER_PORT=second_port,
+                 GLOO_SOCKET_IFNAME="lo"))
         for rank in range(nproc)]
     outputs = []
     try:

@@ -14,8 +14,8 @@ torch = pytest.importorskip("torch")
 PROGRAMS = Path(__file__).parent / "programs"
 
 
-def _both(program, nproc, tmp_path):
-    theirs, ours = tmp_path / "torch", tmp_path / "nnref"
+def _both(program, nproc, folder):
+    theirs, ours = folder / "torch", folder / "nnref"
     theirs.mkdir()
     ours.mkdir()
     run_torch(PROGRAMS / program, nproc, theirs, timeout=90)
@@ -23,10 +23,20 @@ def _both(program, nproc, tmp_path):
     return records(theirs), records(ours)
 
 
-def test_collectives_match_pytorch(tmp_path):
+@pytest.fixture(scope="module")
+def two_ranks(tmp_path_factory):
+    """collectives.py and ddp_train.py on 2 ranks, one launch per library."""
+    return _both("both.py", 2, tmp_path_factory.mktemp("two_ranks"))
+
+
+def _part(by_rank, key):
+    return {rank: [r for r in rows if key in r] for rank, rows in by_rank.items()}
+
+
+def test_collectives_match_pytorch(two_ranks):
     """Every collective's result, async wait, send/recv's source and the argument errors, per
     rank, as PyTorch's; the backend's own errors (ProcessGroupGloo:: there) by type and text."""
-    theirs, ours = _both("collectives.py", 2, tmp_path)
+    theirs, ours = (_part(side, "name") for side in two_ranks)
     assert sorted(ours) == sorted(theirs) == [0, 1]
     differently_worded = {"backend: all_gather_into_tensor size"}  # gloo names a chunk's size
     for rank in theirs:
@@ -41,7 +51,7 @@ def test_collectives_match_pytorch(tmp_path):
 
 
 @pytest.mark.parametrize("nproc", [2, 4])
-def test_ddp_training_matches_pytorch(nproc, tmp_path):
+def test_ddp_training_matches_pytorch(nproc, two_ranks, tmp_path):
     """The same DDP training: broadcast weights, bucket assignment after the rebuild, buffer
     broadcast, no_sync, the unused-parameter error and find_unused_parameters as PyTorch's.
 
@@ -50,7 +60,10 @@ def test_ddp_training_matches_pytorch(nproc, tmp_path):
     difference of nnref's backward kernels, not DDP's.  With 4 ranks gloo's ring and MPI's
     recursive doubling add in other orders than the plain sum; the same bounds hold.
     """
-    theirs, ours = _both("ddp_train.py", nproc, tmp_path)
+    if nproc == 2:
+        theirs, ours = (_part(side, "event") for side in two_ranks)
+    else:
+        theirs, ours = _both("ddp_train.py", nproc, tmp_path)
     assert sorted(ours) == sorted(theirs) == list(range(nproc))
     for rank in theirs:
         mine = {r["event"]: r for r in ours[rank]}
@@ -96,7 +109,10 @@ def test_a_rank_that_never_joins_a_collective_times_out(tmp_path):
     script.write_text("import torch, torch.distributed as dist\n"
                       "dist.init_process_group('mpi')\n"
                       "if dist.get_rank() == 0:\n"
-                      "    dist.all_reduce(torch.ones(2))\n")
-    done = run_nnref(script, 2, tmp_path, timeout=8, check=False)
+                      "    dist.all_reduce(torch.ones(2))\n"
+                      "else:\n"
+                      "    print('rank 1 is done', flush=True)\n")
+    done = run_nnref(script, 2, tmp_path, timeout=10, check=False)
+    assert "rank 1 is done" in done.stdout  # so rank 0 was left waiting, not still starting
     assert done.returncode == 124
-    assert "ran past --timeout 8 s and was stopped" in done.stderr
+    assert "ran past --timeout 10 s and was stopped" in done.stderr
