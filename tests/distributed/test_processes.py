@@ -10,6 +10,7 @@ from .launch import run_nnref, run_torch, records
 
 pytest.importorskip("mpi4py")
 torch = pytest.importorskip("torch")
+pytestmark = pytest.mark.timeout(600)  # each launch has its own limit too (run_nnref, run_torch)
 
 PROGRAMS = Path(__file__).parent / "programs"
 
@@ -18,8 +19,8 @@ def _both(program, nproc, folder):
     theirs, ours = folder / "torch", folder / "nnref"
     theirs.mkdir()
     ours.mkdir()
-    run_torch(PROGRAMS / program, nproc, theirs, timeout=90)
-    run_nnref(PROGRAMS / program, nproc, ours, timeout=90)
+    run_torch(PROGRAMS / program, nproc, theirs, timeout=240)
+    run_nnref(PROGRAMS / program, nproc, ours, timeout=240)
     return records(theirs), records(ours)
 
 

@@ -81,6 +81,10 @@ source = dist.recv(got, src=(rank - 1) % size)
 sent.wait()
 record("send/recv", [source, got.tolist()])
 dist.barrier()
+from torch.utils.data.distributed import DistributedSampler  # noqa: E402 - its rank from the group
+sampler = DistributedSampler(range(11))
+sampler.set_epoch(3)
+record("DistributedSampler", [len(sampler), list(sampler)])
 
 error("init twice", lambda: dist.init_process_group("gloo"))
 error("not a tensor", lambda: dist.all_reduce([1.0, 2.0]))
