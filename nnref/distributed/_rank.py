@@ -20,6 +20,12 @@ def _wait_for_other_ranks():
         MPI.COMM_WORLD.Barrier()
 
 
+def _failed():
+    """No MPI_Finalize at exit: it would wait for ranks that may be waiting for this one."""
+    from .distributed_c10d import _World
+    _World.failed = True
+
+
 def main():
     script = sys.argv[1]
     sys.argv = sys.argv[1:]
@@ -29,11 +35,13 @@ def main():
         _wait_for_other_ranks()
     except SystemExit as exit:
         if exit.code not in (None, 0):
+            _failed()
             rank, size = _rank()
             print(f"nnref.distributed.run: rank {rank} of {size} exited with {exit.code!r}; the "
                   f"other ranks are stopped", file=sys.stderr, flush=True)
         raise
     except BaseException as error:
+        _failed()
         rank, size = _rank()
         traceback.print_exc()
         print(f"nnref.distributed.run: rank {rank} of {size} failed with {type(error).__name__}: "

@@ -11,6 +11,7 @@ leaving the other ranks blocked.
 ``mpi4py`` is imported by ``init_process_group`` only: programs that merely import
 ``torch.distributed`` (or DDP) run without MPI installed.
 """
+import atexit
 import enum
 import sys
 import warnings
@@ -128,6 +129,7 @@ class ProcessGroup:
 
 class _World:
     default_pg = None
+    failed = False  # an uncaught exception (or the launcher's report of one): skip MPI_Finalize
 
 
 class group:
@@ -213,12 +215,26 @@ def _mpi():
             "here. Install it with MPICH: pip install mpich mpi4py (`./dev.sh test` does), then "
             "launch with `python -m nnref.distributed.run -n 2 script.py`.") from None
     if "mpi4py.MPI" not in sys.modules:
-        # mpi4py would call MPI_Finalize at exit, which waits for every rank: a rank that
-        # leaves with an error would then hang in it while the others block in a collective.
-        # Without it, mpiexec sees the process end and stops the others at once.
+        # mpi4py would call MPI_Finalize at every exit; MPI_Finalize waits for the other ranks,
+        # so a rank leaving with an error would hang in it while they block in a collective.
+        # nnref finalizes only a clean exit (MPICH then removes its shared-memory segment);
+        # after an error the process just ends, and mpiexec stops the others at once.
         mpi4py.rc.finalize = False
+        atexit.register(_finalize_at_exit)
+        previous_hook = sys.excepthook
+
+        def excepthook(*args):
+            _World.failed = True
+            previous_hook(*args)
+        sys.excepthook = excepthook
     from mpi4py import MPI
     return MPI
+
+
+def _finalize_at_exit():
+    MPI = sys.modules.get("mpi4py.MPI")
+    if not _World.failed and MPI is not None and MPI.Is_initialized() and not MPI.Is_finalized():
+        MPI.Finalize()
 
 
 def is_available():

@@ -12,8 +12,9 @@ as well; this wrapper adds:
 * ``--hostfile FILE`` spreads the ranks over machines (one host name a line, optionally
   ``host:slots``; MPICH's Hydra reaches them by ssh, the same path on each).
 
-A rank that dies ends the job: nnref does not call ``MPI_Finalize`` (see ``_mpi`` in
-``distributed_c10d``), so ``mpiexec`` sees the process exit and stops the others at once.
+A rank that dies ends the job: after an error nnref does not call ``MPI_Finalize`` (see
+``_mpi`` in ``distributed_c10d``), so ``mpiexec`` sees the process exit and stops the others at
+once.
 """
 import argparse
 import os
