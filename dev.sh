@@ -32,6 +32,9 @@ TORCH_VERSION="2.13.0"
 # its own that the notebooks never see: the book shows nnref as a CPU machine has it.
 CUPY_PACKAGE="cupy-cuda12x"
 CUPY_SITE="$VENV/cupy-site"
+# nnref.distributed runs on MPI: MPICH (the wheel carries the library and mpiexec, so no system
+# package or compiler) and mpi4py.  Only the distributed tests (and that chapter's cells) use them.
+MPI_PACKAGES=(mpich==5.0.2 mpi4py==4.1.2)
 MIN_PYTHON="3.10"
 
 # ---------------------------------------------------------------- output ---
@@ -186,14 +189,14 @@ sha256_of() {
 # install_stamp PART: a file whose name changes whenever anything that decides that
 # part of the environment changes.  Parts: book (requirements.txt, pyproject.toml, and
 # whether nnref/ exists yet: an editable install made before the package existed has
-# nothing to point at), oracle (the torch pin, CuPy), lab (requirements-lab.txt).
+# nothing to point at), oracle (the torch pin, CuPy, MPICH and mpi4py), lab (requirements-lab.txt).
 install_stamp() {
     local hash
     hash="$({
         case "$1" in
             book)   cat requirements.txt pyproject.toml
                     [[ -f nnref/__init__.py ]] && printf 'nnref package present\n' ;;
-            oracle) printf 'torch==%s\n%s in %s\n' "$TORCH_VERSION" "$CUPY_PACKAGE" "$CUPY_SITE" ;;
+            oracle) printf 'torch==%s\n%s in %s\n%s\n' "$TORCH_VERSION" "$CUPY_PACKAGE" "$CUPY_SITE" "${MPI_PACKAGES[*]}" ;;
             lab)    cat requirements-lab.txt ;;
         esac
         true
@@ -215,6 +218,9 @@ install_part() {
             if ! "$VPY" -m pip install --no-deps --target "$CUPY_SITE" "$CUPY_PACKAGE" cuda-pathfinder; then
                 rm -rf "$CUPY_SITE"
                 warn "could not install $CUPY_PACKAGE; the check that CuPy has every function nnref calls will be skipped"
+            fi
+            if ! "$VPY" -m pip install "${MPI_PACKAGES[@]}"; then
+                warn "could not install ${MPI_PACKAGES[*]}; the multi-process tests of nnref.distributed will be skipped"
             fi ;;
         lab)
             "$VPY" -m pip install -r requirements-lab.txt ;;

@@ -39,6 +39,7 @@ NAMESPACES = (
     "nnref.backends.cuda",
     "nnref.distributions", "nnref.testing", "nnref.autograd.functional",
     "nnref.nn.utils", "nnref.nn.utils.rnn", "nnref.nn.utils.parametrize", "nnref.nn.utils.parametrizations",
+    "nnref.nn.parallel", "nnref.distributed", "nnref.utils.data.distributed",
 )
 
 PAGES = Path(__file__).resolve().parent.parent / "api"

@@ -20,7 +20,20 @@ from .anomaly_mode import _AnomalyState, check_gradients
 from .grad_mode import _GradState
 from .profiler import _Profiling
 
-__all__ = ["run_backward"]
+__all__ = ["queue_callback", "run_backward"]
+
+# One list per backward pass in progress (a hook may start another): the callbacks to run when
+# that pass has finished.
+_final_callbacks = []
+
+
+def queue_callback(callback):
+    """Run ``callback()`` once the backward pass now running has finished
+    (``Variable._execution_engine.queue_callback``, ``torch/csrc/autograd/engine.cpp``): DDP
+    waits for its all-reduces there."""
+    if not _final_callbacks:
+        raise RuntimeError("Final callbacks can only be installed during backward pass.")
+    _final_callbacks[-1].append(callback)
 
 
 class _GraphRoot:
@@ -199,6 +212,8 @@ def run_backward(roots, root_grads, keep_graph, create_graph, inputs=None, accum
     ready = [(0, 0, graph_root)]
     previous_mode = _GradState.enabled
     _GradState.enabled = create_graph
+    callbacks = []
+    _final_callbacks.append(callbacks)
     try:
         # Gradient formulas meet 0 * inf and 1 / 0 at the edges of their domains; PyTorch gives
         # nan/inf there without warnings, so numpy is told to stay quiet for the whole pass.
@@ -220,7 +235,10 @@ def run_backward(roots, root_grads, keep_graph, create_graph, inputs=None, accum
                 for child in _route(node, grad_inputs, buffers, dependencies, targets):
                     heapq.heappush(ready, (-child._sequence_nr, next(pushes), child))
                 del grad_inputs  # nothing here may keep a gradient an accumulator could adopt
+        while callbacks:  # in the order queued; a callback may queue another
+            callbacks.pop(0)()
     finally:
+        _final_callbacks.pop()
         _GradState.enabled = previous_mode
     return [] if targets is None else targets.captured
 

@@ -17,9 +17,21 @@ class _VariableMeta(TorchNamed):
         return isinstance(other, Tensor)
 
 
+class _ExecutionEngine:
+    """``Variable._execution_engine``: what PyTorch's Python code reaches the C++ engine by."""
+
+    @staticmethod
+    def queue_callback(callback):
+        """Run ``callback()`` when the backward pass now running has finished."""
+        from .engine import queue_callback
+        queue_callback(callback)
+
+
 class Variable(metaclass=_VariableMeta):
     """``Variable(data, requires_grad=False, volatile=False)``: ``data.detach()`` with
     ``requires_grad`` set (``torch.autograd.Variable``)."""
+
+    _execution_engine = _ExecutionEngine()
 
     def __new__(cls, data=None, requires_grad=False, volatile=False):
         from .._creation import empty

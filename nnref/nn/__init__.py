@@ -4,12 +4,13 @@
 ``nn.Module``, ``nn.Parameter``, the layers and containers, ``nn.functional``
 and ``nn.init``.
 """
-from . import functional, init, modules, parameter, utils
+from . import functional, init, modules, parallel, parameter, utils
 from .modules import *  # noqa: F403 - the layers are nn's public API
 from .modules import __all__ as _modules_all
+from .parallel import DataParallel
 from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 
-__all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer", "functional", "init", "modules", "parameter", "utils", *_modules_all]
+__all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer", "DataParallel", "functional", "init", "modules", "parallel", "parameter", "utils", *_modules_all]
 
 
 from .._namespace import public_dir as _public_dir  # noqa: E402
