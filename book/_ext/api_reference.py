@@ -81,6 +81,15 @@ DATA_DOCS = {
     "strided": ("The layout of dense tensors, every tensor nnref makes (``torch.strided``, "
                 "``torch/csrc/utils/tensor_layouts.cpp``): what ``Tensor.layout`` gives and "
                 "``layout=`` accepts."),
+    "contiguous_format": ("The row-major memory format (``torch.contiguous_format``, "
+                          "``torch/csrc/utils/tensor_memoryformats.cpp``): every nnref tensor's, and "
+                          "what ``memory_format=`` accepts."),
+    "preserve_format": ("``memory_format=torch.preserve_format``: keep the input's format, which in nnref "
+                        "is always the row-major one."),
+    "channels_last": ("The NHWC memory format (``torch.channels_last``): nnref stores row-major only, so "
+                      "asking for it raises ``NotImplementedError``."),
+    "channels_last_3d": ("The NDHWC memory format (``torch.channels_last_3d``): refused with "
+                         "``NotImplementedError``, as ``channels_last``."),
     "default_generator": ("The :class:`nnref.Generator` that the random functions use when "
                           "they are given none (``torch.default_generator``, "
                           "``torch/random.py``)."),
