@@ -35,7 +35,8 @@ NAMESPACES = (
     "nnref.autograd.function", "nnref.autograd.gradcheck",
     "nnref.random", "nnref.utils", "nnref.utils.data", "nnref.utils.hooks", "nnref.utils.checkpoint",
     "nnref.utils.safetensors", "nnref.accelerator", "nnref.cuda", "nnref.cuda.amp", "nnref.viz", "nnref.linalg",
-    "nnref.compiler", "nnref.amp", "nnref.backends.cudnn", "nnref.backends.mps", "nnref.backends.mkldnn",
+    "nnref.compiler", "nnref.amp", "nnref.backends.cpu", "nnref.backends.cudnn", "nnref.backends.mps",
+    "nnref.backends.mkldnn",
     "nnref.backends.cuda",
     "nnref.distributions", "nnref.testing", "nnref.autograd.functional",
     "nnref.nn.utils", "nnref.nn.utils.rnn", "nnref.nn.utils.parametrize", "nnref.nn.utils.parametrizations",
@@ -58,6 +59,7 @@ _TOP_LEVEL = (
     ("nnref._device", "device"),
     ("nnref._settings", "settings"), ("nnref.compiler", "compiler"), ("nnref.amp", "amp"), ("nnref.autograd", "grad_mode"),
     ("nnref.serialization", "serialization"), ("nnref._ops", "ops"), ("nnref.functional", "ops"),
+    ("nnref._aten_aliases", "ops"),
     ("builtins", "dtype"),
 )
 _TOP_LEVEL_NAMES = {  # nnref's own small functions (nnref/__init__.py), and the random factories

@@ -14,7 +14,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from .._device import array_module
+from .._device import array_module, array_module_of
 from .._tensor import Tensor
 from ..autograd.graph import Node
 from ._common import needs_grad, record, wrap
@@ -158,12 +158,13 @@ def qr(A, mode="reduced"):
 def _cutoff(S, atol, rtol, shape, dtype):
     """The singular values kept: ``S > max(atol, rtol * S_max)``, ``rtol`` defaulting to
     ``eps * max(m, n)`` when neither tolerance is given (``linalg_pinv``, ``linalg_matrix_rank``)."""
+    xp = array_module_of(S)
     if rtol is None:  # elementwise for a tolerance per matrix
         default = np.finfo(dtype).eps * max(shape[-2:])
-        rtol = default if atol is None else np.where(np.asarray(atol) > 0, 0.0, default)
+        rtol = default if atol is None else xp.where(xp.asarray(atol) > 0, 0.0, default)
     atol = 0.0 if atol is None else atol
-    largest = S.max(axis=-1, keepdims=True) if S.shape[-1] else np.zeros(S.shape[:-1] + (1,), S.dtype)
-    return S > np.maximum(atol, rtol * largest)
+    largest = S.max(axis=-1, keepdims=True) if S.shape[-1] else xp.zeros(S.shape[:-1] + (1,), S.dtype)
+    return S > xp.maximum(atol, rtol * largest)
 
 
 def _tolerances(name, tol, atol, rtol):

@@ -6,6 +6,8 @@ zeros; scatter's are a gather (for ``src``) and the gradient with the
 overwritten positions zeroed (for ``self``).  Backward passes are written with
 these same ops, so they can be differentiated again.
 """
+import numpy as np
+
 from .._device import array_module, has_values
 from .._dtype import checked_scalar
 from .._tensor import Tensor, _wrap_dim
@@ -168,6 +170,10 @@ def scatter_add(input, dim, index, src):
     xp = array_module(input._device)
     data = input._data.copy()
     grid = _grid(_normalised(index._data, dim, input._data, xp), dim, xp)
-    xp.add.at(data, grid, src._data[tuple(slice(0, s) for s in index._data.shape)])
+    values = src._data[tuple(slice(0, s) for s in index._data.shape)]
+    target = data
+    if xp is not np and data.dtype == np.int64:  # CuPy's add.at has no int64; as uint64 it adds the same bits
+        target, values = data.view(np.uint64), values.view(np.uint64)
+    xp.add.at(target, grid, values)
     out = wrap(data, input)
     return record(out, ScatterAddBackward0, (input, src), dim=dim, index=index)

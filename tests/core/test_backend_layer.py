@@ -27,7 +27,10 @@ PACKAGE = pathlib.Path(nnref.__file__).parent
 # write or compare host copies made with to_host) and _dtype (dtype tables).
 # _random.py and _ops/random.py are PyTorch's CPU generator and its kernels: host arrays by
 # design (a CUDA tensor draws from CuPy's generator through _random.generator(device)).
-HOST_SIDE = {PACKAGE / "autograd" / "gradcheck.py", PACKAGE / "_ops" / "random.py"}
+# nn/parallel/distributed.py is DDP's reducer: MPI moves host buffers, and DDP refuses a module
+# whose parameters are not on the CPU (nnref.distributed carries CPU tensors only).
+HOST_SIDE = {PACKAGE / "autograd" / "gradcheck.py", PACKAGE / "_ops" / "random.py",
+             PACKAGE / "nn" / "parallel" / "distributed.py"}
 COMPUTE_CODE = sorted(
     {p for folder in ("_ops", "autograd", "nn", "optim") for p in (PACKAGE / folder).rglob("*.py")}
     - HOST_SIDE | {PACKAGE / name for name in ("_tensor.py", "_creation.py")})

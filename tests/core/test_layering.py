@@ -6,7 +6,8 @@ The rank order, lowest first (a module may import its own rank and those below):
    ``_capability``, ``_naming``): what a tensor *is made of*, the process-wide switches, the CPU's
    kernels and the names classes print under;
 1. ``_tensor``, ``_ops``, ``autograd``, the factories (and their layouts and memory formats), the
-   generators, ``cuda`` and ``accelerator``: the tensor, its operations and their derivatives;
+   generators, ``cuda``, ``accelerator`` and ``distributed`` (the process group): the tensor, its
+   operations and their derivatives, and where they run;
 2. ``nn``, ``optim``, ``utils.data``, ``distributions``: what is built from tensors;
 3. ``serialization``, ``viz``, ``utils.safetensors``: what reads or draws the above;
 4. the ``nnref`` namespace itself, which gathers everything.
@@ -27,10 +28,11 @@ RANKS = {
         "nnref._type_info", "nnref._settings", "nnref._capability", "nnref._naming"),
     1: ("nnref._tensor", "nnref._tensor_str", "nnref._tensor_docs", "nnref._ops", "nnref.autograd",
         "nnref._creation", "nnref._random", "nnref.random", "nnref.utils.hooks", "nnref.cuda",
-        "nnref.accelerator", "nnref.linalg", "nnref.amp", "nnref.backends", "nnref._layout"),
+        "nnref.accelerator", "nnref.linalg", "nnref.amp", "nnref.backends", "nnref._layout",
+        "nnref.distributed"),
     2: ("nnref.nn", "nnref.optim", "nnref.utils.data", "nnref.distributions"),
-    3: ("nnref.serialization", "nnref._torch_checkpoint", "nnref._pickled_checkpoint", "nnref.utils.safetensors", "nnref.viz", "nnref.testing",
-        "nnref.utils", "nnref.compiler"),
+    3: ("nnref.serialization", "nnref._torch_checkpoint", "nnref._pickled_checkpoint", "nnref.utils.safetensors",
+        "nnref.viz", "nnref.testing", "nnref.utils", "nnref.compiler"),
     4: ("nnref",),
 }
 

@@ -50,7 +50,8 @@ PLUMBING = {"__dict__", "__module__", "__slots__", "__weakref__", "__doc__", "__
             "__new__", "__init_subclass__", "__format__", "__str__", "__class_getitem__"}
 SUBMODULES = {"autograd", "cuda", "nn", "optim", "serialization", "utils", "viz", "functional", "init", "linalg",
               "modules", "parameter", "lr_scheduler", "compiler", "amp", "backends",
-              "distributions", "rnn", "testing", "parametrize", "parametrizations"}
+              "distributions", "rnn", "testing", "parametrize", "parametrizations",
+              "distributed", "parallel", "onnx", "profiler"}
 
 
 def public_api():
@@ -1279,6 +1280,12 @@ CASES.update({
     "nnref.Tensor.layout": case(lambda d: [repr(leaf(d, (2,)).layout)]),
     "nnref.layout": HOST_ONLY("a layout descriptor, no tensor values"),
     "nnref.strided": HOST_ONLY("a layout descriptor, no tensor values"),
+    **{f"nnref.{name}": HOST_ONLY("a memory format descriptor, no tensor values")
+       for name in ("memory_format", "contiguous_format", "preserve_format", "channels_last", "channels_last_3d")},
+    "nnref.nn.DataParallel": HOST_ONLY("wraps a module on the CPU only, as PyTorch without GPUs "
+                                       "(tests/distributed/test_single_process.py)"),
+    "nnref.utils.data.DistributedSampler": HOST_ONLY("indices of a dataset drawn from the CPU generator "
+                                                     "(tests/distributed/test_single_process.py)"),
     # with a GPU the tensor comes back as it is; without one PyTorch and nnref refuse
     "nnref.Tensor.pin_memory": case(lambda d: leaf(d, (2,)).pin_memory() if nnref.accelerator.is_available() else None),
     "nnref.broadcast_shapes": HOST_ONLY("shapes, no tensor values"),
@@ -1731,6 +1738,21 @@ CASES.update({
                                            nnref.linalg.solve(_spd(a), b.mT, left=False)], (2, 3, 3), (2, 3, 2)),
     "nnref.linalg.LinAlgError": HOST_ONLY("an exception class; its raising is checked on the CPU "
                                           "(tests/core/test_linalg_vs_torch.py)"),
+    "nnref.linalg.cross": op(lambda a, b: nnref.linalg.cross(a, b), (4, 3), (4, 3)),
+    "nnref.linalg.matmul": op(lambda a, b: nnref.linalg.matmul(a, b), (2, 3), (3, 4)),
+    "nnref.linalg.vecdot": op(lambda a, b: nnref.linalg.vecdot(a, b), (3, 4), (3, 4)),
+    "nnref.linalg.multi_dot": op(lambda a, b, c: nnref.linalg.multi_dot([a, b, c]), (2, 3), (3, 4), (4, 2)),
+    "nnref.chain_matmul": op(lambda a, b, c: nnref.chain_matmul(a, b, c), (2, 3), (3, 4), (4, 2)),
+    "nnref.linalg.matrix_power": op(lambda a: [nnref.linalg.matrix_power(a, 3), nnref.linalg.matrix_power(_spd(a), -2)],
+                                    (2, 3, 3)),
+    "nnref.linalg.eigh": op(lambda a: nnref.linalg.eigh(_spd(a)).eigenvalues, (2, 3, 3)),
+    "nnref.linalg.eigvalsh": op(lambda a: nnref.linalg.eigvalsh(_spd(a)), (2, 3, 3)),
+    "nnref.linalg.svd": op(lambda a: nnref.linalg.svd(a).S, (2, 4, 3)),
+    "nnref.linalg.qr": case(lambda d: [f.abs() for f in nnref.linalg.qr(leaf(d, (4, 3), grad=False))]),
+    "nnref.linalg.pinv": op(lambda a: nnref.linalg.pinv(a), (2, 4, 3)),
+    "nnref.linalg.lstsq": op(lambda a, b: nnref.linalg.lstsq(_spd(a), b).solution, (2, 3, 3), (2, 3, 2)),
+    "nnref.linalg.matrix_rank": case(lambda d: [nnref.linalg.matrix_rank(leaf(d, (2, 4, 3), grad=False)),
+                                                nnref.linalg.matrix_rank(leaf(d, (4, 3), grad=False), atol=0.5)]),
 })
 
 
@@ -1916,6 +1938,8 @@ CASES.update({
                                              lambda d: labels(d, [[0.0, 1.0, 1.0], [1.0, 0.0, 0.0]])),
     "nnref.distributions.Categorical": _scored(lambda p: distributions.Categorical(probs=p[0] * p[1]),
                                                lambda d: labels(d, [2, 0])),
+    "nnref.distributions.Multinomial": _scored(lambda p: distributions.Multinomial(4, probs=p[0] * p[1]),
+                                               lambda d: labels(d, [[1.0, 2.0, 1.0], [0.0, 0.0, 4.0]])),
     "nnref.distributions.Exponential": _scored(lambda p: distributions.Exponential(p[0] * p[1]),
                                                lambda d: leaf(d, (2, 3), seed=3, values=positive, grad=False)),
     "nnref.distributions.Laplace": _scored(lambda p: distributions.Laplace(p[0], p[1]),
