@@ -94,8 +94,10 @@ find_chromium() {
     return 1
 }
 
-# The site serves MathJax itself (book/_ext/offline_mathjax.py), from Debian's package.
-MATHJAX_DIR="${NNREF_MATHJAX_DIR:-/usr/share/javascript/mathjax}"
+# The site serves MathJax 3 itself (book/_ext/offline_mathjax.py), from npm's package
+# (Debian's libjs-mathjax is MathJax 2, which the theme does not lay out), installed into .venv.
+MATHJAX_VERSION="3.2.2"
+MATHJAX_DIR="${NNREF_MATHJAX_DIR:-$VENV/mathjax/node_modules/mathjax}"
 
 # Python's venv module with its pip bootstrap (Debian ships it apart, in python3-venv).
 has_venv_module() {
@@ -109,7 +111,9 @@ missing_system_tools() {
     MISSING=() DEBS=()
     if ! command -v dot >/dev/null 2>&1; then MISSING+=("graphviz (the 'dot' program)"); DEBS+=(graphviz); fi
     if ! has_venv_module; then MISSING+=("python3-venv (Python's venv module)"); DEBS+=(python3-venv); fi
-    if [[ ! -f "$MATHJAX_DIR/MathJax.js" ]]; then MISSING+=("MathJax (for the site's formulas, offline)"); DEBS+=(libjs-mathjax); fi
+    if [[ ! -f "$MATHJAX_DIR/es5/tex-chtml.js" ]] && ! command -v npm >/dev/null 2>&1; then
+        MISSING+=("npm (installs MathJax 3 for the site's formulas, offline)"); DEBS+=(npm)
+    fi
     if [[ $1 -eq 1 ]] && ! find_chromium >/dev/null; then MISSING+=("chromium"); DEBS+=(chromium); fi
     # The grader (and its tests) run students' code inside bubblewrap's sandbox (book/instructors.md).
     if [[ $2 -eq 1 ]] && ! command -v bwrap >/dev/null 2>&1; then MISSING+=("bubblewrap (the 'bwrap' program)"); DEBS+=(bubblewrap); fi
@@ -152,7 +156,7 @@ ensure_system_tools() {
         case "$d" in
             graphviz) brew+=("brew install graphviz") ;;
             chromium) brew+=("brew install --cask chromium") ;;
-            libjs-mathjax) brew+=("npm install --prefix ~/mathjax mathjax@2 (then NNREF_MATHJAX_DIR=~/mathjax/node_modules/mathjax)") ;;
+            npm) brew+=("brew install node") ;;
         esac
     done
     {
@@ -262,6 +266,13 @@ or point PYTHON at one: PYTHON=/path/to/python3.12 ./dev.sh setup"
             touch "$stamp"
         fi
     done
+
+    # MathJax 3 for the site (npm's package; the site copies it, so pages need no network).
+    if [[ ! -f "$MATHJAX_DIR/es5/tex-chtml.js" ]]; then
+        info "installing MathJax $MATHJAX_VERSION (npm) into $MATHJAX_DIR"
+        npm install --no-audit --no-fund --prefix "$VENV/mathjax" "mathjax@$MATHJAX_VERSION"
+    fi
+    export NNREF_MATHJAX_DIR="$MATHJAX_DIR"
 
     # A kernel named python3 inside the venv, so jupyter and nbval run the
     # notebooks with this environment's packages (nnref included).
@@ -476,7 +487,9 @@ cmd_lab() {
     # The chapters are this repository's own, stored with their outputs: trusting them lets
     # JupyterLab show their graphs (SVG) and listings (HTML) before anything is re-run.
     run_required_step "trust the chapters" "$VENV/bin/jupyter" trust book/*.ipynb
-    local flags=(--ServerApp.root_dir="$ROOT" --ServerApp.default_url=/lab/tree/book/01_tensors.ipynb)
+    # lab/overrides.json: the lab's own defaults (no news pop-up, no update check over the network).
+    local flags=(--ServerApp.root_dir="$ROOT" --ServerApp.default_url=/lab/tree/book/01_tensors.ipynb
+                 --LabApp.app_settings_dir="$ROOT/lab")
     is_root && flags+=(--allow-root)
     printf '\nJupyterLab opens the first chapter; the others are in book/ (Ctrl+C stops the server).\n'
     exec "$VENV/bin/jupyter" lab "${flags[@]}" "$@"
@@ -542,7 +555,7 @@ Commands:
           With --student: the students' site, solutions hidden, in
           _build/student/_build/html/.
           Installs only what the book needs (requirements.txt, nnref; no
-          PyTorch, no CuPy) and Graphviz, MathJax (Debian's libjs-mathjax, so the
+          PyTorch, no CuPy) and Graphviz, MathJax 3 (npm's mathjax, so the
           site's formulas need no network) and python3-venv when missing.
   test    Prepare .venv (adding torch==$TORCH_VERSION, the test oracle, and
           JupyterLab), Graphviz and Chromium, then run every test: pytest tests/

@@ -107,9 +107,13 @@ def _requirements(root):
         if name in STUDENT_REQUIREMENTS:
             wanted[name] = spec
     lines = [wanted.get(name, name) for name in STUDENT_REQUIREMENTS]
+    # The JupyterLab the chapters are read in, with jupyterlab-myst (without it their notes,
+    # exercises and links show as raw MyST): the pins of ./dev.sh lab.
+    lab = [line.strip() for line in (Path(root) / "requirements-lab.txt").read_text(encoding="utf-8").splitlines()
+           if line.strip() and not line.lstrip().startswith("#")]
     return ("# What the chapters and the tests need.  PyTorch is optional: with it installed,\n"
             "# the tests also compare your nnref with the real thing (pip install torch).\n"
-            + "\n".join(lines + ["jupyterlab"]) + "\n")
+            + "\n".join(lines + lab) + "\n")
 
 
 def _commit(root):

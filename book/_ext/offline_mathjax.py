@@ -1,60 +1,57 @@
-"""The site serves MathJax itself, so its formulas render with no network.
+"""The site serves MathJax 3 itself, so its formulas render with no network.
 
 Sphinx loads MathJax 3 from a CDN by default: offline (a classroom without
 internet, a reader on a train) every formula stays raw TeX.  This extension
-points ``mathjax_path`` at a copy inside the built site, taken from a package
-rather than vendored: Debian's ``libjs-mathjax`` (MathJax 2.7, in
-``/usr/share/javascript/mathjax``; ``./dev.sh book`` installs it), or any
-MathJax 2 folder named by ``NNREF_MATHJAX_DIR`` (e.g. npm's ``mathjax@2``).
-Only the files the TeX-to-CommonHTML configuration loads are copied (under 2 MB).
+points ``mathjax_path`` at a copy inside the built site, taken from npm's
+``mathjax@3`` package rather than vendored (``./dev.sh`` installs it into
+``.venv/mathjax``; ``NNREF_MATHJAX_DIR`` names another copy of the package).
+MathJax 3 is what the theme lays out (display formulas centred, their numbers
+beside them) and what typesets ``\\text{...}`` with its escapes.  Only the
+files the TeX-to-CommonHTML component loads are copied (about 2 MB).
 """
 import os
 import shutil
+import sys
 from pathlib import Path
 
 from sphinx.util import logging
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_DIR = "/usr/share/javascript/mathjax"
-CONFIG = "TeX-AMS_CHTML"
-# What MathJax.js?config=TeX-AMS_CHTML fetches at run time.
-FILES = ["MathJax.js", f"config/{CONFIG}.js", "jax/input/TeX", "jax/output/CommonHTML", "jax/element",
-         "extensions", "fonts/HTML-CSS/TeX/woff"]
-# MyST marks the math it parsed with these classes and the rest of the page as ignored, so
-# a "$" in prose or code is never taken for math (the MathJax 2 spelling of what myst-parser
-# sets for MathJax 3).
-MATHJAX2_CONFIG = {
-    "tex2jax": {"inlineMath": [["\\(", "\\)"]], "displayMath": [["\\[", "\\]"]],
-                "processEscapes": True, "processClass": "tex2jax_process|mathjax_process|math|output_area",
-                "ignoreClass": "tex2jax_ignore|mathjax_ignore|document"},
-    "CommonHTML": {"linebreaks": {"automatic": True}},
-    "messageStyle": "none",
-}
+COMPONENT = "es5/tex-chtml.js"
+# What tex-chtml.js fetches at run time: its fonts, the TeX packages it autoloads
+# (textmacros, ams...), the context menu and the accessibility helpers the menu offers.
+FILES = [COMPONENT, "es5/output/chtml/fonts/woff-v2", "es5/input/tex/extensions", "es5/ui", "es5/a11y",
+         "es5/sre", "es5/adaptors"]
 
 
 def source_dir():
-    return Path(os.environ.get("NNREF_MATHJAX_DIR") or DEFAULT_DIR)
+    return Path(os.environ.get("NNREF_MATHJAX_DIR") or Path(sys.prefix) / "mathjax" / "node_modules" / "mathjax")
 
 
 def configure(app, config):
-    if (source_dir() / "MathJax.js").is_file():
-        config.mathjax_path = f"mathjax/MathJax.js?config={CONFIG}"
-        config.mathjax2_config = MATHJAX2_CONFIG
+    if (source_dir() / COMPONENT).is_file():
+        config.mathjax_path = f"mathjax/{COMPONENT}"
     else:
-        logger.warning(f"MathJax not found in {source_dir()}, so the site would need the network for "
-                       "its formulas: install Debian's libjs-mathjax (./dev.sh book does) or set "
-                       "NNREF_MATHJAX_DIR to a MathJax 2 folder (npm install mathjax@2)")
+        logger.warning(f"MathJax 3 not found in {source_dir()}, so the site would need the network for "
+                       "its formulas: ./dev.sh book installs it (npm install --prefix .venv/mathjax "
+                       "mathjax@3), or set NNREF_MATHJAX_DIR to a mathjax@3 package folder")
 
 
-def drop_mathjax3_config(app):
-    # myst-parser fills mathjax3_config; with MathJax 2 it would only add a second,
-    # ignored configuration to every page.
-    app.config.mathjax3_config = None
+def text_escapes(app):
+    # \text{in\_features}: MathJax 3 reads the inside of \text as plain text unless its
+    # textmacros package is on, which gives \_, \$, accents... their TeX meaning there.
+    # (myst-parser fills mathjax3_config; the keys it sets are kept.)
+    config = app.config.mathjax3_config or {}
+    tex = config.setdefault("tex", {})
+    tex["packages"] = {"[+]": ["textmacros"]}
+    loader = config.setdefault("loader", {})
+    loader["load"] = sorted(set(loader.get("load", [])) | {"[tex]/textmacros"})
+    app.config.mathjax3_config = config
 
 
 def copy_mathjax(app, exception):
-    if exception is not None or app.builder.format != "html" or not (source_dir() / "MathJax.js").is_file():
+    if exception is not None or app.builder.format != "html" or not (source_dir() / COMPONENT).is_file():
         return
     target = Path(app.outdir) / "_static" / "mathjax"
     for name in FILES:
@@ -68,6 +65,6 @@ def copy_mathjax(app, exception):
 
 def setup(app):
     app.connect("config-inited", configure)
-    app.connect("builder-inited", drop_mathjax3_config, priority=900)
+    app.connect("builder-inited", text_escapes, priority=900)
     app.connect("build-finished", copy_mathjax)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

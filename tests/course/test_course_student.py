@@ -33,6 +33,11 @@ def test_layout(student_edition):
     assert not (student_edition / "nnref" / "course").exists()
     assert not (student_edition / "tests" / "course" / "hidden").exists()
     assert json.loads((student_edition / "course.json").read_text())["tasks"] == [t.id for t in found]
+    # The chapters read as in ./dev.sh lab: the same JupyterLab and jupyterlab-myst pins.
+    wanted = (student_edition / "requirements.txt").read_text().splitlines()
+    for pin in ("jupyterlab==", "jupyterlab-myst=="):
+        lab_pin = next(l for l in (ROOT / "requirements-lab.txt").read_text().splitlines() if l.startswith(pin))
+        assert lab_pin in wanted, f"the student edition's requirements.txt lacks {lab_pin}"
     readme = (student_edition / "README.md").read_text()
     for task in found:
         assert task.id in readme

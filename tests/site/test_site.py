@@ -30,9 +30,10 @@ ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "_build" / "screenshots" / "site"
 # TeX that MathJax did not typeset, as a reader would see it.
 RAW_TEX = re.compile(r"\\begin\{|\\frac|\\left|\\mathbf|\$\$|\\\(|\\\[")
-MATHJAX_DONE = ("!document.querySelector('.math') || (window.MathJax && MathJax.Hub && MathJax.Hub.queue"
-                " && MathJax.Hub.queue.pending === 0 && !document.querySelector('.MathJax_Preview:not(:empty)')"
-                " && document.querySelectorAll('.MathJax_CHTML, .MathJax_Display, mjx-container').length > 0)")
+# MathJax 3 has typeset the page (its startup promise resolved, formulas drawn).
+MATHJAX_DONE = ("(async () => { if (!document.querySelector('.math')) return true;"
+                " if (!window.MathJax?.startup?.promise) return false; await MathJax.startup.promise;"
+                " return document.querySelectorAll('mjx-container').length > 0; })()")
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
@@ -452,3 +453,114 @@ def test_each_error_message_is_shown_once(site):
                 if before == after and ERROR_LINE.match(before):
                     problems.append(f"{file}: {before[:100]}")
     assert not problems, "the same error shown twice in a row:\n" + "\n".join(problems)
+
+
+# A link from a chapter to another page of the book, as written in its markdown cells:
+# ``[Title](NN_name.ipynb)`` (which jupyterlab-myst opens too).
+BOOK_LINK = re.compile(r"\[([^\]]+)\]\(([\w/]+)\.(ipynb|md)\)")
+
+
+def test_links_between_chapters_lead_to_their_page(site):
+    """Every link between chapters lands on the target's page and reads as its title; a link
+    left behind by a renumbering (its file gone) fails here and in the JupyterLab test."""
+    import nbformat
+    problems, count = [], 0
+    for notebook in sorted((ROOT / "book").glob("*.ipynb")):
+        cells = nbformat.read(notebook, as_version=4).cells
+        html = (site / "book" / (notebook.stem + ".html")).read_text()
+        rendered = {href: " ".join(re.sub(r"<[^>]+>", "", text).split()) for href, text in re.findall(
+            r'<a class="reference internal" href="([\w/]+\.html)"[^>]*>(.*?)</a>', html, re.S)}
+        for cell in cells:
+            if cell.cell_type != "markdown":
+                continue
+            for text, target, suffix in BOOK_LINK.findall(cell.source):
+                count += 1
+                source = f"book/{target}"
+                if not (ROOT / f"{source}.{suffix}").exists():
+                    problems.append(f"{notebook.name}: links to {target}.{suffix}, which does not exist")
+                elif target + ".html" not in rendered or not (site / f"{source}.html").exists():
+                    problems.append(f"{notebook.name}: the site has no link to {target}.html")
+                elif rendered[target + ".html"] != _title(source):
+                    problems.append(f"{notebook.name}: the link to {target} reads "
+                                    f"{rendered[target + '.html']!r}, not its title {_title(source)!r}")
+    assert count, "no link between chapters found"
+    assert not problems, "\n".join(problems)
+
+
+# Each display formula: where its box and the drawn formula sit, and its number.
+DISPLAY_MATH_JS = """[...document.querySelectorAll('.bd-article div.math')].map(d => {
+  const box = d.querySelector('mjx-container'), math = box?.querySelector('mjx-math');
+  if (!math) return {typeset: false};
+  const a = d.getBoundingClientRect(), b = box.getBoundingClientRect(),
+        m = math.getBoundingClientRect(), n = d.querySelector('.eqno');
+  return {typeset: true, article: [a.left, a.right], box: [b.left, b.right], math: [m.left, m.right],
+          numberRight: n ? n.getBoundingClientRect().right : null,
+          scrolls: ['auto', 'scroll'].includes(getComputedStyle(box).overflowX),
+          number: n && n.offsetWidth ? n.innerText.trim() : null,
+          numberLeft: n ? n.getBoundingClientRect().left : null};
+})"""
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_site_lays_out_math_listings_and_search(site, width):
+    """What the site's MathJax 3, the theme and _static/custom.css promise a reader, measured:
+
+    - display formulas numbered, as JupyterLab numbers them, and at 1280 px centred on the line
+      (within 2 px), the number at the column's right edge;
+    - ``\\text{in\\_features}`` typeset as the text "in_features" (MathJax 3's textmacros),
+      read back from MathJax's own MathML of every formula;
+    - nnref's listings (``show_source``) fit the column: no line hidden behind a sideways scroll;
+    - one search box in view.
+    A screenshot of a numbered formula: _build/screenshots/site/math-<width>.png.
+    """
+    problems, formulas, text_escapes, listings = [], 0, 0, 0
+    with Chromium(width=width, height=900, offline=True) as browser:
+        for file in _toc_files():
+            page = site / (file + ".html")
+            browser.open(page.as_uri())
+            if not browser.wait_for(MATHJAX_DONE, timeout=60):
+                problems.append(f"{file}: MathJax did not finish")
+                continue
+            for math in browser.evaluate(DISPLAY_MATH_JS):
+                formulas += 1
+                if not math["typeset"]:
+                    problems.append(f"{file}: a display formula was not typeset")
+                    continue
+                if not math["number"]:
+                    problems.append(f"{file}: a display formula without a number")
+                    continue
+                if width != 1280:
+                    continue  # on a phone a wide formula scrolls, its number below it
+                # As in LaTeX: the formula in the middle of the line, the number at its right edge
+                # (the formula's box spans the column up to the number).
+                # (A formula wider than that scrolls inside its box, under nothing.)
+                middle, centre = sum(math["math"]) / 2, sum(math["box"]) / 2
+                fits = math["math"][1] <= math["box"][1] + 1
+                if (fits and abs(middle - centre) > 2) or abs(math["box"][0] - math["article"][0]) > 2:
+                    problems.append(f"{file}: display formula {math['number']} not centred: {math}")
+                if (math["numberLeft"] < min(math["math"][1], math["box"][1])
+                        or abs(math["numberRight"] - math["article"][1]) > 2):
+                    problems.append(f"{file}: the number {math['number']} is not at the column's right edge: {math}")
+                if not fits and not math["scrolls"]:
+                    problems.append(f"{file}: display formula {math['number']} runs under its number: {math}")
+            mathml = browser.evaluate("Array.from(window.MathJax?.startup?.document?.math || [])"
+                                      ".map(m => MathJax.startup.toMML(m.root)).join('\\n')")
+            text_escapes += mathml.count("<mtext>in_features</mtext>")
+            if re.search(r"<mtext>[^<]*\\_", mathml):
+                problems.append(f"{file}: a \\_ shown with its backslash in \\text{{}}")
+            for scroll, client in browser.evaluate("[...document.querySelectorAll('.bd-article .nnref-source pre')]"
+                                                   ".map(p => [p.scrollWidth, p.clientWidth])"):
+                listings += 1
+                if scroll > client + 1:
+                    problems.append(f"{file}: a listing {scroll} px wide in a {client} px column")
+            searches = browser.evaluate("[...document.querySelectorAll('.search-button-field, .search-button, "
+                                        "form.bd-search')].filter(e => e.offsetWidth > 0 && e.offsetHeight > 0)"
+                                        ".length")
+            if searches != 1:
+                problems.append(f"{file}: {searches} search boxes in view")
+            if formulas and not (SHOTS / f"math-{width}.png").exists() and browser.evaluate(
+                    "!!document.querySelector('.bd-article div.math .eqno')"):
+                _element_screenshot(browser, ".bd-article div.math", SHOTS / f"math-{width}.png", margin=60)
+    assert formulas and listings, (formulas, listings)
+    assert text_escapes >= 2, "\\text{in\\_features} (chapters 5 and 13) not found typeset"
+    assert not problems, "\n".join(problems)
