@@ -188,7 +188,7 @@ def _conversion(dtype):
 
 
 def _split_method(self, split_size, dim=0):
-    """``Tensor.split(split_size, dim=0)``: :func:`torch.split` under the method's own parameter
+    """``Tensor.split(split_size, dim=0)``: ``torch.split`` under the method's own parameter
     name (``torch/_tensor.py``; the function calls it ``split_size_or_sections``)."""
     return tensor_shape.split(self, split_size, dim)
 

@@ -97,7 +97,7 @@ def _positional_alpha(name, other, args, alpha, deprecated=True):
 
 def add(input, other, *args, alpha=1):
     """``input + alpha * other`` with broadcasting and type promotion (``alpha`` by position
-    too, where PyTorch's overloads allow it: see :func:`_positional_alpha`)."""
+    too, where PyTorch's overloads allow it: see ``_positional_alpha``)."""
     other, alpha = _positional_alpha("add", other, args, alpha)
     dtype = result_type(input, other)
     out = wrap(_binary("add", input, other, dtype, alpha), _like(input, other))
