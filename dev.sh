@@ -320,15 +320,24 @@ step_build_student_book() {
 }
 
 step_all_tests() {
-    # One pytest run: the package tests, every chapter under nbval (stored outputs
-    # must reproduce), the PyTorch parity check of each chapter, and the browser
-    # test of the site built by the previous step.
+    # Two pytest runs side by side, one per core: the pages (the site and JupyterLab in Chromium,
+    # every chapter under nbval: stored outputs must reproduce), which mostly wait on the browser
+    # and the kernels, and everything else (the package tests, the PyTorch parity check of each
+    # chapter).  The pages' output is shown when both have ended.
     mkdir -p _build
     local cupy_site=""
     [[ -d "$CUPY_SITE" ]] && cupy_site="$CUPY_SITE"
-    NNREF_SITE_DIR="$ROOT/_build/html" NNREF_CUPY_SITE="$cupy_site" "$VPY" -m pytest tests book \
+    local pages_rc=0 rest_rc=0
+    NNREF_SITE_DIR="$ROOT/_build/html" NNREF_CUPY_SITE="$cupy_site" "$VPY" -m pytest tests/site book \
         --nbval --nbval-current-env --nbval-sanitize-with .ci/nbval_sanitize.cfg \
-        -p no:cacheprovider --junitxml=_build/test-results.xml
+        -p no:cacheprovider --junitxml=_build/test-results-pages.xml > _build/pages-tests.log 2>&1 &
+    local pages=$!
+    NNREF_SITE_DIR="$ROOT/_build/html" NNREF_CUPY_SITE="$cupy_site" "$VPY" -m pytest tests \
+        --ignore=tests/site -p no:cacheprovider --junitxml=_build/test-results.xml || rest_rc=$?
+    wait "$pages" || pages_rc=$?
+    printf '\n--- the pages: site, JupyterLab, chapters under nbval ---\n'
+    cat _build/pages-tests.log
+    [[ $rest_rc -eq 0 && $pages_rc -eq 0 ]]
 }
 
 step_capabilities() {
