@@ -19,12 +19,10 @@ __all__ = ["layout", "strided", "memory_format", "contiguous_format", "preserve_
            "channels_last_3d"]
 
 
-class layout(metaclass=TorchNamed):
-    """A tensor layout; ``torch.strided`` is the only one nnref has."""
-    _torch_name = "torch.layout"  # PyTorch's name (nnref/_naming.py)
+class _Named(metaclass=TorchNamed):
+    """One instance per name, printed and pickled as that name (``torch.strided``)."""
 
     __slots__ = ("_name",)
-    _by_name = {}
 
     def __new__(cls, name):
         if name not in cls._by_name:
@@ -37,32 +35,25 @@ class layout(metaclass=TorchNamed):
         return f"torch.{self._name}"
 
     def __reduce__(self):  # pickles as the one instance of its name
-        return (layout, (self._name,))
+        return (type(self), (self._name,))
+
+
+class layout(_Named):
+    """A tensor layout; ``torch.strided`` is the only one nnref has."""
+    _torch_name = "torch.layout"  # PyTorch's name (nnref/_naming.py)
+    __slots__ = ()
+    _by_name = {}
 
 
 strided = layout("strided")
 
 
-class memory_format(metaclass=TorchNamed):
+class memory_format(_Named):
     """A memory format (``torch.memory_format``): ``torch.contiguous_format``, ``preserve_format``,
-    ``channels_last``, ``channels_last_3d``; one instance per name, as for :class:`layout`."""
+    ``channels_last``, ``channels_last_3d``."""
     _torch_name = "torch.memory_format"  # PyTorch's name (nnref/_naming.py)
-
-    __slots__ = ("_name",)
+    __slots__ = ()
     _by_name = {}
-
-    def __new__(cls, name):
-        if name not in cls._by_name:
-            instance = super().__new__(cls)
-            instance._name = name
-            cls._by_name[name] = instance
-        return cls._by_name[name]
-
-    def __repr__(self):
-        return f"torch.{self._name}"
-
-    def __reduce__(self):
-        return (memory_format, (self._name,))
 
 
 contiguous_format = memory_format("contiguous_format")
