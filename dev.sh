@@ -417,7 +417,7 @@ PY
 
 step_gpu_tests() {
     # The device tests (tests/device) on 'cuda', each result compared with the CPU path: every
-    # public name of nnref, the errors of the device API and chapter 13's training.  The rest of
+    # public name of nnref, the errors of the device API and chapter 15's training.  The rest of
     # the suite never touches the device and runs in ./dev.sh test.
     mkdir -p bench/results
     NNREF_TEST_DEVICE=cuda NNREF_CUPY_SITE="" "$VPY" -m pytest tests/device -p no:cacheprovider \
@@ -528,8 +528,8 @@ cmd_gpu() {
     run_required_step "install $CUPY_PACKAGE and find the GPU" step_gpu_install
     run_step "tests in GPU mode (NNREF_TEST_DEVICE=cuda)" step_gpu_tests
     run_required_step "GPU benchmark (python -m bench.gpu $*)" step_gpu_bench "$@"
-    printf '\nRecorded: bench/results/gpu.json, gpu.md, gpu-tests.xml. Commit them; book/14_gpu.ipynb\n'
-    printf 'shows them (re-run it with ./dev.sh execute book/14_gpu.ipynb on the CPU machine).\n'
+    printf '\nRecorded: bench/results/gpu.json, gpu.md, gpu-tests.xml. Commit them; book/16_gpu.ipynb\n'
+    printf 'shows them (re-run it with ./dev.sh execute book/16_gpu.ipynb on the CPU machine).\n'
     [[ ${#FAILED_STEPS[@]} -eq 0 ]] || { printf '%sFAILED steps: %s%s\n' "$RED" "${FAILED_STEPS[*]}" "$RESET"; exit 1; }
 }
 

@@ -3,7 +3,7 @@
 A marked region is the run of lines between two marker comments, nbgrader's
 markers with optional ``key=value`` metadata after them::
 
-    ### BEGIN SOLUTION task=module.named_modules points=2 chapter=06_walking_the_tree
+    ### BEGIN SOLUTION task=module.named_modules points=2 chapter=07_walking_the_tree
     ...the reference code...
     ### END SOLUTION
 

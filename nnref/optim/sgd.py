@@ -62,7 +62,7 @@ class SGD(Optimizer):
         return loss
 
     def _update(self, p, group):
-        ### BEGIN SOLUTION task=sgd.update points=3 chapter=13_training
+        ### BEGIN SOLUTION task=sgd.update points=3 chapter=15_training
         lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
         weight_decay, nesterov, maximize = group["weight_decay"], group["nesterov"], group["maximize"]
         param = p._data

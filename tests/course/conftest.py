@@ -55,7 +55,7 @@ def graded_class(student_edition, tmp_path_factory, grading_timeout):
     listener.setblocking(False)
     hidden_file = ROOT / "tests" / "course" / "hidden" / "test_module_named_modules_hidden.py"
     secrets = [str(hidden_file), str(ROOT / "tests" / "course"), str(ROOT / "coursekit"),
-               str(ROOT / "book" / "06_walking_the_tree.ipynb"), str(ROOT / "nnref")]
+               str(ROOT / "book" / "07_walking_the_tree.ipynb"), str(ROOT / "nnref")]
     before = hashlib.sha256(hidden_file.read_bytes()).hexdigest()
     ids = build_class(student_edition, folder, ROOT, listener.getsockname()[1], secrets, str(hidden_file))
     roster = folder / "roster.csv"

@@ -175,6 +175,6 @@ def test_a_huge_notebook_is_parsed_inside_limits(tmp_path, monkeypatch):
         student.notebook_answers([(path, ["walking-ex1"], "huge.ipynb")])
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 50 << 10  # KiB: under 50 MiB
     # the control: a chapter of the course, under the same limit
-    chapter = "book/06_walking_the_tree.ipynb"
+    chapter = "book/07_walking_the_tree.ipynb"
     parsed = student.notebook_answers([(ROOT / chapter, ["walking-ex1"], chapter)])
     assert parsed[chapter]["walking-ex1"] is not None

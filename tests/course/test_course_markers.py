@@ -136,16 +136,16 @@ def _site():
 def test_built_pages_show_no_marker():
     site = _site()
     pages = [p for p in site.rglob("*.html") if p.name != "instructors.html"]  # it shows examples
-    assert any("06_walking_the_tree" in p.name for p in pages)
+    assert any("07_walking_the_tree" in p.name for p in pages)
     leaks = [str(p.relative_to(site)) for p in pages
              if re.search(r"### (BEGIN|END) (SOLUTION|HIDDEN TESTS)", p.read_text(encoding="utf-8"))]
     assert not leaks, f"pages showing solution markers: {leaks}"
-    walking = (site / "book" / "06_walking_the_tree.html").read_text(encoding="utf-8")
+    walking = (site / "book" / "07_walking_the_tree.html").read_text(encoding="utf-8")
     assert "my_named_modules" in walking          # the solution is shown...
     assert "holder.register_module" not in walking  # ...its hidden tests are not
     # each exercise shows its id, the one the grader's feedback uses
     found, _ = tasks.discover(ROOT)
-    for task in (t for t in found if t.path == "book/06_walking_the_tree.ipynb"):
+    for task in (t for t in found if t.path == "book/07_walking_the_tree.ipynb"):
         assert re.search(rf'<code[^>]*exercise-id[^>]*>(<span[^>]*>)?{re.escape(task.id)}', walking), task.id
 
 

@@ -59,8 +59,8 @@ def test_nnref_bodies_are_stubs(student_edition):
 
 
 def test_chapters_lose_solutions_hidden_tests_and_their_outputs(student_edition):
-    chapter = nbformat.read(student_edition / "book" / "06_walking_the_tree.ipynb", as_version=4)
-    reference = nbformat.read(ROOT / "book" / "06_walking_the_tree.ipynb", as_version=4)
+    chapter = nbformat.read(student_edition / "book" / "07_walking_the_tree.ipynb", as_version=4)
+    reference = nbformat.read(ROOT / "book" / "07_walking_the_tree.ipynb", as_version=4)
     text = "\n".join(cell.source for cell in chapter.cells)
     assert "def my_named_modules" not in text           # the solution
     assert "holder.register_module" not in text         # its hidden tests

@@ -562,5 +562,5 @@ def test_site_lays_out_math_listings_and_search(site, width):
                     "!!document.querySelector('.bd-article div.math .eqno')"):
                 _element_screenshot(browser, ".bd-article div.math", SHOTS / f"math-{width}.png", margin=60)
     assert formulas and listings, (formulas, listings)
-    assert text_escapes >= 2, "\\text{in\\_features} (chapters 5 and 13) not found typeset"
+    assert text_escapes >= 2, "\\text{in\\_features} (chapters 6 and 15) not found typeset"
     assert not problems, "\n".join(problems)

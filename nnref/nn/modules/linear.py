@@ -60,7 +60,7 @@ class Linear(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input):
-        ### BEGIN SOLUTION task=linear.forward points=1 chapter=05_module_anatomy
+        ### BEGIN SOLUTION task=linear.forward points=1 chapter=06_module_anatomy
         if not isinstance(input, Tensor):
             raise TypeError(f"linear(): argument 'input' (position 1) must be Tensor, not "
                             f"{type(input).__name__}")

@@ -685,7 +685,7 @@ class Module(metaclass=TorchNamedABC):
             if self._backward_hooks or _global_backward_hooks:
                 full_backward_hooks, non_full_backward_hooks = self._get_backward_hooks()
 
-            ### BEGIN SOLUTION task=module.call_impl points=3 chapter=08_module_hooks
+            ### BEGIN SOLUTION task=module.call_impl points=3 chapter=09_module_hooks
             for hook_id, hook in (*_global_forward_pre_hooks.items(),
                                   *self._forward_pre_hooks.items()):
                 if hook_id in self._forward_pre_hooks_with_kwargs:
@@ -877,7 +877,7 @@ class Module(metaclass=TorchNamedABC):
 
     def _save_to_state_dict(self, destination, prefix, keep_vars):
         """Put this module's parameters and persistent buffers (not its children's) in ``destination``."""
-        ### BEGIN SOLUTION task=module.save_to_state_dict points=2 chapter=09_state_dict
+        ### BEGIN SOLUTION task=module.save_to_state_dict points=2 chapter=10_state_dict
         for name, param in self._parameters.items():
             if param is not None:
                 destination[prefix + name] = param if keep_vars else param.detach()
@@ -1120,7 +1120,7 @@ class Module(metaclass=TorchNamedABC):
         ``memo`` makes a tensor shared by several modules come out once, under
         its first name (unless ``remove_duplicate=False``).
         """
-        ### BEGIN SOLUTION task=module.named_members points=2 chapter=06_walking_the_tree
+        ### BEGIN SOLUTION task=module.named_members points=2 chapter=07_walking_the_tree
         memo = set()
         modules = (self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
                    if recurse else [(prefix, self)])
@@ -1175,7 +1175,7 @@ class Module(metaclass=TorchNamedABC):
 
     def named_modules(self, memo=None, prefix="", remove_duplicate=True):
         """``(dotted_name, module)`` for the whole tree, pre-order; ``self`` is named ``prefix``."""
-        ### BEGIN SOLUTION task=module.named_modules points=2 chapter=06_walking_the_tree
+        ### BEGIN SOLUTION task=module.named_modules points=2 chapter=07_walking_the_tree
         if memo is None:
             memo = set()
         if self not in memo:

@@ -1,4 +1,4 @@
-"""Task ``linear.forward``: ``Linear.forward`` (chapter 05, Anatomy of nn.Module).
+"""Task ``linear.forward``: ``Linear.forward`` (chapter 06, Anatomy of nn.Module).
 
 ``Linear(in_features, out_features)(input)`` is ``input @ weight.T + bias``
 for an input of shape ``(*, in_features)`` (any number of leading

@@ -1,4 +1,4 @@
-"""Task ``module.call_impl``: the hook loops of ``Module._call_impl`` (chapter 08, Module hooks).
+"""Task ``module.call_impl``: the hook loops of ``Module._call_impl`` (chapter 09, Module hooks).
 
 ``module(*args, **kwargs)`` runs, around ``forward``:
 

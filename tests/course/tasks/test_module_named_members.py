@@ -1,4 +1,4 @@
-"""Task ``module.named_members``: ``Module._named_members`` (chapter 06, Walking the tree).
+"""Task ``module.named_members``: ``Module._named_members`` (chapter 07, Walking the tree).
 
 ``_named_members(get_members_fn, prefix="", recurse=True, remove_duplicate=True)``
 walks the modules (``named_modules(prefix=..., remove_duplicate=...)``, or just

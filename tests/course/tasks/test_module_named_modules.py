@@ -1,4 +1,4 @@
-"""Task ``module.named_modules``: ``Module.named_modules`` (chapter 06, Walking the tree).
+"""Task ``module.named_modules``: ``Module.named_modules`` (chapter 07, Walking the tree).
 
 ``named_modules(memo=None, prefix="", remove_duplicate=True)`` yields
 ``(dotted_name, module)`` for the whole tree, pre-order: the module itself

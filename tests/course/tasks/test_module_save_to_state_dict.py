@@ -1,4 +1,4 @@
-"""Task ``module.save_to_state_dict``: ``Module._save_to_state_dict`` (chapter 09, state_dict).
+"""Task ``module.save_to_state_dict``: ``Module._save_to_state_dict`` (chapter 10, state_dict).
 
 ``_save_to_state_dict(destination, prefix, keep_vars)`` puts the module's
 *own* entries (not its children's: ``state_dict`` recurses) into

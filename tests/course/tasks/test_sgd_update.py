@@ -1,4 +1,4 @@
-"""Task ``sgd.update``: ``SGD._update`` (chapter 13, Training).
+"""Task ``sgd.update``: ``SGD._update`` (chapter 15, Training).
 
 ``step()`` calls ``_update(p, group)`` for every parameter ``p`` that has a
 gradient, under ``no_grad``; ``group`` holds the hyperparameters (``lr``,

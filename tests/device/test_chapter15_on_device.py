@@ -1,4 +1,4 @@
-"""Chapter 13's training run (book/13_training.ipynb), rebuilt on the device under test and
+"""Chapter 15's training run (book/15_training.ipynb), rebuilt on the device under test and
 compared with the same code on the CPU: its model, numpy initialisation, shuffled mini-batches
 (CPU index tensors picking rows of device tensors, as PyTorch allows), SGD with momentum,
 evaluation, the checkpoint at the middle epoch and the resumed run."""
@@ -47,7 +47,7 @@ def batches(n, epoch):
         yield torch.from_numpy(order[start:start + BATCH_SIZE])
 
 
-def chapter_13(device):
+def chapter_15(device):
     """The chapter's loop on ``device``: per-batch losses, accuracies, and the resumed run."""
     digits = datasets.load_digits()
     images = (digits.images / 16.0).astype(np.float32)
@@ -101,8 +101,8 @@ def chapter_13(device):
                 probabilities=probabilities, buffers=buffers)
 
 
-def test_chapter_13_trains_on_the_device_as_on_the_cpu(second_device):
-    cpu, there = chapter_13(torch.device("cpu")), chapter_13(second_device)
+def test_chapter_15_trains_on_the_device_as_on_the_cpu(second_device):
+    cpu, there = chapter_15(torch.device("cpu")), chapter_15(second_device)
     # the loss curve, accuracies and the resumed run, step by step
     np.testing.assert_allclose(np.concatenate(there["history"]), np.concatenate(cpu["history"]), rtol=1e-4)
     np.testing.assert_allclose(np.concatenate(there["resumed"]), np.concatenate(cpu["resumed"]), rtol=1e-4)
