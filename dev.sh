@@ -406,7 +406,7 @@ step_gpu_install() {
     "$VPY" -c 'import cupy' 2>/dev/null || "$VPY" -m pip install "$CUPY_PACKAGE"
     "$VPY" - <<'PY'
 import nnref
-from nnref._device import cuda_unavailable_reason
+from nnref._cupy import cuda_unavailable_reason
 reason = cuda_unavailable_reason()
 if reason:
     raise SystemExit(f"no usable GPU: {reason}")

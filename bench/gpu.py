@@ -139,7 +139,7 @@ def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
     import nnref
     if args.device == "cuda" and not nnref.cuda.is_available():
-        from nnref._device import cuda_unavailable_reason
+        from nnref._cupy import cuda_unavailable_reason
         raise SystemExit(f"bench.gpu: {cuda_unavailable_reason()} (use --device cpu to test the script)")
     try:
         import torch

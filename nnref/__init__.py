@@ -3,6 +3,7 @@
 ``import nnref as torch`` runs the course's PyTorch code on numpy.  Each
 module says which part of PyTorch it mirrors.
 """
+from . import _cupy  # fills the core's device seams: 'cuda' on CuPy, 'meta'
 from . import _ops  # binds the operations to Tensor's methods and operators
 from . import _tensor_docs  # docstrings of the methods _ops binds without one
 from . import accelerator, amp, autograd, backends, cuda, distributed, utils, viz
@@ -12,10 +13,10 @@ from ._creation import (BFloat16Tensor, BoolTensor, ByteTensor, CharTensor, Doub
                         arange, as_tensor, asarray, empty, empty_like, eye, from_numpy, full, full_like,
                         linspace, normal, ones, ones_like, rand, rand_like, randint,
                         randint_like, randn, randn_like, randperm, tensor, zeros, zeros_like)
-from ._device import device, get_default_device, set_default_device
-from ._dtype import (bfloat16, bool, double, dtype, float, float16, float32, float64,
-                     get_default_dtype, half, int, int8, int16, int32, int64, long, promote_types,
-                     set_default_dtype, short, uint8)
+from .core._device import device, get_default_device, set_default_device
+from .core._dtype import (bfloat16, bool, double, dtype, float, float16, float32, float64,
+                          get_default_dtype, half, int, int8, int16, int32, int64, long,
+                          promote_types, set_default_dtype, short, uint8)
 from ._ops._common import torch_result_type as result_type
 from ._ops.arithmetic import (add, allclose, div, eq, equal, floor_divide, ge, gt, isclose, le, lt,
                               mul, ne, neg, pow, reciprocal, remainder, rsub, sub)
@@ -32,9 +33,9 @@ from ._ops.random import bernoulli, multinomial
 from ._random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed,
                       set_rng_state)
 from . import random  # noqa: E402 - torch.random.fork_rng, manual_seed, ...
-from ._tensor import Size, Tensor
-from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
-                                 is_inference_mode_enabled, no_grad, set_grad_enabled)
+from .core._tensor import Size, Tensor
+from .core.autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
+                                      is_inference_mode_enabled, no_grad, set_grad_enabled)
 
 clip = clamp
 divide, multiply, subtract = div, mul, sub
@@ -82,7 +83,7 @@ arctan2 = atan2
               Tensor.positive)
 
 
-from ._tensor_str import set_printoptions  # noqa: E402
+from .core._tensor_str import set_printoptions  # noqa: E402
 
 
 def is_floating_point(input):
@@ -198,10 +199,10 @@ inverse = _with_out(inverse)
 from ._ops.quantile import nanquantile, quantile  # noqa: E402
 
 # PyTorch's factory keywords layout= and pin_memory=, and torch.strided.
-from ._layout import layout, strided, tensor_layout as _tensor_layout  # noqa: E402
-from ._layout import (channels_last, channels_last_3d, contiguous_format, memory_format,  # noqa: E402
+from .core._layout import layout, strided, tensor_layout as _tensor_layout  # noqa: E402
+from .core._layout import (channels_last, channels_last_3d, contiguous_format, memory_format,  # noqa: E402
                       preserve_format)
-from ._layout import with_factory_keywords as _with_factory_keywords  # noqa: E402
+from ._creation import with_factory_keywords as _with_factory_keywords  # noqa: E402
 (arange, empty, empty_like, eye, full, full_like, linspace, logspace, ones, ones_like, rand, rand_like,
  randint, randint_like, randn, randn_like, randperm, zeros, zeros_like, scalar_tensor) = map(
     _with_factory_keywords, (arange, empty, empty_like, eye, full, full_like, linspace, logspace, ones,

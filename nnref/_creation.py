@@ -5,18 +5,19 @@ Mirrors ``torch/_refs/__init__.py``'s factories and ``torch/csrc/utils/tensor_ne
 anything with a float becomes the default float dtype).
 """
 import builtins
+import functools
 import numbers
 import warnings
 
 import numpy as np
 
-from ._naming import TorchNamed
-from . import _dtype
-from ._device import array_module, canonical_device, check_dtype_on_device, get_default_device
+from .core._naming import TorchNamed
+from .core import _dtype
+from .core._device import array_module, canonical_device, check_dtype_on_device, get_default_device
 from . import _random
-from ._device import to_host
-from ._tensor import Size, Tensor, _as_array
-from ._layout import check_memory_format
+from .core._device import to_host
+from .core._tensor import Size, Tensor, _as_array
+from .core._layout import check_memory_format, strided
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "full", "empty", "eye", "arange",
            "linspace", "rand", "randn", "randint", "randperm", "normal", "zeros_like", "ones_like", "full_like",
@@ -454,3 +455,20 @@ ByteTensor = _legacy_type("ByteTensor", _dtype.uint8)
 CharTensor = _legacy_type("CharTensor", _dtype.int8)
 ShortTensor = _legacy_type("ShortTensor", _dtype.int16)
 BFloat16Tensor = _legacy_type("BFloat16Tensor", _dtype.bfloat16)
+
+
+def with_factory_keywords(factory):
+    """``factory`` taking PyTorch's ``layout=`` (``None`` or ``torch.strided``) and
+    ``pin_memory=`` keywords: page-locked memory as ``Tensor.pin_memory()`` gives it."""
+    @functools.wraps(factory)
+    def wrapper(*args, layout=None, pin_memory=False, **kwargs):
+        if layout is not None and layout is not strided:
+            raise NotImplementedError(f"{factory.__name__}(): nnref has only the strided layout "
+                                      f"(torch.strided), not {layout!r}")
+        if pin_memory:
+            from . import accelerator
+            if not accelerator.is_available():
+                raise RuntimeError("pin_memory=True requires a CUDA or other accelerator backend; no "
+                                   "pinned memory allocator is available on this system.")
+        return factory(*args, **kwargs)
+    return wrapper

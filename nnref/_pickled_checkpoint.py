@@ -24,7 +24,7 @@ import pickle
 
 import numpy as np
 
-from ._tensor import Size, Tensor
+from .core._tensor import Size, Tensor
 from ._torch_checkpoint import _STORAGE_DTYPES, _STORAGE_OF, _TORCH_DTYPE_NAMES, _Builder, _Storage, _TensorRecord
 from .serialization import CheckpointError, RaisedWhileUnpickling, write_zip
 
@@ -34,8 +34,8 @@ def holds_objects(obj, depth=0):
     """True when ``obj`` holds something other than the values nnref's own format stores
     (tensors, numbers (numpy's scalars too), strings, None, dtypes, devices, and
     lists/tuples/dicts of them): what ``serialization._Encoder`` accepts."""
-    from ._device import device
-    from ._dtype import dtype
+    from .core._device import device
+    from .core._dtype import dtype
     if (obj is None or isinstance(obj, (Tensor, dtype, device, bool, str, np.integer, np.floating))
             or type(obj) in (int, float, Size) or depth > 200):  # (deeper: the encoder's nesting error)
         return False
@@ -150,8 +150,8 @@ class _Unpickler(pickle.Unpickler):
         self.builder, self.fail = builder, fail
 
     def find_class(self, module, name):
-        from . import _dtype
-        from ._device import device
+        from .core import _dtype
+        from .core._device import device
         qualified = f"{module}.{name}"
         if qualified in ("torch._utils._rebuild_tensor_v2", "torch._utils._rebuild_tensor"):
             return self.rebuild_tensor

@@ -28,8 +28,8 @@ import os
 import numpy as np
 
 from ._capability import get_cpu_capability
-from ._naming import TorchNamed
-from ._device import CPU, array_module, canonical_device
+from .core._naming import TorchNamed
+from .core._device import CPU, array_module, canonical_device
 from ._ops.fused import fma, fused_multiply_add
 
 __all__ = ["Generator", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
@@ -103,7 +103,7 @@ class Generator(metaclass=TorchNamed):
 
     def get_state(self):
         """PyTorch's ``CPUGeneratorImplState`` as a uint8 tensor of 5056 bytes."""
-        from ._tensor import Tensor
+        from .core._tensor import Tensor
         _, key, pos, _, _ = self._engine.get_state()
         state = np.zeros(_STATE_SIZE, np.uint8)
         state[0:8] = np.frombuffer(np.uint64(self._seed).tobytes(), np.uint8)
@@ -122,8 +122,8 @@ class Generator(metaclass=TorchNamed):
 
     def set_state(self, new_state):
         """Restore a state made by ``get_state`` (or by PyTorch's ``get_rng_state``)."""
-        from . import _dtype
-        from ._tensor import Tensor
+        from .core import _dtype
+        from .core._tensor import Tensor
         if not isinstance(new_state, Tensor) or new_state._dtype is not _dtype.uint8:
             raise TypeError("RNG state must be a torch.ByteTensor")
         data = np.ascontiguousarray(array_module(new_state._device).asnumpy(new_state._data)
@@ -494,7 +494,7 @@ def in_memory_order(template, flat):
 
 def _check_floating(dtype, kernel):
     if dtype.kind != "f" and dtype.name != "bfloat16":
-        from ._dtype import from_numpy_dtype
+        from .core._dtype import from_numpy_dtype
         name = {"int64": "Long", "int32": "Int", "bool": "Bool", "uint8": "Byte"}.get(
             dtype.name, from_numpy_dtype(dtype).name)
         raise NotImplementedError(f'"{kernel}" not implemented for \'{name}\'')

@@ -7,7 +7,7 @@ an op (``exp_`` from ``exp``), which would otherwise show the docstring of the o
 wrap.  A name that does not exist is skipped: the API reference's test
 (tests/book/test_api_reference.py) reports any public method left without a docstring.
 """
-from ._tensor import Tensor
+from .core._tensor import Tensor
 
 _DOCS = {
     "byte": "``self.to(nnref.uint8)`` (``torch.Tensor.byte``, ``torch/_tensor_docs.py``).",

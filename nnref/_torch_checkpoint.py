@@ -30,9 +30,9 @@ import sys
 
 import numpy as np
 
-from . import _dtype
-from ._device import device as Device
-from ._tensor import Size, Tensor
+from .core import _dtype
+from .core._device import device as Device
+from .core._tensor import Size, Tensor
 from .serialization import (MAX_NESTING, _MAX_DIMS, CheckpointError, build_mapping, place,
                             unsupported_type, write_zip)
 

@@ -9,8 +9,8 @@ import builtins
 import ml_dtypes
 import numpy as np
 
-from ._naming import TorchNamed
-from . import _dtype
+from .core._naming import TorchNamed
+from .core import _dtype
 
 __all__ = ["finfo", "iinfo"]
 

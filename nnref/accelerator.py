@@ -7,7 +7,8 @@ The tutorials' idiom works unchanged::
     device = torch.accelerator.current_accelerator().type if torch.accelerator.is_available() else "cpu"
 """
 from . import cuda
-from ._device import _import_cupy, device as _device
+from ._cupy import _import_cupy
+from .core._device import device as _device
 
 __all__ = ["is_available", "current_accelerator", "device_count", "current_device_index",
            "synchronize"]

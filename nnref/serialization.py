@@ -84,10 +84,9 @@ import zlib
 
 import numpy as np
 
-from . import _device, _dtype
-from ._device import CPU, device as Device
-from ._device import to_host
-from ._tensor import Size, Tensor
+from .core import _device, _dtype
+from .core._device import CPU, device as Device, to_host
+from .core._tensor import Size, Tensor, bind
 
 __all__ = ["save", "load", "CheckpointError", "FORMAT_VERSION", "MAX_NESTING",
            "MAX_MANIFEST_BYTES", "MAX_HASH_COLLISIONS"]
@@ -832,3 +831,12 @@ def _load_from(stream, name, map_location, weights_only=None):
     except Exception as exc:  # zipfile, struct, OS and numpy errors from a damaged file
         raise CheckpointError(f"{name}: not a readable checkpoint ({type(exc).__name__}: "
                               f"{exc})") from exc
+
+
+def _refuse_pickling(self, protocol):
+    """Refused at pickling time, so no pickle holds a tensor that could never be loaded."""
+    from ..serialization import _not_picklable_message
+    raise TypeError(_not_picklable_message(self))
+
+
+bind(__reduce_ex__=_refuse_pickling)

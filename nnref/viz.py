@@ -99,7 +99,7 @@ def _tensor_hooks(t):
 
 def _saved_tensors(node):
     """``(label, tensor or None)`` for each tensor the node saved; None means already freed."""
-    from .autograd.graph import Node
+    from .core.autograd.graph import Node
     if isinstance(node, Node):
         if node._saved is None:
             return [("freed", None)]

@@ -42,7 +42,7 @@ def pytest_configure(config):
         raise pytest.UsageError(f"NNREF_TEST_DEVICE must be 'cpu', 'cuda' or 'strictcuda', "
                                 f"not {TEST_DEVICE!r}")
     if TEST_DEVICE == "cuda":
-        from nnref._device import cuda_unavailable_reason
+        from nnref._cupy import cuda_unavailable_reason
         reason = cuda_unavailable_reason()
         if reason is not None:
             raise pytest.UsageError(f"NNREF_TEST_DEVICE=cuda, but the GPU cannot be used: {reason}")

@@ -7,8 +7,9 @@ function serves as the method.
 """
 import functools
 
-from .._tensor import Tensor
-from . import _common, arithmetic, conversion, indexing, inplace, linalg, pointwise, reduction, shape, softmax
+from ..core._tensor import Tensor
+from . import _common, arithmetic, indexing, inplace, linalg, pointwise, reduction, shape, softmax
+from ..core._ops import conversion
 from . import random
 from ._common import as_tensor
 
@@ -47,7 +48,7 @@ def _shape_inplace(op):
     autograd graph this way; nnref refuses that case (Differences page)."""
     @functools.wraps(op)
     def method(self, *args, **kwargs):
-        from ..autograd.grad_mode import _GradState
+        from ..core.autograd.grad_mode import _GradState
         if _GradState.enabled and self.requires_grad:
             if self.grad_fn is None:
                 raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
@@ -176,7 +177,7 @@ __all__ = ["arithmetic", "conversion", "indexing", "inplace", "linalg", "pointwi
            "shape", "softmax"]
 
 # The ops the PyTorch tutorials use beyond the core ones, bound the same way.
-from .. import _dtype  # noqa: E402
+from ..core import _dtype  # noqa: E402
 from . import einsum, predicates, reduce_ops, scatter, sorting, tensor_shape  # noqa: E402
 
 def _conversion(dtype):

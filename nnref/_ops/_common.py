@@ -11,22 +11,12 @@ import numbers
 
 import numpy as np
 
-from .. import _dtype
-from .._device import array_module, array_module_of
-from .._tensor import Tensor
+from ..core import _dtype
+from ..core._device import array_module, array_module_of
+from ..core._tensor import Tensor
 from ..autograd.anomaly_mode import _AnomalyState
-from ..autograd.grad_mode import _GradState
-
-
-def needs_grad(*tensors):
-    """Record a backward node only when grad mode is on and some input requires grad."""
-    if not _GradState.enabled:
-        return False
-    for t in tensors:
-        if t is not None and (t._requires_grad or t._grad_fn is not None or (
-                t._base is not None and t.grad_fn is not None)):  # a view may have a new history
-            return True
-    return False
+from ..core.autograd.grad_mode import _GradState
+from ..core._ops._common import needs_grad
 
 
 def _scalar_dtype(value):

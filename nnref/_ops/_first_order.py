@@ -4,8 +4,8 @@ Such a backward returns gradients that carry no graph of their own, so a second
 derivative through it would silently come out as zero.  With ``create_graph=True``
 (grad mode on while the backward runs) these nodes raise instead, naming the op.
 """
-from ..autograd.grad_mode import _GradState
-from ..autograd.graph import Node
+from ..core.autograd.grad_mode import _GradState
+from ..core.autograd.graph import Node
 
 __all__ = ["FirstOrderBackward"]
 

@@ -11,10 +11,11 @@ import warnings
 
 import numpy as np
 
-from .. import _dtype
-from .._device import array_module, has_values
-from .._tensor import Tensor
-from ..autograd.graph import Node, NotImplemented
+from ..core import _dtype
+from ..core._device import array_module
+from ..core import _device
+from ..core._tensor import Tensor
+from ..core.autograd.graph import Node, NotImplemented
 from ._common import (broadcast_error, check_same_device, needs_grad, operand_data, record,
                       result_type, wrap)
 
@@ -233,7 +234,7 @@ def _integer_division_dtype(name, input, other):
     if dtype is _dtype.bool:
         raise NotImplementedError(f'"{name}_cpu" not implemented for \'Bool\'')
     divisor = operand_data(other, dtype)
-    if not dtype.is_floating_point and has_values(divisor) and not divisor.all():
+    if not dtype.is_floating_point and _device.has_values(divisor) and not divisor.all():
         raise RuntimeError("ZeroDivisionError")
     return dtype
 

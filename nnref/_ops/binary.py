@@ -7,10 +7,10 @@ in float64, built as PyTorch builds it (``to(float64)`` then ``pow``, so its nod
 ``PowBackward*`` after ``ToCopyBackward0``).  Gradients as in ``tools/autograd/derivatives.yaml``.
 """
 
-from .. import _dtype
-from .._device import array_module
-from .._tensor import Tensor
-from ..autograd.graph import Node
+from ..core import _dtype
+from ..core._device import array_module
+from ..core._tensor import Tensor
+from ..core.autograd.graph import Node
 from ._common import broadcast_error, check_same_device, operand_data, record, result_type, wrap
 from .arithmetic import _binary, _integer_division_dtype, _like, div, pow
 

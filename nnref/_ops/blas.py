@@ -15,9 +15,9 @@ import warnings
 
 import numpy as np
 
-from .._device import array_module
-from .._tensor import _wrap_dim
-from ..autograd.graph import Node
+from ..core._device import array_module
+from ..core._tensor import _wrap_dim
+from ..core.autograd.graph import Node
 from ._common import check_same_device, from_accumulator, record, wrap
 from .linalg import _same_dtype, _unsafe_view, bmm, dot, mm, mv
 

@@ -8,10 +8,10 @@ differentiate again) and summed back to each input's shape where it was broadcas
 """
 import numpy as np
 
-from .. import _dtype
-from .._device import array_module, array_module_of
-from .._tensor import Tensor
-from ..autograd.graph import Node
+from ..core import _dtype
+from ..core._device import array_module, array_module_of
+from ..core._tensor import Tensor
+from ..core.autograd.graph import Node
 from ._common import check_same_device, needs_grad, operand_data, record, result_type, wrap
 from .fused import fma as _fma
 

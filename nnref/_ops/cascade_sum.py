@@ -30,7 +30,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._capability import SUM_LANES as _LANES
-from .._device import array_module_of
+from ..core._device import array_module_of
 
 __all__ = ["cascade_sum", "sum_in_aten_order", "follows_aten_sum", "running_sum", "loop_slabs"]
 

@@ -14,8 +14,8 @@ import math
 
 import numpy as np
 
-from .._device import array_module_of
-from ..autograd.graph import Node
+from ..core._device import array_module_of
+from ..core.autograd.graph import Node
 from ._common import needs_grad, record, wrap
 from .fused import fma
 
@@ -150,7 +150,7 @@ def _euclidean_dist(x1, x2):
     """``_euclidean_dist``: ``sqrt(clamp_min([-2 x1, |x1|^2, 1] @ [x2, 1, |x2|^2]^T, 0))``, its node
     ``EuclideanDistBackward0``; the forward is PyTorch's own op sequence on arrays."""
     from .linalg import matmul
-    from ..autograd.grad_mode import no_grad
+    from ..core.autograd.grad_mode import no_grad
     with no_grad():
         a, b = x1.detach(), x2.detach()
         a_norm = a.pow(2).sum(-1, keepdim=True)

@@ -5,8 +5,8 @@ Mirrors ``aten/src/ATen/native/BinaryOps.cpp``.  As in PyTorch, the result stays
 with a flat gradient: ``GtBackward0`` (a number compared) or ``GtBackward1`` (a tensor), whose
 inputs get zeros (``tools/autograd/derivatives.yaml``: ``zeros_like``).
 """
-from .._tensor import Tensor
-from ..autograd.graph import Node
+from ..core._tensor import Tensor
+from ..core.autograd.graph import Node
 from ._common import record, wrap
 from . import arithmetic
 from .inplace import apply_inplace

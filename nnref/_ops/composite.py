@@ -9,9 +9,9 @@ Mirrors ``aten/src/ATen/native/TensorShape.cpp``, ``TensorAdvancedIndexing.cpp``
 """
 import warnings
 
-from .._device import array_module
-from .._tensor import Tensor, _wrap_dim
-from ..autograd.graph import Node
+from ..core._device import array_module
+from ..core._tensor import Tensor, _wrap_dim
+from ..core.autograd.graph import Node
 from ._common import needs_grad, record, wrap
 from .indexing import nonzero
 from .reorder import index_select

@@ -7,7 +7,7 @@ deviations and clips to [-1, 1]), so the autograd graph has PyTorch's nodes.
 """
 import warnings
 
-from .. import _dtype
+from ..core import _dtype
 
 __all__ = ["cov", "corrcoef"]
 

@@ -11,10 +11,11 @@ as a Hillis-Steele scan (log2(n) whole-array steps, each combining every element
 """
 import numpy as np
 
-from .. import _dtype
-from .._device import array_module, array_module_of, has_values
-from .._tensor import _wrap_dim
-from ..autograd.graph import Node
+from ..core import _dtype
+from ..core._device import array_module, array_module_of
+from ..core import _device
+from ..core._tensor import _wrap_dim
+from ..core.autograd.graph import Node
 from ._common import from_accumulator, needs_grad, record, wrap
 from .reduction import _return_type
 
@@ -59,7 +60,7 @@ class CumprodBackward0(Node):
         dim = self.dim
         if not self_._data.ndim:
             return (grad,)
-        if has_values(self_._data) and bool(array_module_of(self_._data).all(self_._data != 0)):
+        if _device.has_values(self_._data) and bool(array_module_of(self_._data).all(self_._data != 0)):
             return (_reversed_cumsum(grad * cumprod(self_, dim), dim) / self_,)
         from .._creation import ones
         from .pointwise import where

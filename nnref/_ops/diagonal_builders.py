@@ -8,9 +8,9 @@ PyTorch's composite, ``diag_embed`` of the flattened input.
 """
 import builtins
 
-from .._device import array_module
-from .._tensor import Tensor, _wrap_dim
-from ..autograd.graph import Node
+from ..core._device import array_module
+from ..core._tensor import Tensor, _wrap_dim
+from ..core.autograd.graph import Node
 from ._common import check_same_device, operand_data, record, result_type, wrap
 
 __all__ = ["diag_embed", "diagflat", "block_diag", "msort"]

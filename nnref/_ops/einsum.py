@@ -9,9 +9,9 @@ differentiated again.  The node's name is the one difference in the graph.
 """
 import string
 
-from .._device import array_module
-from .._tensor import Tensor
-from ..autograd.graph import Node
+from ..core._device import array_module
+from ..core._tensor import Tensor
+from ..core.autograd.graph import Node
 from ._common import check_one_device, record, result_type, wrap
 
 __all__ = ["einsum"]

@@ -11,9 +11,9 @@ import math
 
 import numpy as np
 
-from .._device import array_module, array_module_of
-from .._tensor import Tensor
-from ..autograd.graph import Node
+from ..core._device import array_module, array_module_of
+from ..core._tensor import Tensor
+from ..core.autograd.graph import Node
 from ._common import check_same_device, record, special_function, wrap
 from .arithmetic import pow
 from .pointwise import ZeroGradient, _unary, clip_floats, exp, masked_grad

@@ -4,7 +4,7 @@
 
 The backward is numpy (first order only: ``create_graph=True`` through it raises).
 """
-from .._device import array_module_of
+from ..core._device import array_module_of
 from ._common import record, wrap
 from ._first_order import FirstOrderBackward
 from .native import _as, _check_indices, _opmath

@@ -8,10 +8,10 @@ from collections import namedtuple
 
 import numpy as np
 
-from .. import _dtype
-from .._device import array_module
-from .._tensor import Tensor
-from ..autograd.graph import Node
+from ..core import _dtype
+from ..core._device import array_module
+from ..core._tensor import Tensor
+from ..core.autograd.graph import Node
 from ._common import broadcast_error, check_same_device, needs_grad, operand_data, record, result_type, wrap
 
 __all__ = ["frexp", "ldexp"]

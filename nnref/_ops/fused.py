@@ -10,7 +10,7 @@ the product and the sum apart, and so does :func:`fma` under that capability.
 import numpy as np
 
 from .._capability import fuses_multiply_add
-from .._device import array_module_of
+from ..core._device import array_module_of
 
 __all__ = ["fma", "fused_multiply_add", "linspace_values"]
 

@@ -17,8 +17,8 @@ import math
 import numpy as np
 
 from .._capability import SUM_LANES as _LANES
-from .._device import array_module_of
-from ..autograd.graph import Node
+from ..core._device import array_module_of
+from ..core.autograd.graph import Node
 from ._common import needs_grad, record, wrap
 from .fused import fma as _fma, linspace_values
 

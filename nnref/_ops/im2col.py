@@ -2,8 +2,8 @@
 each the other's backward (``aten/src/ATen/native/Im2Col.cpp``, ``Col2Im.cpp``, ``im2col_shape_check.h``;
 ``derivatives.yaml``: ``im2col`` -> ``col2im(grad)``, ``col2im`` -> ``im2col(grad)``).
 """
-from .._device import array_module
-from ..autograd.graph import Node
+from ..core._device import array_module
+from ..core.autograd.graph import Node
 from ._common import float_input, record, wrap
 
 __all__ = ["im2col", "col2im"]

@@ -4,7 +4,7 @@ and ``unravel_index``, the coordinates of flat indices.
 Mirrors ``aten/src/ATen/native/TensorFactories.cpp``: a ``2 x N`` tensor, row indices then
 column indices, in row-major order, for a ``row x col`` matrix and the diagonal ``offset``.
 """
-from .. import _dtype
+from ..core import _dtype
 
 __all__ = ["tril_indices", "triu_indices", "unravel_index"]
 
@@ -39,8 +39,8 @@ def unravel_index(indices, shape):
     """The coordinates of flat ``indices`` in a tensor of ``shape``, one int64 tensor per
     dimension, each ``indices // stride % size`` with Python's floor rounding, so indices out of
     range wrap as in PyTorch (``torch.unravel_index``, ``torch/functional.py``)."""
-    from .._device import array_module
-    from .._tensor import Tensor
+    from ..core._device import array_module
+    from ..core._tensor import Tensor
     from ._common import wrap
     if not isinstance(indices, Tensor):
         raise TypeError(f"expected 'indices' to be a Tensor, but got {type(indices).__name__}")

@@ -8,11 +8,11 @@ get the gradient read back from their places, all with nnref ops so that they di
 """
 import math
 
-from .. import _dtype
-from .._device import array_module
-from .._dtype import checked_scalar
-from .._tensor import Tensor, _wrap_dim
-from ..autograd.graph import Node
+from ..core import _dtype
+from ..core._device import array_module
+from ..core._dtype import checked_scalar
+from ..core._tensor import Tensor, _wrap_dim
+from ..core.autograd.graph import Node
 from ._common import check_same_device, record, wrap
 
 __all__ = ["index_copy", "index_fill", "masked_scatter", "select_scatter", "slice_scatter", "diagonal_scatter", "take"]

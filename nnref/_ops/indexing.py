@@ -11,13 +11,15 @@ import warnings
 
 import numpy as np
 
-from .._device import array_module, array_module_of
-from .._tensor import Tensor, _wrap_dim
-from ..autograd.graph import Node
+from ..core._device import array_module, array_module_of
+from ..core._tensor import Tensor, _wrap_dim
+from ..core.autograd.graph import Node
 from ._common import needs_grad, record, wrap
 from .pointwise import masked_fill
 from .shape import alias, unsqueeze
-from .views import check_inplace, make_view, rebase_history
+from ..core import _views
+from ..core._seams import install
+from ..core._views import check_inplace, make_view, rebase_history
 
 
 class SelectBackward0(Node):
@@ -341,3 +343,7 @@ def nonzero(input, *, as_tuple=False):
         # PyTorch treats a 0-d tensor as 1-d here.
         return tuple(wrap(i.astype(np.int64, copy=False), input) for i in xp.nonzero(xp.atleast_1d(data)))
     return wrap(xp.argwhere(data).astype(np.int64, copy=False), input)
+
+
+install(_views, "take", index_tensor)
+install(_views, "put_into_zeros", _index_add_into_zeros)

@@ -11,14 +11,14 @@ data.  When the op is recorded (the tensor is part of a graph), the tensor's
 reads a snapshot of the old values so its own backward stays correct.  When the
 tensor is a view, its base's history is rewritten instead (``views.py``).
 """
-from .._device import array_module
-from .._dtype import category, checked_scalar
+from ..core._device import array_module
+from ..core._dtype import category, checked_scalar
 from .. import _random
-from .._tensor import Tensor
-from ..autograd.grad_mode import _GradState, no_grad
-from ..autograd.graph import Node
+from ..core._tensor import Tensor
+from ..core.autograd.grad_mode import _GradState, no_grad
+from ..core.autograd.graph import Node
 from ._common import needs_grad
-from .views import check_inplace, rebase_history
+from ..core._views import check_inplace, rebase_history
 
 
 def _snapshot(tensor):

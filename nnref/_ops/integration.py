@@ -5,8 +5,8 @@ Mirrors ``aten/src/ATen/native/Integration.cpp`` and builds the result as PyTorc
 nodes: ``MulBackward1`` and ``DivBackward1`` are the products and quotients by a number that
 ATen records from C++ (a Python ``t * 0.5`` records ``MulBackward0``).
 """
-from .._tensor import Tensor, _wrap_dim
-from ..autograd.graph import Node
+from ..core._tensor import Tensor, _wrap_dim
+from ..core.autograd.graph import Node
 from ._common import record
 
 __all__ = ["trapezoid", "trapz", "cumulative_trapezoid"]

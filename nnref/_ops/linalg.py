@@ -14,8 +14,8 @@ try:
 except ImportError:  # SciPy is optional: outer products then go through numpy's dot
     _blas = None
 
-from .._device import array_module, array_module_of
-from ..autograd.graph import Node
+from ..core._device import array_module, array_module_of
+from ..core.autograd.graph import Node
 from ._common import check_same_device, from_accumulator, needs_grad, record, wrap
 from .shape import squeeze_result
 

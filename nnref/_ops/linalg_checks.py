@@ -8,8 +8,8 @@ numpy's own ``LinAlgError`` says only "Singular matrix": the failing element and
 """
 import numpy as np
 
-from .._naming import TorchNamed
-from .._device import to_host
+from ..core._naming import TorchNamed
+from ..core._device import to_host
 
 __all__ = ["LinAlgError"]
 

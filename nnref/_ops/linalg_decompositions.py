@@ -10,8 +10,8 @@ they differentiate again.
 """
 import numpy as np
 
-from .._device import array_module
-from ..autograd.graph import Node
+from ..core._device import array_module
+from ..core.autograd.graph import Node
 from ._common import record, wrap
 from .linalg import matmul
 from .linalg_checks import check_floating, check_is_matrix, check_square, no_half_kernel, raise_linalg_error

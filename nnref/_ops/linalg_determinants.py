@@ -12,8 +12,8 @@ singular matrix PyTorch 2.13's ``det`` gradient is 0 (not the cofactor matrix), 
 from collections import namedtuple
 
 
-from .._device import array_module
-from ..autograd.graph import Node
+from ..core._device import array_module
+from ..core.autograd.graph import Node
 from ._common import needs_grad, record, wrap
 from .linalg_checks import check_floating, check_square, no_half_kernel
 from .linalg_solvers import solve

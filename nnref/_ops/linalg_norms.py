@@ -13,9 +13,9 @@ import builtins
 import math
 import numbers
 
-from .. import _dtype
-from .._device import array_module
-from .._tensor import _wrap_dim
+from ..core import _dtype
+from ..core._device import array_module
+from ..core._tensor import _wrap_dim
 from ._common import from_accumulator, record, wrap
 from .reduction import LinalgVectorNormBackward0, _vector_norm, amax, amin
 from .shape import permute

@@ -14,9 +14,9 @@ from collections import namedtuple
 
 import numpy as np
 
-from .._device import array_module, array_module_of
-from .._tensor import Tensor
-from ..autograd.graph import Node
+from ..core._device import array_module, array_module_of
+from ..core._tensor import Tensor
+from ..core.autograd.graph import Node
 from ._common import needs_grad, record, wrap
 from .linalg import matmul
 from .linalg_checks import check_floating, check_is_matrix, check_square

@@ -5,9 +5,9 @@ and ``ReduceOps.cpp`` (``count_nonzero``, int64).
 """
 import numpy as np
 
-from .. import _dtype
-from .._device import array_module
-from .._tensor import Tensor, _wrap_dim
+from ..core import _dtype
+from ..core._device import array_module
+from ..core._tensor import Tensor, _wrap_dim
 from ._common import check_same_device, wrap
 
 __all__ = ["logical_and", "logical_or", "logical_xor", "logical_not", "count_nonzero"]

@@ -5,8 +5,8 @@ The forward is ``log(1 + exp(-target * input))``, reduced; the backward is writt
 ops, so it differentiates again.  The other margin losses are composites in ATen too and live in
 ``nn.functional``.
 """
-from .._device import array_module_of
-from ..autograd.graph import Node
+from ..core._device import array_module_of
+from ..core.autograd.graph import Node
 from ._common import needs_grad, record, wrap
 from .native import _as, _opmath, _reduce
 

@@ -4,9 +4,10 @@ nodes (``aten/src/ATen/native/LossMultiMargin.cpp``, ``LossMultiLabelMargin.cpp`
 Vectorised numpy over the samples.  As in PyTorch, their backward has no derivative of its own: under
 ``create_graph=True`` the gradient's node is ``NotImplemented`` and differentiating it raises.
 """
-from .. import _dtype
-from .._device import array_module
-from ..autograd.graph import Node, NotImplemented  # noqa: A004 - PyTorch's name
+from ..core import _dtype
+from ..core._device import array_module
+from ..core.autograd.graph import Node
+from ..core.autograd.graph import NotImplemented  # noqa: A004 - PyTorch's name
 from ._common import needs_grad, record, wrap
 from .native import _as, _opmath, _reduce
 

@@ -9,8 +9,8 @@
   (``W^T @ x`` columns, then col2im).  Its own backward is therefore a plain
   convolution (im2col of the output gradient, then one matrix product).
 """
-from .._device import array_module_of
-from .._tensor import Tensor
+from ..core._device import array_module_of
+from ..core._tensor import Tensor
 from ._common import needs_grad, record, wrap
 from ._first_order import FirstOrderBackward
 from .native import _as, _opmath, _wants

@@ -15,7 +15,7 @@ sum becomes a value of the level above.
 """
 import numpy as np
 
-from .._device import array_module_of
+from ..core._device import array_module_of
 from .cascade_sum import running_sum
 
 __all__ = ["nll_cascade_sum"]

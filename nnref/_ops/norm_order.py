@@ -19,7 +19,7 @@ from fractions import Fraction
 import numpy as np
 
 from .._capability import SUM_LANES as _LANES, fuses_multiply_add
-from .._device import array_module_of
+from ..core._device import array_module_of
 
 __all__ = ["ordered_vector_norm", "follows_aten_order"]
 

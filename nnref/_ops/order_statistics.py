@@ -15,10 +15,11 @@ gradient evenly between the elements equal to it (``evenly_distribute_backward``
 """
 import numpy as np
 
-from .. import _dtype
-from .._device import array_module, array_module_of, has_values
-from .._tensor import _wrap_dim
-from ..autograd.graph import Node
+from ..core import _dtype
+from ..core._device import array_module, array_module_of
+from ..core import _device
+from ..core._tensor import _wrap_dim
+from ..core.autograd.graph import Node
 from ._common import needs_grad, wrap
 from .reduction import _IndexSelected, _return_type
 
@@ -33,7 +34,7 @@ class MedianBackward0(Node):
         (self_,) = self.saved_tensors
         xp = array_module_of(self_._data)
         mask = xp.isnan(self_._data) if self.result_is_nan else self_._data == self.result._data
-        count = int(mask.sum()) if has_values(mask) else 1
+        count = int(mask.sum()) if _device.has_values(mask) else 1
         return (masked_grad((grad / count).expand(self_.shape), mask),)
 
 

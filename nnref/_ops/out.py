@@ -9,8 +9,8 @@ was empty; and no argument may require grad while grad mode is on, since writing
 import functools
 import warnings
 
-from .._tensor import Tensor
-from ..autograd.grad_mode import _GradState
+from ..core._tensor import Tensor
+from ..core.autograd.grad_mode import _GradState
 from ._common import needs_grad
 from .inplace import _write
 
@@ -30,7 +30,7 @@ def _resize(out, shape):
     if out._is_view():
         raise RuntimeError("nnref cannot resize an out= tensor that is a view of another tensor; "
                            "pass a tensor of the result's shape")
-    from .._device import array_module
+    from ..core._device import array_module
     out._data = array_module(out._device).empty(shape, dtype=out._dtype.numpy)
 
 

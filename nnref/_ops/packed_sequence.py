@@ -8,10 +8,10 @@ running at that step (lengths sorted decreasingly), so step ``t`` keeps batch en
 ``b < batch_sizes[t]``: the rows of the time-major padded input where ``t < lengths[b]``, in
 row-major order, which is one boolean index.
 """
-from .._device import array_module
-from .._dtype import int64
-from .._tensor import Tensor
-from ..autograd.graph import Node
+from ..core._device import array_module
+from ..core._dtype import int64
+from ..core._tensor import Tensor
+from ..core.autograd.graph import Node
 from ._common import record, wrap
 
 __all__ = ["pack_padded_sequence", "pad_packed_sequence"]

@@ -6,9 +6,9 @@ Each padded position copies one input position (mirrored, or the nearest edge); 
 the gradient of every padded position onto the position it copies, with ``index_add``, so it
 differentiates again.  Negative padding crops, as in ATen.
 """
-from .._device import array_module
-from .._tensor import Tensor
-from ..autograd.graph import Node
+from ..core._device import array_module
+from ..core._tensor import Tensor
+from ..core.autograd.graph import Node
 from ._common import record, wrap
 
 __all__ = ["pad_by_index", "pad_circular"]

@@ -2,9 +2,9 @@
 ``_pdist_forward`` and ``_pdist_backward``).  The backward is written with tensor ops."""
 import math
 
-from .._device import array_module
-from .._tensor import Tensor
-from ..autograd.graph import Node
+from ..core._device import array_module
+from ..core._tensor import Tensor
+from ..core.autograd.graph import Node
 from ._common import record, wrap
 from .pointwise import where
 

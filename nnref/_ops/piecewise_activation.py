@@ -8,8 +8,8 @@ are those of ``tools/autograd/derivatives.yaml`` (``threshold_backward``, ``hard
 """
 import numpy as np
 
-from .._device import array_module
-from ..autograd.graph import Node
+from ..core._device import array_module
+from ..core.autograd.graph import Node
 from ._common import float_input, record, wrap
 from .native_activation import EluBackward0, EluBackward1, elu, elu_backward
 from .pointwise import masked_grad, threshold_backward, where

@@ -4,7 +4,7 @@ Mirrors ``aten/src/ATen/native/PixelShuffle.cpp`` (the checks and the reshape-pe
 of ``math_pixel_shuffle``); the derivatives are those of ``tools/autograd/derivatives.yaml``
 (``pixel_shuffle``: ``pixel_unshuffle(grad, upscale_factor)``, and the reverse).
 """
-from ..autograd.graph import Node
+from ..core.autograd.graph import Node
 from ._common import record, wrap
 
 __all__ = ["pixel_shuffle", "pixel_unshuffle"]

@@ -12,11 +12,11 @@ import builtins
 
 import numpy as np
 
-from .. import _dtype
-from .._device import array_module, array_module_of
-from .._dtype import checked_scalar
-from .._tensor import Tensor
-from ..autograd.graph import Node
+from ..core import _dtype
+from ..core._device import array_module, array_module_of
+from ..core._dtype import checked_scalar
+from ..core._tensor import Tensor
+from ..core.autograd.graph import Node
 from ._common import (broadcast_error, check_same_device, float_data, needs_grad, operand_data,
                       record, result_type, wrap)
 from .select import select_or_zero

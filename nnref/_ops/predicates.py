@@ -3,7 +3,7 @@
 Integer and bool tensors hold no NaN or infinity, so they are all finite.  No
 gradient flows through a comparison, as in PyTorch.
 """
-from .._device import array_module
+from ..core._device import array_module
 from ._common import wrap
 
 __all__ = ["isnan", "isinf", "isfinite", "isposinf", "isneginf", "isreal"]

@@ -15,9 +15,9 @@ import numbers
 
 import numpy as np
 
-from .. import _dtype
-from .._tensor import Tensor, _wrap_dim
-from ..autograd.grad_mode import no_grad
+from ..core import _dtype
+from ..core._tensor import Tensor, _wrap_dim
+from ..core.autograd.grad_mode import no_grad
 from .out import _resize
 from .shape import squeeze_result
 

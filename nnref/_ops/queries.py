@@ -8,7 +8,7 @@ bool < integer < floating point), ``TypeProperties.cpp``/``torch/functional.py``
 """
 import builtins
 
-from .. import _dtype
+from ..core import _dtype
 
 __all__ = ["is_nonzero", "is_same_size", "can_cast", "is_signed", "is_complex", "get_device",
            "broadcast_shapes", "is_pinned", "pin_memory"]
@@ -59,7 +59,7 @@ def get_device(input):
 def broadcast_shapes(*shapes):
     """The shape that tensors of ``shapes`` broadcast to, an :class:`nnref.Size`
     (``torch.broadcast_shapes``, ``torch/functional.py``)."""
-    from .._tensor import Size
+    from ..core._tensor import Size
     sizes = [(shape,) if isinstance(shape, int) else tuple(shape) for shape in shapes]
     result = [1] * builtins.max((len(s) for s in sizes), default=0)
     for index, size in enumerate(sizes):

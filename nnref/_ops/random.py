@@ -9,8 +9,8 @@ generator (CuPy's), as the factories do: the same distributions, other numbers.
 import numpy as np
 
 from .. import _random
-from .._device import array_module, to_host
-from .._tensor import Tensor
+from ..core._device import array_module, to_host
+from ..core._tensor import Tensor
 from .inplace import _OverwrittenBackward, _overwrite
 
 

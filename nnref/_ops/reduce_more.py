@@ -13,10 +13,10 @@ from collections import namedtuple
 
 import numpy as np
 
-from .. import _dtype
-from .._device import array_module, array_module_of
-from .._tensor import _wrap_dim
-from ..autograd.graph import Node
+from ..core import _dtype
+from ..core._device import array_module, array_module_of
+from ..core._tensor import _wrap_dim
+from ..core.autograd.graph import Node
 from ._common import from_accumulator, needs_grad, record, wrap
 from .cascade_sum import follows_aten_sum
 from .reduction import _dims, _expand_back, _float_sum, _var_backward, _variance

@@ -14,10 +14,11 @@ from collections import namedtuple
 
 import numpy as np
 
-from .. import _dtype
-from .._device import array_module, array_module_of, has_values
-from .._tensor import _wrap_dim
-from ..autograd.graph import Node, NotImplemented
+from ..core import _dtype
+from ..core._device import array_module, array_module_of
+from ..core import _device
+from ..core._tensor import _wrap_dim
+from ..core.autograd.graph import Node, NotImplemented
 from ._common import from_accumulator, needs_grad, record, size_arguments, wrap
 from .cascade_sum import follows_aten_sum, loop_slabs, sum_in_aten_order
 from .norm_order import follows_aten_order, ordered_vector_norm
@@ -325,8 +326,8 @@ class MaxBackward1(Node):
         self_, result = self.saved_tensors
         x = self_._data
         xp = array_module_of(x)
-        winners = xp.isnan(x) if has_values(x) and bool(xp.isnan(result._data)) else x == result._data
-        count = int(winners.sum()) if has_values(x) else 1
+        winners = xp.isnan(x) if _device.has_values(x) and bool(xp.isnan(result._data)) else x == result._data
+        count = int(winners.sum()) if _device.has_values(x) else 1
         return (masked_grad((grad / count).expand(self_.shape), winners),)
 
 
@@ -527,7 +528,7 @@ def bincount(input, weights=None, minlength=0):
     data = input._data
     if input._dtype.is_floating_point or input._dtype is _dtype.bool:
         raise NotImplementedError(f'"bincount_cpu" not implemented for \'{input._dtype._legacy_name[:-6]}\'')
-    if data.ndim != 1 or (data.size and has_values(data) and data.min() < 0):
+    if data.ndim != 1 or (data.size and _device.has_values(data) and data.min() < 0):
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if minlength < 0:
         raise RuntimeError("minlength should be >= 0")

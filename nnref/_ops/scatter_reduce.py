@@ -10,8 +10,8 @@ Integer ``"mean"`` rounds down, as PyTorch's does.
 """
 import numpy as np
 
-from .._device import array_module
-from ..autograd.graph import Node
+from ..core._device import array_module
+from ..core.autograd.graph import Node
 from ._common import record, wrap
 from .cumulative import _scan
 from .scatter import _check, _grid, _normalised

@@ -9,9 +9,9 @@ import math
 
 import numpy as np
 
-from .. import _dtype
-from .._device import array_module
-from .._tensor import Tensor
+from ..core import _dtype
+from ..core._device import array_module
+from ..core._tensor import Tensor
 from ._common import as_tensor, check_same_device, operand_data, result_type, wrap
 
 __all__ = ["searchsorted", "bucketize", "isin"]

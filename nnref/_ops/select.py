@@ -12,7 +12,7 @@ values' bits with it: three passes over memory, each as fast as a multiply.
 """
 import numpy as np
 
-from .._device import array_module_of
+from ..core._device import array_module_of
 
 __all__ = ["select_or_zero"]
 

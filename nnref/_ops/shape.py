@@ -10,13 +10,13 @@ import math
 import numbers
 import warnings
 
-from .. import _dtype
-from .._device import array_module, array_module_of
-from .._layout import check_memory_format, contiguous_format
-from .._tensor import Tensor, _wrap_dim
-from ..autograd.graph import Node
+from ..core import _dtype
+from ..core._device import array_module, array_module_of
+from ..core._layout import check_memory_format, contiguous_format
+from ..core._tensor import Tensor, _init, _wrap_dim, bind
+from ..core.autograd.graph import Node
 from ._common import check_same_device, needs_grad, record, result_type, size_arguments, wrap
-from .views import make_view, mark_multi_output
+from ..core._views import make_view, mark_multi_output
 
 
 def _infer_shape(shape, numel):
@@ -437,3 +437,22 @@ def stack(tensors, dim=0):
     xp = array_module(tensors[0]._device)
     out = wrap(xp.stack([t._data.astype(dtype.numpy, copy=False) for t in tensors], axis=dim), tensors[0])
     return record(out, StackBackward0, tuple(tensors), dim=dim)
+
+
+def _iterate(self):
+    """The slices along dim 0, made by one ``unbind`` (one ``UnbindBackward0``), as in PyTorch."""
+    if self._data.ndim == 0:
+        raise TypeError("iteration over a 0-d tensor")
+    from .._ops.shape import unbind
+    return iter(unbind(self, 0))
+
+
+def _init_as_alias(t, source):
+    """Make ``t`` a view of all of ``source``, as PyTorch's legacy constructors do with a tensor."""
+    view = alias(source)
+    _init(t, view._data, view._device)
+    t._version_counter, t._grad_fn = view._version_counter, view.grad_fn
+    t._base, t._view_version, t._view_meta = view._base, view._view_version, view._view_meta
+
+
+bind(__iter__=_iterate, _init_as_alias=_init_as_alias)

@@ -12,10 +12,10 @@ from collections import namedtuple
 
 import numpy as np
 
-from .. import _dtype
-from .._device import array_module
-from .._tensor import Tensor, _wrap_dim
-from ..autograd.graph import Node
+from ..core import _dtype
+from ..core._device import array_module
+from ..core._tensor import Tensor, _wrap_dim
+from ..core.autograd.graph import Node
 from ._common import broadcast_error, record, wrap
 from .indexing import narrow
 from .reorder import flip

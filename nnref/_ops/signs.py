@@ -7,10 +7,10 @@ none for ``heaviside`` (its result's ``grad_fn`` is ``NotImplemented``, as here)
 """
 import numpy as np
 
-from .. import _dtype
-from .._device import array_module
-from .._tensor import Tensor
-from ..autograd.graph import Node, NotImplemented
+from ..core import _dtype
+from ..core._device import array_module
+from ..core._tensor import Tensor
+from ..core.autograd.graph import Node, NotImplemented
 from ._common import (broadcast_error, check_same_device, needs_grad, operand_data, record,
                       result_type, wrap)
 from .pointwise import ZeroGradient, sign_data

@@ -8,9 +8,10 @@ Mirrors ``aten/src/ATen/native/Activation.cpp`` (and its CPU kernels), ``GatedLi
 """
 import numpy as np
 
-from .._device import array_module
-from .._tensor import _wrap_dim
-from ..autograd.graph import Node, NotImplemented  # noqa: A004 - PyTorch's name
+from ..core._device import array_module
+from ..core._tensor import _wrap_dim
+from ..core.autograd.graph import Node
+from ..core.autograd.graph import NotImplemented  # noqa: A004 - PyTorch's name
 from ._common import float_input, needs_grad, record, wrap
 from .fused import fma
 from .native import _opmath

@@ -4,9 +4,9 @@ Mirrors ``aten/src/ATen/native/SoftMax.cpp``.
 """
 import numpy as np
 
-from .._device import array_module_of
-from .._tensor import _wrap_dim
-from ..autograd.graph import Node
+from ..core._device import array_module_of
+from ..core._tensor import _wrap_dim
+from ..core.autograd.graph import Node
 from ._common import from_accumulator, record, wrap
 
 

@@ -7,9 +7,9 @@ from (a scatter of the gradient by the indices).
 """
 import numpy as np
 
-from .._device import array_module, array_module_of
-from .._tensor import _wrap_dim
-from ..autograd.graph import Node
+from ..core._device import array_module, array_module_of
+from ..core._tensor import _wrap_dim
+from ..core.autograd.graph import Node
 from ._common import needs_grad, wrap
 from .reduction import _return_type
 from .scatter import _scatter_add_into_zeros

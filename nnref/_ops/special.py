@@ -11,10 +11,10 @@ import math
 
 import numpy as np
 
-from .. import _dtype
-from .._device import array_module, array_module_of
-from .._tensor import Tensor
-from ..autograd.graph import Node
+from ..core import _dtype
+from ..core._device import array_module, array_module_of
+from ..core._tensor import Tensor
+from ..core.autograd.graph import Node
 from ._common import (broadcast_error, check_same_device, float_data, operand_data, record,
                       result_type, special_function, wrap)
 from .pointwise import _unary, exp

@@ -9,9 +9,9 @@ written with nnref ops, so it can be differentiated again.
 import math
 import numbers
 
-from .._device import array_module
-from .._tensor import _wrap_dim
-from ..autograd.graph import Node
+from ..core._device import array_module
+from ..core._tensor import _wrap_dim
+from ..core.autograd.graph import Node
 from ._common import needs_grad, record, size_arguments, wrap
 from .shape import cat, make_view
 

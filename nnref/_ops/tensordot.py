@@ -9,7 +9,7 @@ Mirrors ``tensordot`` in ``aten/src/ATen/native/Linear.cpp``, ``inner`` in
 import math
 import numbers
 
-from .._tensor import Tensor, _wrap_dim
+from ..core._tensor import Tensor, _wrap_dim
 
 __all__ = ["tensordot", "inner"]
 

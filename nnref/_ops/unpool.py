@@ -2,9 +2,10 @@
 (``aten/src/ATen/native/MaxUnpooling.cpp``, ``ChanelShuffle.cpp``; ``derivatives.yaml``: ``max_unpool2d``'s
 gradient gathers at the indices, ``channel_shuffle``'s shuffles back).  Both backward passes are tensor ops.
 """
-from .. import _dtype
-from .._device import array_module
-from ..autograd.graph import Node, NotImplemented  # noqa: A004 - PyTorch's name
+from ..core import _dtype
+from ..core._device import array_module
+from ..core.autograd.graph import Node
+from ..core.autograd.graph import NotImplemented  # noqa: A004 - PyTorch's name
 from ._common import needs_grad, record, wrap
 
 __all__ = ["max_unpool2d", "channel_shuffle", "native_channel_shuffle"]

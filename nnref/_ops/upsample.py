@@ -18,8 +18,8 @@ import math
 
 import numpy as np
 
-from .._device import array_module_of
-from ..autograd.graph import Node
+from ..core._device import array_module_of
+from ..core.autograd.graph import Node
 from ._common import from_accumulator, record, wrap
 from .fused import fma
 

@@ -7,8 +7,8 @@ Mirrors ``aten/src/ATen/native/WeightNorm.cpp`` and the CPU kernels of
 ``weight_norm_last_dim_kernel`` and their backward): ``w = v * (g / ||v||)``, with the norm of each
 slice kept for the backward.
 """
-from .._device import array_module_of
-from ..autograd.graph import Node
+from ..core._device import array_module_of
+from ..core.autograd.graph import Node
 from ._common import record, wrap
 
 __all__ = ["norm_except_dim", "weight_norm", "weight_norm_interface"]

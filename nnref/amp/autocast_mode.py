@@ -3,7 +3,7 @@ use to switch mixed precision off (``enabled=use_amp``, or autocast on a machine
 import functools
 import warnings
 
-from .._naming import TorchNamed
+from ..core._naming import TorchNamed
 
 __all__ = ["autocast", "is_autocast_available"]
 

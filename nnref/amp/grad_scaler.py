@@ -10,11 +10,11 @@ import enum
 import warnings
 from collections import defaultdict
 
-from .._naming import TorchNamed
-from .. import _dtype
+from ..core._naming import TorchNamed
+from ..core import _dtype
 from .._creation import full, zeros
-from .._tensor import Tensor
-from ..autograd.grad_mode import no_grad
+from ..core._tensor import Tensor
+from ..core.autograd.grad_mode import no_grad
 
 __all__ = ["GradScaler", "OptState"]
 

@@ -8,7 +8,9 @@ PyTorch's engine does (``torch/csrc/autograd/engine.cpp``, ``python_anomaly_mode
 import traceback
 import warnings
 
-from .._naming import TorchNamed
+from ..core._naming import TorchNamed
+from ..core._seams import install
+from ..core.autograd import engine, graph
 
 __all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
            "set_anomaly_enabled"]
@@ -30,8 +32,11 @@ def is_anomaly_check_nan_enabled():
 
 
 def set_anomaly_enabled(enabled, check_nan=True):
-    """Turn anomaly detection on or off (``torch.set_anomaly_enabled``)."""
+    """Turn anomaly detection on or off (``torch.set_anomaly_enabled``): the core's graph and
+    engine call the detector through their seams while it is on."""
     _AnomalyState.enabled, _AnomalyState.check_nan = bool(enabled), bool(check_nan)
+    install(graph, "forward_watcher", _remember_forward if enabled else None)
+    install(engine, "gradient_checker", check_gradients if enabled and check_nan else None)
 
 
 class detect_anomaly(metaclass=TorchNamed):
@@ -65,9 +70,9 @@ class set_detect_anomaly(metaclass=TorchNamed):
         set_anomaly_enabled(self.prev, self.prev_check_nan)
 
 
-def forward_stack():
-    """The stack of the forward call making a node, kept while anomaly detection is on."""
-    return "".join(traceback.format_stack()[:-3])
+def _remember_forward(node):
+    """Keep on ``node`` the stack of the forward call making it, for the engine's NaN report."""
+    node._anomaly_stack = "".join(traceback.format_stack()[:-3])
 
 
 def check_gradients(node, grads):

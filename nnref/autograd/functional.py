@@ -7,7 +7,7 @@ basis row at a time where PyTorch batches them with vmap (same values and struct
 ``strategy="forward-mode"`` needs forward-mode AD, which nnref lacks: after PyTorch's own
 argument errors it raises ``NotImplementedError`` saying so.
 """
-from .grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
+from ..core.autograd.grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 
@@ -17,7 +17,7 @@ __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 
 def _as_tuple(inp, arg_name, fn_name):
     """``(was it a tuple?, the inputs as a tuple)``, refusing what is not a tensor."""
-    from .._tensor import Tensor  # noqa: PLC0415 - see the note above
+    from ..core._tensor import Tensor  # noqa: PLC0415 - see the note above
     is_inp_tuple = True
     if not isinstance(inp, tuple):
         inp = (inp,)
@@ -52,7 +52,7 @@ def _grad_preprocess(inputs, create_graph, need_graph):
 
 
 def _grad_postprocess(inputs, create_graph):
-    from .._tensor import Tensor  # noqa: PLC0415 - see the note above
+    from ..core._tensor import Tensor  # noqa: PLC0415 - see the note above
     if isinstance(inputs[0], Tensor):
         return inputs if create_graph else tuple(inp.detach() for inp in inputs)
     return tuple(_grad_postprocess(inp, create_graph) for inp in inputs)
@@ -310,7 +310,7 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
     """The Hessian of a function with a one-element output: the Jacobian of its Jacobian, of
     shape ``input_i.shape + input_j.shape`` for each pair of inputs
     (``torch.autograd.functional.hessian``, ``torch/autograd/functional.py``)."""
-    from .._tensor import Tensor  # noqa: PLC0415 - see the note above
+    from ..core._tensor import Tensor  # noqa: PLC0415 - see the note above
     is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hessian")
     if outer_jacobian_strategy not in ("forward-mode", "reverse-mode"):
         raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')
@@ -337,7 +337,7 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
 
 
 def _single_output(outputs, is_outputs_tuple, fn_name):
-    from .._tensor import Tensor  # noqa: PLC0415 - see the note above
+    from ..core._tensor import Tensor  # noqa: PLC0415 - see the note above
     if is_outputs_tuple or not isinstance(outputs[0], Tensor):
         raise RuntimeError(f"The function given to {fn_name} should return a single Tensor")
     if outputs[0].nelement() != 1:

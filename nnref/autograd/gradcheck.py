@@ -16,7 +16,7 @@ import warnings
 
 import numpy as np
 
-from .._device import to_host
+from ..core._device import to_host
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
@@ -46,7 +46,7 @@ def _as_tuple(x):
 
 
 def _outputs(fn, inputs):
-    from .._tensor import Tensor
+    from ..core._tensor import Tensor
     return tuple(o for o in _as_tuple(fn(*inputs)) if isinstance(o, Tensor))
 
 
@@ -179,7 +179,7 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     ``fast_mode=True`` compares one random projection of it.  The checks nnref does not have
     (forward AD, batched gradients) raise rather than pass silently.
     """
-    from .._tensor import Tensor
+    from ..core._tensor import Tensor
     if check_forward_ad or check_batched_grad or check_batched_forward_grad:
         raise NotImplementedError("gradcheck: nnref has no forward-mode AD and no vmap, so "
                                   "check_forward_ad, check_batched_grad and "

@@ -32,12 +32,15 @@ import time
 from collections import OrderedDict
 
 from .._namespace import public_dir
+from ..core._seams import install
+from ..core.autograd import engine
 
 __all__ = ["EventList", "FunctionEvent", "FunctionEventAvg", "profile", "record_function"]
 
 
 class _Profiling:
-    """The active recorder, checked by the wrappers and by the engine (``None``: not profiling)."""
+    """The active recorder, checked by the wrappers (``None``: not profiling); the core's engine
+    gets it through its ``profiler`` seam."""
 
     recorder = None
 
@@ -297,7 +300,7 @@ def _build_table(events, sort_by, header, row_limit, max_name_column_width, max_
 
 def _shapes(args, kwargs):
     """PyTorch's ``Input Shapes``: a tensor's sizes, ``[]`` for anything else."""
-    from .._tensor import Tensor
+    from ..core._tensor import Tensor
     return [list(a.shape) if isinstance(a, Tensor) and not _is_uninitialized(a) else []
             for a in list(args) + list(kwargs.values())]
 
@@ -382,7 +385,7 @@ _NOT_OPS = frozenset({
 _OP_NAMESPACES = ("nnref", "nnref.linalg", "nnref.nn.functional", "nnref.special", "nnref.functional")
 _CALLER_PREFIXES = ("nnref.nn.modules.", "nnref.optim.", "nnref.nn.functional", "nnref.linalg", "nnref.functional")
 _OP_SOURCES = ("nnref._ops", "nnref._creation", "nnref.nn.functional", "nnref.linalg", "nnref.functional",
-               "nnref._tensor")
+               "nnref.core._tensor")
 
 
 def _timed(fn, name):
@@ -426,7 +429,7 @@ class _Patches:
         cls.active += 1
         if cls.active > 1:
             return
-        from .._tensor import Tensor
+        from ..core._tensor import Tensor
         wrappers = {}
 
         def wrapper(fn, name):
@@ -531,9 +534,11 @@ class profile:
         self._recorder = _Recorder(self.record_shapes)
         _Patches.install()
         _Profiling.recorder = self._recorder
+        install(engine, "profiler", self._recorder)
 
     def _stop(self):
         _Profiling.recorder = None
+        install(engine, "profiler", None)
         _Patches.remove()
         self.function_events = EventList(self._recorder.events)
 

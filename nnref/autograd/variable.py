@@ -6,14 +6,14 @@ since PyTorch 0.4 every tensor is a Variable, so ``Variable(t)`` returns a tenso
 """
 import warnings
 
-from .._naming import TorchNamed
+from ..core._naming import TorchNamed
 
 __all__ = ["Variable"]
 
 
 class _VariableMeta(TorchNamed):
     def __instancecheck__(cls, other):
-        from .._tensor import Tensor
+        from ..core._tensor import Tensor
         return isinstance(other, Tensor)
 
 
@@ -23,7 +23,7 @@ class _ExecutionEngine:
     @staticmethod
     def queue_callback(callback):
         """Run ``callback()`` when the backward pass now running has finished."""
-        from .engine import queue_callback
+        from ..core.autograd.engine import queue_callback
         queue_callback(callback)
 
 
@@ -35,7 +35,7 @@ class Variable(metaclass=_VariableMeta):
 
     def __new__(cls, data=None, requires_grad=False, volatile=False):
         from .._creation import empty
-        from .._tensor import Tensor
+        from ..core._tensor import Tensor
         if volatile:
             warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` "
                           "instead.", UserWarning, stacklevel=2)

@@ -21,5 +21,5 @@ matmul = _MatmulFlags()
 def is_built():
     """True when CuPy, nnref's CUDA library, is installed (``torch.backends.cuda.is_built``: PyTorch
     was built with CUDA)."""
-    from .._device import _import_cupy
+    from .._cupy import _import_cupy
     return _import_cupy() is not None

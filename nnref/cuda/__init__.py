@@ -3,7 +3,8 @@
 The GPU path runs on CuPy; without CuPy or without a GPU these answer
 "no" instead of raising, exactly like PyTorch on a CPU-only build.
 """
-from .._device import _import_cupy, cuda_unavailable_reason, device as Device
+from .._cupy import _import_cupy, cuda_unavailable_reason
+from ..core._device import device as Device
 
 __all__ = ["is_available", "device_count", "synchronize", "manual_seed", "manual_seed_all", "get_device_name",
            "empty_cache", "memory_allocated", "amp"]

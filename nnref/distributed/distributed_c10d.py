@@ -339,7 +339,7 @@ def get_backend(group=None):
 
 # -- argument checks: every rank runs them before anything is sent ---------------------------
 def _check_single_tensor(param, param_name):
-    from .._tensor import Tensor
+    from ..core._tensor import Tensor
     if not isinstance(param, Tensor):
         raise TypeError(f"""Invalid function argument. Expected parameter `{param_name}` of type torch.Tensor
              but got {type(param)} instead.""")
@@ -350,7 +350,7 @@ def _check_single_tensor(param, param_name):
 
 
 def _check_tensor_list(param, param_name):
-    from .._tensor import Tensor
+    from ..core._tensor import Tensor
     if not isinstance(param, list):
         raise TypeError(f"""Invalid function argument. Expected parameter `{param_name}` of type List[torch.Tensor]
              but got {type(param)} instead.""")

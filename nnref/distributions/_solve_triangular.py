@@ -6,10 +6,10 @@ nnref's ``linalg`` lacks (``aten/src/ATen/native/BatchLinearAlgebra.cpp``,
 numpy has no batched triangular solver, so the general batched solver computes ``X`` (the
 triangle is exact, the result agrees with LAPACK's ``trsm`` to rounding).
 """
-from .._device import array_module
+from ..core._device import array_module
 from .._ops._common import record, wrap
 from .._ops.linalg import matmul
-from ..autograd.graph import Node
+from ..core.autograd.graph import Node
 
 
 class LinalgSolveTriangularBackward0(Node):

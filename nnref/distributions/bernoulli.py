@@ -1,8 +1,8 @@
 """The Bernoulli distribution over ``{0, 1}`` (``torch/distributions/bernoulli.py``)."""
 from .._creation import arange
 from .._ops.random import bernoulli
-from .._tensor import Size
-from ..autograd.grad_mode import no_grad
+from ..core._tensor import Size
+from ..core.autograd.grad_mode import no_grad
 from ..nn.functional import binary_cross_entropy_with_logits
 from . import constraints
 from .exp_family import ExponentialFamily

@@ -1,9 +1,9 @@
 """The categorical distribution over ``{0, ..., K-1}`` (``torch/distributions/categorical.py``)."""
 from .._creation import arange, full
-from .._dtype import long
+from ..core._dtype import long
 from .._ops.random import multinomial
 from .._ops.shape_composites import broadcast_tensors
-from .._tensor import Size
+from ..core._tensor import Size
 from .._type_info import finfo
 from . import constraints
 from .distribution import Distribution

@@ -5,9 +5,9 @@
 PyTorch's ``ValueError`` where it is not all true.  The names are PyTorch's singletons
 (``real``, ``positive``, ``simplex``) and classes (``interval``, ``greater_than``).
 """
-from .._naming import TorchNamed
-from .._device import array_module
-from .._tensor import Tensor
+from ..core._naming import TorchNamed
+from ..core._device import array_module
+from ..core._tensor import Tensor
 
 __all__ = [
     "Constraint", "boolean", "cat", "corr_cholesky", "dependent", "dependent_property",
@@ -304,7 +304,7 @@ class _Square(Constraint):
 
     def check(self, value):
         from .._creation import full
-        from .._dtype import bool as bool_
+        from ..core._dtype import bool as bool_
         return full(value.shape[:-2], value.shape[-2] == value.shape[-1], dtype=bool_,
                     device=value.device)
 

@@ -8,9 +8,9 @@ are checked against ``arg_constraints`` when the distribution is built and value
 """
 import warnings
 
-from .._naming import TorchNamedABC
-from .._tensor import Size, Tensor
-from ..autograd.grad_mode import no_grad
+from ..core._naming import TorchNamedABC
+from ..core._tensor import Size, Tensor
+from ..core.autograd.grad_mode import no_grad
 from . import constraints
 from .utils import lazy_property
 

@@ -1,6 +1,6 @@
 """The exponential distribution (``torch/distributions/exponential.py``)."""
 from .._creation import empty, zeros_like
-from .._tensor import Size
+from ..core._tensor import Size
 from . import constraints
 from .exp_family import ExponentialFamily
 from .utils import _Number, broadcast_all

@@ -1,6 +1,6 @@
 """Reinterpreting batch dimensions of a distribution as event dimensions
 (``torch/distributions/independent.py``)."""
-from .._tensor import Size
+from ..core._tensor import Size
 from . import constraints
 from .distribution import Distribution
 from .utils import _sum_rightmost

@@ -1,6 +1,6 @@
 """The Laplace (double exponential) distribution (``torch/distributions/laplace.py``)."""
 from .._creation import empty
-from .._tensor import Size
+from ..core._tensor import Size
 from .._type_info import finfo
 from . import constraints
 from .distribution import Distribution

@@ -2,7 +2,7 @@
 (``torch/distributions/multinomial.py``)."""
 from .. import _creation
 from .._ops.special import lgamma
-from .._tensor import Size
+from ..core._tensor import Size
 from . import constraints
 from .categorical import Categorical
 from .distribution import Distribution

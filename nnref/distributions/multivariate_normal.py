@@ -4,7 +4,7 @@ import math
 from .._creation import eye
 from .._ops.linalg import matmul
 from .._ops.queries import broadcast_shapes
-from .._tensor import Size
+from ..core._tensor import Size
 from ..linalg import cholesky
 from . import constraints
 from ._solve_triangular import solve_triangular

@@ -2,8 +2,8 @@
 import math
 
 from .._creation import normal
-from .._tensor import Size
-from ..autograd.grad_mode import no_grad
+from ..core._tensor import Size
+from ..core.autograd.grad_mode import no_grad
 from . import constraints
 from .exp_family import ExponentialFamily
 from .utils import _Number, _standard_normal, broadcast_all

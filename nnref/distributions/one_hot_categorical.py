@@ -1,6 +1,6 @@
 """The categorical distribution with one-hot draws (``torch/distributions/one_hot_categorical.py``)."""
 from .._creation import eye
-from .._tensor import Size
+from ..core._tensor import Size
 from ..nn.functional import one_hot as _one_hot
 from . import constraints
 from .categorical import Categorical

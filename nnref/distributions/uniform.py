@@ -1,6 +1,6 @@
 """The continuous uniform distribution on ``[low, high)`` (``torch/distributions/uniform.py``)."""
 from .._creation import rand
-from .._tensor import Size
+from ..core._tensor import Size
 from . import constraints
 from .distribution import Distribution
 from .utils import _Number, broadcast_all

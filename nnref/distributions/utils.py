@@ -2,12 +2,12 @@
 ``lazy_property`` (``torch/distributions/utils.py``)."""
 from functools import update_wrapper
 
-from .. import _dtype
+from ..core import _dtype
 from .._creation import arange, empty, tensor
 from .._ops.shape_composites import broadcast_tensors
-from .._tensor import Size, Tensor
+from ..core._tensor import Size, Tensor
 from .._type_info import finfo
-from ..autograd.grad_mode import enable_grad
+from ..core.autograd.grad_mode import enable_grad
 from ..nn import functional as F
 
 euler_constant = 0.57721566490153286060  # Euler-Mascheroni constant

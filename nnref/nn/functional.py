@@ -10,15 +10,17 @@ import warnings
 
 import numpy as np
 
-from .. import _dtype, _random
-from .._device import array_module, has_values
+from .. import _random
+from ..core import _dtype
+from ..core._device import array_module
+from ..core import _device
 from .._ops import pointwise as _pointwise, shape as _shape, softmax as _softmax
 from .._ops._common import broadcast_error, check_one_device, float_input, needs_grad
 from .._ops.inplace import apply_inplace
 from .._ops.out import with_out as _with_out
 from .._ops.linalg import addmm, matmul
-from .._tensor import Tensor
-from ..autograd.grad_mode import no_grad
+from ..core._tensor import Tensor
+from ..core.autograd.grad_mode import no_grad
 from .._ops import (native as _native, native_activation as _native_activation,
                     native_conv as _native_conv, native_loss as _native_loss,
                     margin_loss as _margin_loss, multi_margin_loss as _multi_margin_loss,
@@ -719,7 +721,7 @@ def one_hot(input, num_classes=-1):
         if not data.size:
             raise RuntimeError("Can not infer total number of classes from empty tensor.")
         num_classes = int(data.max()) + 1
-    if data.size and has_values(data):
+    if data.size and _device.has_values(data):
         if int(data.min()) < 0:
             raise RuntimeError("Class values must be non-negative.")
         if int(data.max()) >= num_classes:

@@ -12,7 +12,7 @@ import warnings
 from .._creation import arange, empty, empty_like, eye, randperm
 from .._ops.pointwise import where
 from .._ops.shape import stack
-from ..autograd.grad_mode import no_grad
+from ..core.autograd.grad_mode import no_grad
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_",
            "eye_", "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_",
@@ -226,7 +226,7 @@ def orthogonal_(tensor, gain=1, generator=None):
         raise ValueError("Only tensors with 2 or more dimensions are supported")
     if tensor.numel() == 0:
         return tensor
-    from .._device import array_module_of
+    from ..core._device import array_module_of
     from .._ops._common import wrap
     rows = tensor.shape[0]
     cols = tensor.numel() // rows

@@ -7,9 +7,9 @@ see it.  A plain tensor assigned the same way stays a plain attribute.
 """
 import inspect
 
-from .._naming import TorchNamed
+from ..core._naming import TorchNamed
 from .._creation import empty
-from .._tensor import Size, Tensor
+from ..core._tensor import Size, Tensor
 
 __all__ = ["Parameter"]
 

@@ -20,8 +20,8 @@ import math
 
 import numpy as np
 
-from .._device import array_module_of
-from .._tensor import Tensor
+from ..core._device import array_module_of
+from ..core._tensor import Tensor
 from .optimizer import _addcmul, _lerp
 
 try:

@@ -10,7 +10,7 @@ gradients, so the units match and ``lr`` (default 1.0) only rescales::
     p = p - lr * delta
 """
 from .._creation import tensor, zeros_like
-from .._device import array_module_of
+from ..core._device import array_module_of
 from .adam import _step_dtype
 from .optimizer import Optimizer, _check_hyperparameters, _no_differentiable
 

@@ -12,8 +12,8 @@ Unlike the other optimizers, the state (``step`` and ``sum``) is created in the
 constructor, for every parameter, as in PyTorch.
 """
 from .._creation import full_like, tensor
-from .._device import array_module_of
-from ..autograd.grad_mode import no_grad
+from ..core._device import array_module_of
+from ..core.autograd.grad_mode import no_grad
 from .adam import _step_dtype
 from .optimizer import Optimizer, _params_with_grad
 

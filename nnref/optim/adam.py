@@ -14,11 +14,11 @@ temporaries (``optim/_fused.py``).
 import functools
 import math
 
-from .. import _dtype
+from ..core import _dtype
 from .._creation import tensor, zeros_like
-from .._device import array_module_of
-from .._tensor import Tensor
-from ..autograd.grad_mode import no_grad
+from ..core._device import array_module_of
+from ..core._tensor import Tensor
+from ..core.autograd.grad_mode import no_grad
 from ._fused import adam_update_
 from .optimizer import Optimizer, _addcmul, _lerp, _params_with_grad
 

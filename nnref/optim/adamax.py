@@ -8,7 +8,7 @@ The second moment is replaced by a running maximum of ``|g|``, which needs no bi
     p = p - lr / (1 - beta1**t) * m / u
 """
 from .._creation import tensor, zeros_like
-from .._device import array_module_of
+from ..core._device import array_module_of
 from .adam import _step_dtype
 from .optimizer import Optimizer, _check_hyperparameters, _lerp, _no_differentiable
 

@@ -10,7 +10,7 @@ arithmetic is the tensor operations PyTorch performs (dot products, ``add_`` wit
 an ``alpha`` that is a 0-d tensor is passed as ``float(...)``, the number PyTorch's Scalar
 conversion takes from it.
 """
-from ..autograd.grad_mode import enable_grad, no_grad
+from ..core.autograd.grad_mode import enable_grad, no_grad
 from .._ops.shape import cat
 from .optimizer import Optimizer, _check_hyperparameters
 

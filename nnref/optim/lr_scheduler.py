@@ -15,7 +15,7 @@ import weakref
 from bisect import bisect_right
 from collections import Counter
 
-from .._naming import TorchNamedABC
+from ..core._naming import TorchNamedABC
 from .optimizer import Optimizer
 
 __all__ = ["LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR",

@@ -11,7 +11,7 @@ For each parameter with gradient ``g``, at step ``t``, with the momentum schedul
           - lr * mu_{t+1} / (1 - mu_product * mu_{t+1}) * m / denom
 """
 from .._creation import tensor, zeros_like
-from .._device import array_module_of
+from ..core._device import array_module_of
 from .adam import _step_dtype
 from .optimizer import (Optimizer, _addcmul, _check_hyperparameters, _lerp,
                         _no_differentiable)

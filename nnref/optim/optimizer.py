@@ -11,13 +11,13 @@ from copy import deepcopy
 from itertools import chain
 import warnings
 
-from .._naming import TorchNamedABC
+from ..core._naming import TorchNamedABC
 from .._creation import tensor
-from .._device import array_module
+from ..core._device import array_module
 from .._ops.blend import _lerp as blend_lerp
 from .._ops.fused import fma
-from .._tensor import Tensor
-from ..autograd.grad_mode import enable_grad, no_grad
+from ..core._tensor import Tensor
+from ..core.autograd.grad_mode import enable_grad, no_grad
 
 __all__ = ["Optimizer"]
 

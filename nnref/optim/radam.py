@@ -12,7 +12,7 @@ length ``rho_t`` of the moving average and takes plain momentum steps until it e
 import math
 
 from .._creation import tensor, zeros_like
-from .._device import array_module_of
+from ..core._device import array_module_of
 from .adam import _step_dtype
 from .optimizer import (Optimizer, _addcmul, _check_hyperparameters, _lerp,
                         _no_differentiable)

@@ -9,8 +9,8 @@ For each parameter with gradient ``g``::
     p = p - lr * g / avg                              (otherwise)
 """
 from .._creation import tensor, zeros_like
-from .._device import array_module_of
-from ..autograd.grad_mode import no_grad
+from ..core._device import array_module_of
+from ..core.autograd.grad_mode import no_grad
 from .adam import _step_dtype
 from .optimizer import Optimizer, _params_with_grad
 

@@ -9,7 +9,7 @@ grown by ``etaplus`` while the sign holds and shrunk by ``etaminus`` when it fli
     p = p - sign(g) * step_size;  prev = g
 """
 from .._creation import full_like, tensor, zeros_like
-from .._device import array_module_of
+from ..core._device import array_module_of
 from .adam import _step_dtype
 from .optimizer import Optimizer, _check_hyperparameters, _no_differentiable
 

@@ -13,8 +13,8 @@ arithmetic written without temporaries (``optim/_fused.py``).
 """
 import functools
 
-from .._tensor import Tensor
-from ..autograd.grad_mode import no_grad
+from ..core._tensor import Tensor
+from ..core.autograd.grad_mode import no_grad
 from ._fused import add_scaled_, sgd_update_
 from .optimizer import Optimizer, _params_with_grad
 

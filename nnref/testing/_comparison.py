@@ -13,9 +13,9 @@ import warnings
 
 import numpy as np
 
-from .. import _dtype
+from ..core import _dtype
 from .._creation import as_tensor, tensor
-from .._tensor import Tensor
+from ..core._tensor import Tensor
 
 __all__ = ["assert_close", "assert_allclose"]
 
@@ -23,7 +23,7 @@ __all__ = ["assert_close", "assert_allclose"]
 def _type_repr(cls):
     """``type(x)`` as PyTorch prints it: nnref's classes under their ``torch`` names."""
     module = getattr(cls, "__module__", "") or ""
-    if cls is Tensor or (module == "nnref._tensor" and cls.__name__ == "Tensor"):
+    if cls is Tensor or (module == "nnref.core._tensor" and cls.__name__ == "Tensor"):
         return "<class 'torch.Tensor'>"
     if module == "nnref" or module.startswith("nnref."):
         return f"<class '{'torch' + module[len('nnref'):]}.{cls.__qualname__}'>"

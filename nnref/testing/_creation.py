@@ -8,7 +8,7 @@ import functools
 import math
 import warnings
 
-from .. import _dtype
+from ..core import _dtype
 from .._creation import empty, randint
 from .._type_info import finfo, iinfo
 

@@ -1,7 +1,7 @@
 """Helpers PyTorch keeps under ``torch.utils``."""
 import importlib
 
-from . import hooks
+from ..core.utils import hooks
 
 __all__ = ["checkpoint", "data", "hooks"]
 

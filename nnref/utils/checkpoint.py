@@ -12,10 +12,10 @@ memory saving is missing.
 import warnings
 
 from .. import _random
-from .._tensor import Tensor
+from ..core._tensor import Tensor
 from ..autograd import backward as autograd_backward
-from ..autograd.function import Function
-from ..autograd.grad_mode import enable_grad, no_grad
+from ..core.autograd.function import Function
+from ..core.autograd.grad_mode import enable_grad, no_grad
 
 __all__ = ["checkpoint", "checkpoint_sequential", "detach_variable", "check_backward_validity"]
 

@@ -1,39 +1,5 @@
-"""``RemovableHandle``: what every ``register_*hook`` returns (``torch/utils/hooks.py``)."""
-import itertools
-import weakref
-
-from .._naming import TorchNamed
+"""``nnref.utils.hooks`` (``torch/utils/hooks.py``): ``RemovableHandle``, which every
+``register_*hook`` returns.  It lives in the teaching core, ``nnref/core/utils/hooks.py``."""
+from ..core.utils.hooks import RemovableHandle
 
 __all__ = ["RemovableHandle"]
-
-
-class RemovableHandle(metaclass=TorchNamed):
-    """Removes one hook from the dict it was added to when ``remove()`` is called.
-
-    The dict is held weakly (as in PyTorch), so a handle never keeps a module or
-    node alive.  Also a context manager: the hook is removed on exit.
-    """
-
-    _ids = itertools.count()
-
-    def __init__(self, hooks_dict, hook=None, *, extra_dict=None):
-        self.hooks_dict_ref = weakref.ref(hooks_dict)
-        self.id = next(RemovableHandle._ids)
-        self.extra_dict_ref = tuple(weakref.ref(d) for d in (
-            extra_dict if isinstance(extra_dict, (list, tuple)) else [extra_dict] if extra_dict is not None else []))
-        if hook is not None:
-            hooks_dict[self.id] = hook
-
-    def remove(self):
-        """Unregister the hook from every dict it was added to; removing twice is harmless
-        (``torch/utils/hooks.py``)."""
-        for ref in (self.hooks_dict_ref,) + self.extra_dict_ref:
-            hooks = ref()
-            if hooks is not None and self.id in hooks:
-                del hooks[self.id]
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()

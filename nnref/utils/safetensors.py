@@ -16,9 +16,9 @@ import os
 
 import numpy as np
 
-from .. import _dtype
-from .._device import CPU
-from .._tensor import Tensor
+from ..core import _dtype
+from ..core._device import CPU
+from ..core._tensor import Tensor
 
 __all__ = ["save_file", "load_file", "save", "load"]
 

@@ -1,7 +1,7 @@
 """The backend layer: one place picks numpy or CuPy, and the code that computes asks it.
 
 nnref's ops, autograd, layers and optimizers must run unchanged on a CPU tensor
-(numpy) and a ``'cuda'`` tensor (CuPy).  ``nnref/_device.py`` decides which
+(numpy) and a ``'cuda'`` tensor (CuPy).  ``nnref/core/_device.py`` (with ``nnref/_cupy.py``) decides which
 library a tensor uses; everything else writes ``xp = array_module(t.device)``
 (or ``array_module_of(array)``) and calls ``xp.zeros``, ``xp.exp``, ...  A
 stray ``np.zeros`` in a backward formula would hand a CUDA tensor a host
@@ -18,22 +18,25 @@ import numpy as np
 import pytest
 
 import nnref
-from nnref import _device
+from nnref import _cupy
+from nnref.core import _device
 
 PACKAGE = pathlib.Path(nnref.__file__).parent
 
 # Everything that touches a tensor's values.  Left out on purpose: the course tooling,
 # viz (draws graphs from metadata), _tensor_str, serialization and gradcheck (they format,
-# write or compare host copies made with to_host) and _dtype (dtype tables).
+# write or compare host copies made with to_host), _dtype (dtype tables) and _device (the
+# backend layer itself).
 # _random.py and _ops/random.py are PyTorch's CPU generator and its kernels: host arrays by
 # design (a CUDA tensor draws from CuPy's generator through _random.generator(device)).
 # nn/parallel/distributed.py is DDP's reducer: MPI moves host buffers, and DDP refuses a module
 # whose parameters are not on the CPU (nnref.distributed carries CPU tensors only).
 HOST_SIDE = {PACKAGE / "autograd" / "gradcheck.py", PACKAGE / "_ops" / "random.py",
-             PACKAGE / "nn" / "parallel" / "distributed.py"}
+             PACKAGE / "nn" / "parallel" / "distributed.py",
+             *(PACKAGE / "core" / name for name in ("_tensor_str.py", "_dtype.py", "_device.py"))}
 COMPUTE_CODE = sorted(
-    {p for folder in ("_ops", "autograd", "nn", "optim") for p in (PACKAGE / folder).rglob("*.py")}
-    - HOST_SIDE | {PACKAGE / name for name in ("_tensor.py", "_creation.py")})
+    {p for folder in ("core", "_ops", "autograd", "nn", "optim") for p in (PACKAGE / folder).rglob("*.py")}
+    - HOST_SIDE | {PACKAGE / "_creation.py"})
 
 # numpy names that describe data rather than compute on it, so they are right for CuPy
 # arrays too: CuPy uses numpy's dtypes, and these work on dtypes and shapes.
@@ -189,7 +192,7 @@ def test_to_host_returns_numpy_arrays_unchanged():
     assert _device.to_host(array) is array
 
 
-def test_the_backend_layer_module_is_the_only_place_that_imports_cupy():
+def test_the_cupy_module_is_the_only_place_that_imports_cupy():
     importers = [p.relative_to(PACKAGE.parent) for p in PACKAGE.rglob("*.py")
-                 if "import cupy" in p.read_text() and p.name != "_device.py"]
+                 if "import cupy" in p.read_text() and p.name != "_cupy.py"]
     assert not importers, importers

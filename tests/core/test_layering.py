@@ -2,12 +2,13 @@
 
 The rank order, lowest first (a module may import its own rank and those below):
 
-0. ``_dtype``, ``_device``, ``_meta`` (and ``_namespace``, ``_source``, ``_type_info``, ``_settings``,
-   ``_capability``, ``_naming``): what a tensor *is made of*, the process-wide switches, the CPU's
-   kernels and the names classes print under;
-1. ``_tensor``, ``_ops``, ``autograd``, the factories (and their layouts and memory formats), the
-   generators, ``cuda``, ``accelerator`` and ``distributed`` (the process group): the tensor, its
-   operations and their derivatives, and where they run;
+0. ``core`` (the teaching core, which imports nothing outside itself: its own order is
+   ``tests/core/test_teaching_core.py``'s), ``_meta``, ``_cupy`` (and ``_namespace``, ``_source``,
+   ``_type_info``, ``_settings``, ``_capability``): the tensor and its autograd, the devices
+   beyond the CPU, the process-wide switches and the CPU's kernels;
+1. ``_ops``, ``autograd``, the factories, the generators, ``cuda``, ``accelerator`` and
+   ``distributed`` (the process group): the mirror's operations and their derivatives, and
+   where they run;
 2. ``nn``, ``optim``, ``utils.data``, ``distributions``: what is built from tensors;
 3. ``serialization``, ``viz``, ``utils.safetensors``: what reads or draws the above;
 4. the ``nnref`` namespace itself, which gathers everything.
@@ -24,12 +25,11 @@ import nnref
 PACKAGE = pathlib.Path(nnref.__file__).parent
 
 RANKS = {
-    0: ("nnref._dtype", "nnref._device", "nnref._meta", "nnref._namespace", "nnref._source",
-        "nnref._type_info", "nnref._settings", "nnref._capability", "nnref._naming"),
-    1: ("nnref._tensor", "nnref._tensor_str", "nnref._tensor_docs", "nnref._ops", "nnref.autograd",
-        "nnref._creation", "nnref._random", "nnref.random", "nnref.utils.hooks", "nnref.cuda",
-        "nnref.accelerator", "nnref.linalg", "nnref.amp", "nnref.backends", "nnref._layout",
-        "nnref.distributed"),
+    0: ("nnref.core", "nnref._meta", "nnref._cupy", "nnref._namespace", "nnref._source",
+        "nnref._type_info", "nnref._settings", "nnref._capability"),
+    1: ("nnref._tensor_docs", "nnref._ops", "nnref.autograd", "nnref._creation", "nnref._random",
+        "nnref.random", "nnref.utils.hooks", "nnref.cuda", "nnref.accelerator", "nnref.linalg",
+        "nnref.amp", "nnref.backends", "nnref.distributed"),
     2: ("nnref.nn", "nnref.optim", "nnref.utils.data", "nnref.distributions"),
     3: ("nnref.serialization", "nnref._torch_checkpoint", "nnref._pickled_checkpoint", "nnref.utils.safetensors",
         "nnref.viz", "nnref.testing", "nnref.utils", "nnref.compiler"),
@@ -38,8 +38,6 @@ RANKS = {
 
 # (importing module, imported module) -> why this in-function import goes up the order.
 ALLOWED_UPWARD = {
-    ("nnref._tensor", "nnref.serialization"):
-        "pickling a tensor is refused with save()'s recipe, a message serialization owns",
     ("nnref.nn.modules.module", "nnref.serialization"):
         "the same refusal for a module; and load_state_dict converts a PyTorch state_dict with "
         "the checkpoint code's converter",
@@ -149,6 +147,6 @@ def test_the_checker_sees_relative_imports_and_function_scope():
     imports = nnref_imports(path)
     assert ("nnref.serialization", True, next(
         line for target, inside, line in imports if target == "nnref.serialization")) in imports
-    assert any(target.startswith("nnref.autograd") and not inside for target, inside, _ in imports)
+    assert any(target.startswith("nnref.core.autograd") and not inside for target, inside, _ in imports)
     assert rank("nnref.nn.modules.module") == 2 and rank("nnref.utils.hooks") == 1
     assert rank("nnref.utils.safetensors") == 3 and rank("nnref") == 4

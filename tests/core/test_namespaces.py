@@ -9,8 +9,9 @@ import nnref
 
 torch = pytest.importorskip("torch")
 
-# nnref's own additions, each on purpose: the course's graph drawing.
-NNREF_ONLY = {"": {"viz"}}
+# nnref's own additions, each on purpose: the course's graph drawing, and the teaching core
+# that a learner reads (nnref/core, book/00_reading_nnref.ipynb).
+NNREF_ONLY = {"": {"viz", "core"}}
 
 MODULES = ["", ".nn", ".nn.functional", ".nn.init", ".nn.parameter", ".nn.modules", ".optim",
            ".optim.lr_scheduler", ".cuda", ".accelerator", ".linalg"]

@@ -18,7 +18,7 @@ import sys
 import pytest
 
 import nnref
-from nnref import _device, _random
+from nnref import _cupy, _random
 
 HERE = pathlib.Path(__file__).parent
 for folder in ("core", "nn"):
@@ -37,10 +37,10 @@ def use_strict_stand_in(monkeypatch):
     an answer of "usable" to the one-time GPU query, and a fresh generator table (so no
     stand-in generator outlives the test)."""
     import strictcuda
-    monkeypatch.setattr(_device, "_cupy", strictcuda.cupy)
+    monkeypatch.setattr(_cupy, "_cupy", strictcuda.cupy)
     for name, module in strictcuda._cupyx().items():
         monkeypatch.setitem(sys.modules, name, module)
-    monkeypatch.setattr(_device, "_cuda_answer", None)
+    monkeypatch.setattr(_cupy, "_cuda_answer", None)
     monkeypatch.setattr(_random._State, "cuda", {})
 
 

@@ -13,7 +13,8 @@ import sys
 import pytest
 
 import nnref
-from nnref import _device, nn
+from nnref import _cupy, nn
+from nnref.core import _device
 from nnref._ops._common import check_same_device
 from nnref.serialization import CheckpointError
 
@@ -24,8 +25,8 @@ pytestmark = pytest.mark.skipif(nnref.cuda.is_available(), reason="this machine 
 def without_cupy(monkeypatch):
     """Python's own way to make ``import cupy`` fail: a None entry in sys.modules."""
     monkeypatch.setitem(sys.modules, "cupy", None)
-    monkeypatch.setattr(_device, "_cupy", None)
-    monkeypatch.setattr(_device, "_cuda_answer", _device._UNASKED)
+    monkeypatch.setattr(_cupy, "_cupy", None)
+    monkeypatch.setattr(_cupy, "_cuda_answer", _cupy._UNASKED)
 
 
 ASKING_FOR_CUDA = {
@@ -68,7 +69,7 @@ def test_with_cupy_but_no_gpu_the_error_says_the_gpu_is_missing():
         pytest.importorskip("cupy", reason="CuPy is not installed here")
     script = ("import nnref\n"
               "assert nnref.cuda.is_available() is False and nnref.cuda.device_count() == 0\n"
-              "print(nnref._device.array_module(nnref.device('cuda')).__name__)\n"
+              "print(nnref.core._device.array_module(nnref.device('cuda')).__name__)\n"
               "nnref.zeros(2, device='cuda')\n")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [site, os.environ.get("PYTHONPATH")])))
     run = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,

@@ -8,7 +8,8 @@ import pytest
 
 import nnref
 import strictcuda
-from nnref import _device
+from nnref import _cupy
+from nnref.core import _device
 
 xp = strictcuda.cupy
 
@@ -182,7 +183,7 @@ def test_cuda_tensors_live_in_the_stand_in_only_during_a_stand_in_test(device, r
 
 
 def test_outside_stand_in_tests_cuda_is_not_the_stand_in():
-    assert _device._cupy is not strictcuda.cupy
+    assert _cupy._cupy is not strictcuda.cupy
     assert not nnref.cuda.is_available() or "stand-in" not in nnref.cuda.get_device_name()
 
 

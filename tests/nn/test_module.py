@@ -433,7 +433,7 @@ def test_to_cpu_and_cpu_are_no_ops_on_cpu():
 
 
 def test_cuda_without_a_gpu_raises_the_core_runtime_error():
-    from nnref._device import cuda_unavailable_reason
+    from nnref._cupy import cuda_unavailable_reason
     if cuda_unavailable_reason() is None:
         pytest.skip("a usable GPU is present")
     net = nn_ref.Linear(2, 2)

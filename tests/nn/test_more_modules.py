@@ -48,7 +48,7 @@ def run(case, m):
                      list(module.buffers())]
         return shown([out, grads, extra])
     except Exception as exc:  # noqa: BLE001 - the type and message are what the tests compare
-        return ("raises", type(exc).__name__, str(exc).split("\n")[0].replace("nnref._tensor.Tensor", "torch.Tensor"))
+        return ("raises", type(exc).__name__, str(exc).split("\n")[0].replace("nnref.core._tensor.Tensor", "torch.Tensor"))
 
 
 def x(m, *shape, seed=0, grad=True, scale=1.0, dtype="float32"):

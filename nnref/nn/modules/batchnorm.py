@@ -1,7 +1,7 @@
 """``nn.BatchNorm1d``, ``nn.BatchNorm2d`` and ``nn.BatchNorm3d`` (``torch/nn/modules/batchnorm.py``)."""
-from ... import _dtype
+from ...core import _dtype
 from ..._creation import empty, ones, tensor, zeros
-from ...autograd.grad_mode import no_grad
+from ...core.autograd.grad_mode import no_grad
 from .. import functional as F, init
 from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter
 from ._shape_errors import naming_layer

@@ -4,7 +4,7 @@ import math
 from ..._creation import empty
 from ..._ops import native as _native
 from .. import functional as F, init
-from ...autograd.grad_mode import no_grad
+from ...core.autograd.grad_mode import no_grad
 from ..parameter import Parameter, UninitializedParameter
 from .lazy import LazyModuleMixin
 from ._shape_errors import naming_layer

@@ -2,9 +2,9 @@
 import math
 
 from ..._creation import empty
-from ..._tensor import Tensor
+from ...core._tensor import Tensor
 from .. import functional as F, init
-from ...autograd.grad_mode import no_grad
+from ...core.autograd.grad_mode import no_grad
 from ..parameter import Parameter, UninitializedParameter
 from .lazy import LazyModuleMixin
 from .module import Module

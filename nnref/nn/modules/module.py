@@ -26,13 +26,13 @@ import weakref
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
-from ..._naming import TorchNamedABC
-from ..._device import device as _device_class
-from ..._dtype import dtype as _dtype_class
-from ..._layout import check_memory_format
-from ..._tensor import Tensor
-from ...autograd.grad_mode import no_grad
-from ...utils.hooks import RemovableHandle
+from ...core._naming import TorchNamedABC
+from ...core._device import device as _device_class
+from ...core._dtype import dtype as _dtype_class
+from ...core._layout import check_memory_format
+from ...core._tensor import Tensor
+from ...core.autograd.grad_mode import no_grad
+from ...core.utils.hooks import RemovableHandle
 from ..parameter import Buffer, Parameter, is_lazy
 from ._backward_hook import BackwardHook
 

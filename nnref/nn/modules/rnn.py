@@ -15,7 +15,7 @@ import warnings
 
 from ... import _ops
 from ..._creation import empty, zeros
-from ..._tensor import Tensor
+from ...core._tensor import Tensor
 from .. import functional as F, init
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence

@@ -1,6 +1,6 @@
 """``nn.Embedding`` and ``nn.EmbeddingBag`` (``torch/nn/modules/sparse.py``)."""
 from ..._creation import empty
-from ...autograd.grad_mode import no_grad
+from ...core.autograd.grad_mode import no_grad
 from .. import functional as F, init
 from ..parameter import Parameter
 from .module import Module

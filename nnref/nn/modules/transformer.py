@@ -233,7 +233,7 @@ class TransformerEncoder(Module):
 
     def _pads_with_zeros(self, src, mask, key_padding_mask):
         """The conditions of ``TransformerEncoder.forward``'s nested-tensor fast path."""
-        from ...autograd.grad_mode import is_grad_enabled
+        from ...core.autograd.grad_mode import is_grad_enabled
         first = self.layers[0]
         if not self.use_nested_tensor or first.training or src.dim() != 3 or key_padding_mask is None:
             return False

@@ -33,7 +33,7 @@ _BROADCAST_BUCKET_SIZE = 250 * _MB_TO_BYTES  # int(250 * 1024 * 1024) in PyTorch
 
 def _find_tensors(obj):
     """Every tensor inside ``obj`` (tuples, lists, dicts), as DDP's ``_find_tensors``."""
-    from ..._tensor import Tensor
+    from ...core._tensor import Tensor
     if isinstance(obj, Tensor):
         return [obj]
     if isinstance(obj, (list, tuple)):
@@ -234,13 +234,13 @@ class _Reducer:
         if self.next_bucket == len(self.buckets):
             if self.find_unused_parameters:
                 self.local_used_work = self.pg._comm.Iallreduce(MPI.IN_PLACE, self.local_used, MPI.MAX)
-            from ...autograd.engine import queue_callback
+            from ...core.autograd.engine import queue_callback
             queue_callback(self.finalize_backward)
 
     def finalize_backward(self):
         """Wait for every bucket, then write the averages into ``.grad`` (a parameter unused on
         every rank keeps its ``.grad`` untouched, as in PyTorch)."""
-        from ..._tensor import Tensor
+        from ...core._tensor import Tensor
         MPI = sys.modules["mpi4py.MPI"]
         self.expect_autograd_hooks = False
         self.require_finalize = False
@@ -353,7 +353,7 @@ class DistributedDataParallel(Module):
                                        f"{list(other[0])} ({other[1]}).")
 
     def forward(self, *inputs, **kwargs):
-        from ...autograd.grad_mode import is_grad_enabled
+        from ...core.autograd.grad_mode import is_grad_enabled
         grad_enabled = is_grad_enabled()
         if grad_enabled and self.require_backward_grad_sync:
             # PyTorch's logger takes its figures here, before the rebuild: they lag one step.

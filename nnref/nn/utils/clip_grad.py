@@ -15,8 +15,8 @@ import warnings
 
 from ..._creation import tensor
 from ..._ops.shape import stack
-from ..._tensor import Tensor
-from ...autograd.grad_mode import no_grad
+from ...core._tensor import Tensor
+from ...core.autograd.grad_mode import no_grad
 from ...linalg import vector_norm
 
 __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_"]

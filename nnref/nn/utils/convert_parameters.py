@@ -1,7 +1,7 @@
 """A model's parameters as one vector and back: ``parameters_to_vector`` and
 ``vector_to_parameters`` (``torch/nn/utils/convert_parameters.py``)."""
 from ..._ops.shape import cat
-from ..._tensor import Tensor
+from ...core._tensor import Tensor
 
 __all__ = ["parameters_to_vector", "vector_to_parameters"]
 

@@ -6,8 +6,8 @@ access and the originals live in ``module.parametrizations.weight``.
 ``torch.matrix_exp``, which nnref does not have yet: it raises ``NotImplementedError``.
 """
 from ..._ops.weight_norm import norm_except_dim, weight_norm as _weight_norm_op
-from ..._tensor import Tensor
-from ...autograd.grad_mode import no_grad
+from ...core._tensor import Tensor
+from ...core.autograd.grad_mode import no_grad
 from .. import functional as F
 from ..modules.conv import ConvTranspose1d, ConvTranspose2d
 from ..modules.module import Module

@@ -13,8 +13,8 @@ import collections
 from collections.abc import Sequence
 from contextlib import contextmanager
 
-from ..._tensor import Tensor
-from ...autograd.grad_mode import no_grad
+from ...core._tensor import Tensor
+from ...core.autograd.grad_mode import no_grad
 from ..modules.container import ModuleDict, ModuleList
 from ..modules.module import Module
 from ..parameter import Parameter

@@ -9,12 +9,12 @@ GRU take one and return one, with each sequence's final state taken at its own l
 from collections import namedtuple
 from collections.abc import Iterable
 
-from ... import _dtype
+from ...core import _dtype
 from ..._creation import arange, as_tensor, empty_like, full
 from ..._ops import packed_sequence as _packed
-from ..._naming import TorchNamed
+from ...core._naming import TorchNamed
 from ..._ops.sorting import sort
-from ..._tensor import Tensor
+from ...core._tensor import Tensor
 
 __all__ = ["PackedSequence", "invert_permutation", "pack_padded_sequence", "pad_packed_sequence", "pad_sequence",
            "unpad_sequence", "pack_sequence", "unpack_sequence"]

@@ -2,7 +2,7 @@
 becomes the parameter ``weight_orig`` and the buffers ``weight_u``, ``weight_v``, and a forward
 pre-hook sets ``weight = weight_orig / sigma`` before each call, one power-iteration step per
 call in training mode.  ``nn.utils.parametrizations.spectral_norm`` is its successor."""
-from ...autograd.grad_mode import no_grad
+from ...core.autograd.grad_mode import no_grad
 from .. import functional as F
 from ..modules.conv import ConvTranspose1d, ConvTranspose2d
 from ..parameter import Parameter, UninitializedParameter

@@ -13,8 +13,8 @@ import numpy as np
 
 from ..._creation import as_tensor, tensor
 from ..._ops.shape import stack
-from ..._tensor import Tensor
-from ... import _dtype
+from ...core._tensor import Tensor
+from ...core import _dtype
 
 __all__ = ["default_collate", "default_convert"]
 

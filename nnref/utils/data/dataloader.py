@@ -12,11 +12,12 @@ processes.
 """
 import warnings
 
-from ..._naming import TorchNamed
-from ... import _dtype, _random, accelerator
+from ...core._naming import TorchNamed
+from ... import _random, accelerator
+from ...core import _dtype
 from ..._creation import empty
-from ..._tensor import Tensor
-from ...autograd.grad_mode import is_grad_enabled
+from ...core._tensor import Tensor
+from ...core.autograd.grad_mode import is_grad_enabled
 from ._collate import default_collate, default_convert
 from .dataset import Dataset, IterableDataset, TensorDataset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler

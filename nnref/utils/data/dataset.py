@@ -8,9 +8,9 @@ import itertools
 import math
 import warnings
 
-from ..._naming import TorchNamedABC
+from ...core._naming import TorchNamedABC
 from ... import _random
-from ..._tensor import Tensor
+from ...core._tensor import Tensor
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "Subset",
            "ConcatDataset", "ChainDataset", "random_split"]

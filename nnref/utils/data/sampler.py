@@ -8,11 +8,11 @@ later ``rand``/``randn`` calls return.
 import itertools
 import numbers
 
-from ..._naming import TorchNamedABC
+from ...core._naming import TorchNamedABC
 from ... import _random
 from ..._creation import as_tensor, empty, randint, randperm
 from ..._ops.random import multinomial
-from ... import _dtype
+from ...core import _dtype
 
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
            "WeightedRandomSampler", "BatchSampler"]

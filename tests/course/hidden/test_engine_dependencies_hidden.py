@@ -4,7 +4,7 @@
 import random
 
 import nnref
-from nnref.autograd import engine
+from nnref.core.autograd import engine
 
 
 def random_graph(seed):

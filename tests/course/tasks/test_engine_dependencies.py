@@ -9,7 +9,7 @@ tensor used twice receives the sum of both gradients.  No recursion: a chain
 of thousands of operations must work.
 """
 import nnref
-from nnref.autograd import engine
+from nnref.core.autograd import engine
 from task_helpers import require_pytorch
 
 

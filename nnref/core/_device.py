@@ -2,21 +2,16 @@
 
 Mirrors ``torch.device`` (c10/core/Device.h).  A CPU tensor keeps its values in
 a numpy array; a ``'cuda'`` tensor keeps them in a CuPy array; a ``'meta'`` tensor
-keeps only a shape and a dtype (``nnref/_meta.py``).  Every other module asks
-:func:`array_module` instead of testing the device itself.
+keeps only a shape and a dtype.  Every other module asks :func:`array_module`
+instead of testing the device itself.  The core knows the CPU; the other two
+devices come in through the seams below.
 """
-import importlib.machinery
-import importlib.util
-import os
-import site
-import sys
-
 import numpy as np
 
 from ._naming import TorchNamed
-from ._meta import MetaArray, meta
 
-__all__ = ["device", "array_module", "array_module_of", "to_host", "check_dtype_on_device", "cuda_unavailable_reason"]
+__all__ = ["device", "array_module", "array_module_of", "to_host", "check_dtype_on_device"]
+__seams__ = ("library_of_device", "library_of_array", "has_values", "check_cuda_device")
 
 
 # Device types PyTorch knows that nnref does not implement.
@@ -86,71 +81,27 @@ CPU = device("cpu")
 META = device("meta")
 
 
-def _import_cupy():
-    """CuPy, imported the first time a CUDA array is met; None when it is not installed.
-
-    CuPy is looked for only in site-packages (and the folders named in
-    ``NNREF_CUPY_SITE``), never in the current directory: a ``cupy.py`` lying
-    next to a notebook or a downloaded checkpoint must not run.
-    """
-    global _cupy
-    if _cupy is None:
-        cupy = sys.modules.get("cupy")
-        if cupy is None:
-            spec = importlib.machinery.PathFinder.find_spec("cupy", _cupy_search_path())
-            if spec is None:
-                return None
-            cupy = importlib.util.module_from_spec(spec)
-            sys.modules["cupy"] = cupy
-            try:
-                spec.loader.exec_module(cupy)
-            except ImportError:
-                del sys.modules["cupy"]
-                return None
-            except BaseException:
-                del sys.modules["cupy"]
-                raise
-        _cupy = cupy
-    return _cupy
+# Seams: the devices beyond the CPU, which the plain core does not have.  The mirror puts CuPy
+# there for 'cuda' (nnref/_cupy.py) and shape-only arrays for 'meta' (nnref/_meta.py).
+def library_of_device(dev):
+    """The array library of a device other than the CPU."""
+    raise RuntimeError(f"nnref's core runs on the CPU only; `import nnref` adds the '{dev.type}' device")
 
 
-def _cupy_search_path():
-    folders = site.getsitepackages() + [site.getusersitepackages()]
-    folders += [f for f in os.environ.get("NNREF_CUPY_SITE", "").split(os.pathsep) if f]
-    return [f for f in folders if os.path.isabs(f)]
+def library_of_array(array):
+    """The array library of an array that is not numpy's."""
+    raise TypeError(f"nnref's core holds numpy arrays only, not {type(array).__name__}")
 
 
-_cupy = None
+def has_values(array):
+    """False for an array without values ('meta'): value checks (index bounds, probabilities,
+    ...) are skipped there, as PyTorch's meta kernels skip them."""
+    return True
 
 
-def cuda_unavailable_reason():
-    """None when CuPy and a GPU are usable, else a sentence saying which is missing and how to fix it.
-
-    Asked once per process, as PyTorch asks the driver once: GPUs do not come and go.
-    """
-    global _cuda_answer
-    if _cuda_answer is _UNASKED:
-        _cuda_answer = _ask_cuda()
-    return _cuda_answer
-
-
-_UNASKED = object()
-_cuda_answer = _UNASKED
-
-
-def _ask_cuda():
-    cupy = _import_cupy()
-    if cupy is None:
-        return ("nnref's 'cuda' device needs CuPy, which is not installed. Install the wheel that "
-                "matches your CUDA version, e.g. `pip install cupy-cuda12x` (or `pip install -e .[gpu]`), "
-                "or keep tensors on the CPU.")
-    try:
-        count = cupy.cuda.runtime.getDeviceCount()
-    except Exception as exc:  # CuPy raises its own CUDARuntimeError when no driver is present
-        return f"CuPy is installed but cannot reach a GPU ({exc}). Keep tensors on the CPU."
-    if count == 0:
-        return "CuPy is installed but this machine has no CUDA GPU. Keep tensors on the CPU."
-    return None
+def check_cuda_device(dev):
+    """Raise unless ``dev``, a 'cuda' device, can hold tensors."""
+    raise RuntimeError("nnref's core runs on the CPU only; `import nnref` adds the 'cuda' device")
 
 
 def canonical_device(spec):
@@ -164,13 +115,7 @@ def canonical_device(spec):
         return CPU  # CPU tensors never carry an index, as in PyTorch ('cpu:0' tensors say 'cpu')
     if d.type == "meta":
         return META  # as CPU: PyTorch's meta tensors say 'meta' whatever index was asked
-    if d.index not in (None, 0):
-        # CuPy allocates on its *current* GPU; keeping every tensor on GPU 0 keeps that right.
-        raise RuntimeError(f"nnref's GPU path uses one GPU, cuda:0, but {d} was asked for. To run "
-                           f"on another GPU, make it the only visible one: CUDA_VISIBLE_DEVICES={d.index}")
-    reason = cuda_unavailable_reason()
-    if reason is not None:
-        raise RuntimeError(reason)
+    check_cuda_device(d)
     return device("cuda", 0)
 
 
@@ -191,9 +136,7 @@ def array_module(dev):
     """
     if dev.type == "cpu":
         return np
-    if dev.type == "meta":
-        return meta
-    return _import_cupy()
+    return library_of_device(dev)
 
 
 def array_module_of(array):
@@ -201,15 +144,7 @@ def array_module_of(array):
     for meta arrays, else CuPy."""
     if isinstance(array, (np.ndarray, np.generic)):
         return np
-    if isinstance(array, MetaArray):
-        return meta
-    return _import_cupy()
-
-
-def has_values(array):
-    """False for a meta array: value checks (index bounds, probabilities, ...) are skipped on
-    'meta', as PyTorch's meta kernels skip them, since there is nothing to read."""
-    return not isinstance(array, MetaArray)
+    return library_of_array(array)
 
 
 def to_host(array):

@@ -1,5 +1,6 @@
 """``torch.layout`` and ``torch.memory_format``: how a tensor's elements sit in memory, and the
-``layout=``, ``pin_memory=`` and ``memory_format=`` keywords.
+``memory_format=`` keyword (the factories' ``layout=`` and ``pin_memory=`` are in
+``nnref/_creation.py``).
 
 PyTorch's layouts are ``torch.strided`` (dense, with strides: every tensor nnref makes) and the
 sparse ones (``torch.sparse_coo``, ``sparse_csr``...), which nnref does not have.  Mirrors
@@ -11,8 +12,6 @@ PyTorch's memory formats are ``torch.contiguous_format`` (row-major), ``torch.pr
 kernels. nnref's tensors are row-major: the first two are accepted, the channels-last ones raise
 (``c10/core/MemoryFormat.h``, ``torch/csrc/utils/tensor_memoryformats.cpp``).
 """
-import functools
-
 from ._naming import TorchNamed
 
 __all__ = ["layout", "strided", "memory_format", "contiguous_format", "preserve_format", "channels_last",
@@ -78,20 +77,3 @@ def tensor_layout(tensor):
     """``torch.strided``: nnref's tensors are all dense (``torch.Tensor.layout``,
     ``torch/csrc/utils/tensor_layouts.cpp``)."""
     return strided
-
-
-def with_factory_keywords(factory):
-    """``factory`` taking PyTorch's ``layout=`` (``None`` or ``torch.strided``) and
-    ``pin_memory=`` keywords: page-locked memory as ``Tensor.pin_memory()`` gives it."""
-    @functools.wraps(factory)
-    def wrapper(*args, layout=None, pin_memory=False, **kwargs):
-        if layout is not None and layout is not strided:
-            raise NotImplementedError(f"{factory.__name__}(): nnref has only the strided layout "
-                                      f"(torch.strided), not {layout!r}")
-        if pin_memory:
-            from . import accelerator
-            if not accelerator.is_available():
-                raise RuntimeError("pin_memory=True requires a CUDA or other accelerator backend; no "
-                                   "pinned memory allocator is available on this system.")
-        return factory(*args, **kwargs)
-    return wrapper

@@ -24,16 +24,34 @@ import math
 
 import numpy as np
 
-from .._device import array_module_of
-from .._tensor import Tensor
-from ..autograd.grad_mode import _GradState
-from ..autograd.graph import Node
+from ._device import array_module_of
+from ._tensor import Tensor, bind
+from .autograd.grad_mode import _GradState
+from .autograd.engine import _validate_outputs
+from .autograd.graph import Node
 
 # ``_view_meta`` values: why an in-place change through this view may not be recorded
 # (PyTorch's ``CreationMeta``).
 NO_GRAD_MODE = "no_grad"
 INFERENCE_MODE = "inference"
 MULTI_OUTPUT = "multi_output"
+
+
+__seams__ = ("take", "put_into_zeros")
+
+
+# Seams: a gradient read at, or added into zeros at, flat positions.  Plain numpy here, so the
+# plain core records no graph for them (it cannot differentiate through them twice); the mirror
+# puts the indexing ops there (index_tensor, _index_add_into_zeros of nnref/_ops/indexing.py),
+# whose nodes (IndexBackward0, IndexPutBackward0) PyTorch records too.
+def take(tensor, positions):
+    return tensor._make(tensor._data[positions].copy(), tensor._device)
+
+
+def put_into_zeros(grad, shape, positions):
+    data = array_module_of(grad._data).zeros(shape, dtype=grad._data.dtype)
+    array_module_of(data).add.at(data, positions, grad._data)
+    return grad._make(data, grad._device)
 
 
 def make_view(base, data):
@@ -105,9 +123,8 @@ class AsStridedBackward0(Node):
         self.base_shape = base._data.shape
 
     def backward(self, grad):
-        from .indexing import _index_add_into_zeros
         size = math.prod(self.base_shape)
-        return (_index_add_into_zeros(grad, (size,), self.positions).reshape(self.base_shape),)
+        return (put_into_zeros(grad, (size,), self.positions).reshape(self.base_shape),)
 
 
 def as_strided_node(base, view):
@@ -135,10 +152,8 @@ class CopySlices(Node):
         return "torch::autograd::CopySlices"
 
     def backward(self, grad):
-        from ..autograd.engine import _validate_outputs
-        from .indexing import index_tensor
         flat = grad.reshape(-1)
-        region = index_tensor(flat, self.positions)
+        region = take(flat, self.positions)
         results = _validate_outputs(self.fn, self.fn.apply(region))
         if self.next_functions[0][0] is None:
             return (None,) + tuple(results[1:])
@@ -226,3 +241,6 @@ def _set_history(tensor, node):
 
 __all__ = ["make_view", "mark_multi_output", "view_positions", "as_strided_node", "CopySlices",
            "AsStridedBackward0", "check_inplace", "rebase_history", "refresh_view_history"]
+
+
+bind(_refresh_view_grad_fn=refresh_view_history)

@@ -21,12 +21,11 @@ import numpy as np
 from ._naming import TorchNamed
 from . import _dtype
 from ._device import CPU, array_module, canonical_device, device as Device, to_host
-from ._layout import check_memory_format, contiguous_format
 from .autograd.grad_mode import _GradState
 from .autograd.graph import AccumulateGrad
 from .utils.hooks import RemovableHandle
 
-__all__ = ["Tensor"]
+__all__ = ["Tensor", "Size", "bind"]
 
 
 class Tensor(metaclass=TorchNamed):
@@ -51,7 +50,7 @@ class Tensor(metaclass=TorchNamed):
                 raise RuntimeError("Legacy tensor constructor of the form torch.Tensor(tensor, "
                                    "device=device) is not supported.  Use torch.tensor(...) or "
                                    "torch.as_tensor(...) instead.")
-            _init_as_alias(self, args[0])
+            self._init_as_alias(args[0])  # bound by nnref/_ops/shape.py
             return
         if not args:
             data = np.zeros((0,), dtype=dtype.numpy)
@@ -179,10 +178,6 @@ class Tensor(metaclass=TorchNamed):
     def grad_fn(self, node):
         self._grad_fn = node
 
-    def _refresh_view_grad_fn(self):
-        from ._ops.views import refresh_view_history
-        refresh_view_history(self)
-
     @property
     def is_leaf(self):
         """True for tensors made by the user or that do not require grad: ``grad_fn is None``."""
@@ -246,13 +241,6 @@ class Tensor(metaclass=TorchNamed):
             raise TypeError("len() of a 0-d tensor")
         return self._data.shape[0]
 
-    def __iter__(self):
-        """The slices along dim 0, made by one ``unbind`` (one ``UnbindBackward0``), as in PyTorch."""
-        if self._data.ndim == 0:
-            raise TypeError("iteration over a 0-d tensor")
-        from ._ops.shape import unbind
-        return iter(unbind(self, 0))
-
     def __contains__(self, element):
         """``x in t``: does any element of ``t`` equal ``x`` (broadcast, as in PyTorch)?"""
         if not isinstance(element, (Tensor, numbers.Number)):
@@ -306,10 +294,6 @@ class Tensor(metaclass=TorchNamed):
     def __hash__(self):
         return id(self)
 
-    def __repr__(self, *, tensor_contents=None):
-        from ._tensor_str import tensor_repr
-        return tensor_repr(self)
-
     def __format__(self, spec):
         """A 0-d tensor formats like its number; others only without a spec (as ``torch.Tensor``)."""
         if self._data.ndim == 0:
@@ -357,18 +341,6 @@ class Tensor(metaclass=TorchNamed):
 
     is_sparse = is_sparse_csr = is_quantized = is_mkldnn = is_nested = property(_never)
     is_mps = is_xpu = is_ipu = is_xla = is_vulkan = is_mtia = is_maia = property(_never)
-
-    def to(self, *args, **kwargs):
-        """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other)``: a copy only when needed
-        (or when ``memory_format=torch.contiguous_format`` asks for a row-major one)."""
-        contiguous = check_memory_format("to", kwargs.pop("memory_format", None)) is contiguous_format
-        dtype, dev, copy = _parse_to(self, args, kwargs)
-        if contiguous and not self._data.flags.c_contiguous:
-            copy = True
-        if dtype is self._dtype and dev == self._device and not copy:
-            return self
-        from ._ops.conversion import to_copy
-        return to_copy(self, dtype, dev, contiguous)
 
     def float(self, *, memory_format=None):
         """``self.to(nnref.float32)`` (``torch.Tensor.float``,
@@ -499,11 +471,6 @@ class Tensor(metaclass=TorchNamed):
             self._accumulator_ref = weakref.ref(accumulator)
         return accumulator
 
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        """Accumulate d(self)/d(leaf) into every leaf's ``.grad`` (see ``nnref.autograd.backward``)."""
-        from .autograd import backward
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
-
     def _accumulate_(self, other):
         """``self += other`` on the raw buffer: gradient accumulation, not a recorded op."""
         array_module(self._device).add(self._data, other._data, out=self._data)
@@ -536,12 +503,6 @@ class Tensor(metaclass=TorchNamed):
         new._requires_grad = self.requires_grad
         new.__dict__.update(self.__dict__)
         return new
-
-    def __reduce_ex__(self, protocol):
-        """Refused at pickling time, so no pickle holds a tensor that could never be loaded."""
-        from .serialization import _not_picklable_message
-        raise TypeError(_not_picklable_message(self))
-
 
 class Size(tuple, metaclass=TorchNamed):
     """``torch.Size``: a tuple of ints that prints as PyTorch's, ``torch.Size([2, 3])``."""
@@ -598,15 +559,6 @@ def _as_array(data, dtype):
     return np.asarray(data, dtype=dtype.numpy)
 
 
-def _init_as_alias(t, source):
-    """Make ``t`` a view of all of ``source``, as PyTorch's legacy constructors do with a tensor."""
-    from ._ops.shape import alias
-    view = alias(source)
-    _init(t, view._data, view._device)
-    t._version_counter, t._grad_fn = view._version_counter, view.grad_fn
-    t._base, t._view_version, t._view_meta = view._base, view._view_version, view._view_meta
-
-
 def _wrap_dim(dim, ndim):
     bound = builtins.max(ndim, 1)
     if not -bound <= dim < bound:
@@ -615,28 +567,15 @@ def _wrap_dim(dim, ndim):
     return dim % bound
 
 
-_PYTHON_DTYPES = (builtins.float, builtins.int, builtins.bool, builtins.complex)
+def bind(**methods):
+    """Attach ``methods`` to :class:`Tensor`, each under its keyword's name.
 
-
-def _parse_to(tensor, args, kwargs):
-    """Sort ``to``'s arguments into (dtype, device, copy), as ``torch._C._nn._parse_to`` does."""
-    dtype, dev = kwargs.pop("dtype", None), kwargs.pop("device", None)
-    copy = kwargs.pop("copy", False)
-    kwargs.pop("non_blocking", None)
-    if kwargs:
-        raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
-    dtype = _dtype.as_dtype(dtype)
-    for arg in args:
-        if isinstance(arg, _dtype.dtype) or (isinstance(arg, type) and arg in _PYTHON_DTYPES):
-            dtype = _dtype.as_dtype(arg)
-        elif isinstance(arg, Tensor):
-            dtype, dev = arg._dtype, arg._device
-        elif isinstance(arg, (str, Device, numbers.Integral)) and not isinstance(arg, builtins.bool):
-            dev = arg
-        elif isinstance(arg, builtins.bool):
-            continue  # non_blocking / copy passed positionally
-        else:
-            raise TypeError(f"to() received an invalid combination of arguments: {arg!r}; expected "
-                            "a dtype, a device (or 'cpu'/'cuda' string) or a Tensor")
-    dev = tensor._device if dev is None else canonical_device(dev)
-    return (dtype or tensor._dtype), dev, copy
+    The one way a method written outside this file reaches the class.  This file says what a
+    tensor *is* (its values, dtype, device, history and version); the files that compute with
+    tensors import it and bind what a tensor *does*: each op file its own methods
+    (``bind(add=add, __add__=add)``), the core's and the mirror's alike, as PyTorch generates
+    ``python_variable_methods.cpp`` from ``native_functions.yaml``.  So no import goes back from
+    here to them, and ``import nnref`` has bound every method before a program runs.
+    """
+    for name, method in methods.items():
+        setattr(Tensor, name, method)

@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from . import _dtype
+from ._tensor import bind
 from ._device import to_host
 
 PRECISION, THRESHOLD, EDGEITEMS, LINEWIDTH = 4, 1000, 3, 80
@@ -170,3 +171,10 @@ def tensor_repr(tensor, prefix="tensor("):
     elif tensor.requires_grad:
         suffixes.append("requires_grad=True")
     return _add_suffixes(prefix + body, suffixes, indent)
+
+
+def _repr(self, *, tensor_contents=None):
+    return tensor_repr(self)
+
+
+bind(__repr__=_repr)

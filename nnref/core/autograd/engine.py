@@ -13,14 +13,24 @@ recursion, so a chain of 10,000 ops is fine):
 """
 import heapq
 import itertools
+import warnings
 
 import numpy as np
 
-from .anomaly_mode import _AnomalyState, check_gradients
+from .._device import array_module_of
+from .._tensor import Tensor, bind
 from .grad_mode import _GradState
-from .profiler import _Profiling
+from .graph import gradient_edge
 
-__all__ = ["queue_callback", "run_backward"]
+__all__ = ["backward", "grad", "queue_callback", "run_backward"]
+__seams__ = ("gradient_checker", "profiler")
+
+# Seams, both None in the plain core.  ``gradient_checker(node, grads)`` looks at each node's
+# gradients: the mirror's anomaly mode puts its NaN check there (nnref/autograd/anomaly_mode.py).
+# ``profiler`` times each node while nnref.autograd.profiler.profile() records
+# (nnref/autograd/profiler.py, _Recorder.node and .apply).
+gradient_checker = None
+profiler = None
 
 # One list per backward pass in progress (a hook may start another): the callbacks to run when
 # that pass has finished.
@@ -173,7 +183,6 @@ def _check_hook_result(hook, original, result):
 def _check_single_hook_result(hook, original, result):
     """A hook may replace a gradient only by a tensor of the same dtype, device and size
     (``check_single_result`` / ``check_variable_result`` in ``python_hook.cpp``)."""
-    from .._tensor import Tensor
     if result is None:
         return
     if original is None:
@@ -198,7 +207,6 @@ def run_backward(roots, root_grads, keep_graph, create_graph, inputs=None, accum
     ``.grad``; without it (``autograd.grad``) the gradients reaching ``inputs``
     are captured and returned instead.
     """
-    from .graph import gradient_edge
 
     graph_root = _GraphRoot(gradient_edge(t) for t in roots)
     dependencies = _dependencies(graph_root)
@@ -227,10 +235,10 @@ def run_backward(roots, root_grads, keep_graph, create_graph, inputs=None, accum
                     grads = _call_tensor_pre_hooks(node, grads)
                     if targets is not None and targets.capture_and_skip(node, grads):
                         continue
-                    if _Profiling.recorder is None:
+                    if profiler is None:
                         grad_inputs = _run_node(node, grads, keep_graph)
                     else:  # inside profiler.profile(): recorded as PyTorch's engine records it
-                        grad_inputs = _Profiling.recorder.node(node, _run_node, grads, keep_graph)
+                        grad_inputs = profiler.node(node, _run_node, grads, keep_graph)
                 del grads
                 for child in _route(node, grad_inputs, buffers, dependencies, targets):
                     heapq.heappush(ready, (-child._sequence_nr, next(pushes), child))
@@ -254,7 +262,6 @@ class _Targets:
     """
 
     def __init__(self, graph_root, inputs, accumulate_grad):
-        from .graph import gradient_edge
         self.captures = {}  # (node, slot) -> positions in the result
         self.run = set()  # input nodes run for backward(inputs=...)
         for position, tensor in enumerate(inputs):
@@ -315,14 +322,14 @@ def _run_node(node, grads, keep_graph):
         grad_outputs = tuple(grads) if node._post_hooks else None
         arguments = tuple(_fill_missing(node, grads) if node.num_outputs > 1 else grads)
         grads.clear()  # the buffer list is the caller's too: empty it, so that ...
-        if _Profiling.recorder is None:  # ... AccumulateGrad may adopt a gradient no one else holds
+        if profiler is None:  # ... AccumulateGrad may adopt a gradient no one else holds
             grad_inputs = node.apply(*arguments)
         else:
-            grad_inputs = _Profiling.recorder.apply(node, arguments)
+            grad_inputs = profiler.apply(node, arguments)
         del arguments
         grad_inputs = _validate_outputs(node, grad_inputs)
-        if _AnomalyState.enabled and _AnomalyState.check_nan:
-            check_gradients(node, grad_inputs)
+        if gradient_checker is not None:
+            gradient_checker(node, grad_inputs)
         if node._post_hooks:
             grad_inputs = _call_post_hooks(node, grad_inputs, grad_outputs)
     if not keep_graph:
@@ -349,3 +356,92 @@ def _fill_missing(node, grads):
     if any(g is None for g in grads):
         return [g if g is not None else node._zeros_for_output(i) for i, g in enumerate(grads)]
     return grads
+
+
+# -- where a backward pass starts (torch/autograd/__init__.py) ------------------------------
+def _as_list(x):
+    if x is None:
+        return None
+    return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+def _root_gradients(outputs, grad_outputs):
+    """The gradient each root starts with: ``1`` for scalars, else it must be given."""
+    grads = _as_list(grad_outputs) or [None] * len(outputs)
+    if len(grads) != len(outputs):
+        raise RuntimeError(f"grad can be implicitly created only for scalar outputs: got "
+                           f"{len(grads)} gradients for {len(outputs)} outputs")
+    result = []
+    for i, (out, g) in enumerate(zip(outputs, grads)):
+        if not out.requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a "
+                               "grad_fn. Did you forget requires_grad=True on an input, or compute "
+                               "it under no_grad()?")
+        if g is None:
+            if out._data.size != 1:
+                raise RuntimeError(
+                    "grad can be implicitly created only for scalar outputs; this output has shape "
+                    f"{list(out.shape)}. Pass gradient= (a tensor of that shape, e.g. "
+                    "torch.ones_like(out)) or reduce it first (out.sum()).")
+            g = Tensor._make(array_module_of(out._data).ones_like(out._data), out._device)
+        elif g._data.shape != out._data.shape:
+            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
+                               f"output[{i}] has a shape of {out.shape}.")
+        result.append(g)
+    return result
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulate the gradients of ``tensors`` into the ``.grad`` of the leaves (or of ``inputs``)."""
+    outputs = _as_list(tensors)
+    roots = _root_gradients(outputs, grad_tensors)
+    if retain_graph is None:
+        retain_graph = create_graph
+    if create_graph:
+        warnings.warn(
+            "Using backward() with create_graph=True will create a reference cycle between the "
+            "parameter and its gradient which can cause a memory leak. We recommend using "
+            "autograd.grad when creating the graph to avoid this. If you have to use this function, "
+            "make sure to reset the .grad fields of your parameters to None after use to break the "
+            "cycle and avoid the leak.", UserWarning, stacklevel=2)
+    inputs = _as_list(inputs)
+    if inputs is not None and not inputs:
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    for tensor in inputs or ():
+        if tensor.grad_fn is not None:
+            tensor.retain_grad()  # a non-leaf input gets its .grad the way retain_grad gives it
+    run_backward(outputs, roots, retain_graph, create_graph, inputs=inputs, accumulate_grad=True)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=None, materialize_grads=False):
+    """d(outputs)/d(inputs), returned as a tuple; ``.grad`` fields are left alone."""
+    outputs, inputs = _as_list(outputs), _as_list(inputs)
+    for i, t in enumerate(inputs):
+        if not t.requires_grad:
+            raise RuntimeError(f"One of the differentiated Tensors (input {i}) does not require grad")
+    roots = _root_gradients(outputs, grad_outputs)
+    if retain_graph is None:
+        retain_graph = create_graph
+    allow_unused = materialize_grads if allow_unused is None else allow_unused
+    captured = run_backward(outputs, roots, retain_graph, create_graph, inputs=inputs,
+                            accumulate_grad=False)
+    results = []
+    for i, (t, g) in enumerate(zip(inputs, captured)):
+        if g is None:
+            if not allow_unused:
+                raise RuntimeError(
+                    f"One of the differentiated Tensors (input {i}) appears to not have been used "
+                    "in the graph. Set allow_unused=True if this is the desired behavior.")
+            if materialize_grads:
+                g = Tensor._make(array_module_of(t._data).zeros_like(t._data), t._device)
+        results.append(g)
+    return tuple(results)
+
+
+def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulate d(self)/d(leaf) into every leaf's ``.grad`` (see :func:`backward`)."""
+    backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+
+bind(backward=_tensor_backward)

@@ -1,0 +1,1 @@
+"""The core's operations: each forward next to its backward node."""

@@ -1,0 +1,1 @@
+"""The core's utilities: the handle every hook registration returns."""
