@@ -58,6 +58,7 @@ _TOP_LEVEL = (
     ("nnref.core._dtype", "dtype"), ("nnref._type_info", "dtype"), ("nnref.core._layout", "dtype"),
     ("nnref.core._device", "device"),
     ("nnref._settings", "settings"), ("nnref.compiler", "compiler"), ("nnref.amp", "amp"), ("nnref.autograd", "grad_mode"),
+    ("nnref.core.autograd", "grad_mode"), ("nnref.core._ops", "ops"),
     ("nnref.serialization", "serialization"), ("nnref._ops", "ops"), ("nnref.functional", "ops"),
     ("nnref._aten_aliases", "ops"),
     ("builtins", "dtype"),

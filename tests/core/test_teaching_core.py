@@ -404,3 +404,14 @@ def test_the_chapters_listings_cover_half_of_the_core():
     never = sorted(f for f, n in sizes.items() if n > 3 and not shown.get(f))
     assert covered / sum(sizes.values()) >= LISTING_COVERAGE, (
         f"the chapters show {covered} of the core's {sum(sizes.values())} lines; never shown: {never}")
+
+
+def test_the_readme_gives_the_halves_current_sizes():
+    sys.path.insert(0, str(PACKAGE.parent / "tools"))
+    try:
+        import readme_sizes
+    finally:
+        sys.path.pop(0)
+    text = (PACKAGE.parent / "README.md").read_text()
+    assert readme_sizes.BLOCK.search(text), "README.md lost its <!-- sizes --> block"
+    assert readme_sizes.written(text) == text, "README's sizes are stale: run python tools/readme_sizes.py"

@@ -1,4 +1,8 @@
-"""``to``: copy a tensor to another dtype and/or device (``ToCopyBackward0`` converts grads back)."""
+"""``to``: copy a tensor to another dtype and/or device (``ToCopyBackward0`` converts grads back).
+
+Mirrors ``Tensor.to`` (``torch/csrc/autograd/python_variable_methods.cpp``) and ``_to_copy``
+(``aten/src/ATen/native/TensorConversions.cpp``).
+"""
 import builtins
 import numbers
 
@@ -43,7 +47,8 @@ def to_copy(input, dtype, dev, contiguous=False):
 
 def to(self, *args, **kwargs):
     """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other)``: a copy only when needed
-    (or when ``memory_format=torch.contiguous_format`` asks for a row-major one)."""
+    (or when ``memory_format=torch.contiguous_format`` asks for a row-major one): ``Tensor.to``
+    of ``torch/csrc/autograd/python_variable_methods.cpp``."""
     contiguous = check_memory_format("to", kwargs.pop("memory_format", None)) is contiguous_format
     dtype, dev, copy = _parse_to(self, args, kwargs)
     if contiguous and not self._data.flags.c_contiguous:
