@@ -415,3 +415,13 @@ def test_the_readme_gives_the_halves_current_sizes():
     text = (PACKAGE.parent / "README.md").read_text()
     assert readme_sizes.BLOCK.search(text), "README.md lost its <!-- sizes --> block"
     assert readme_sizes.written(text) == text, "README's sizes are stale: run python tools/readme_sizes.py"
+
+
+def test_the_source_map_marks_every_module_core_or_mirror():
+    notebook = json.loads((BOOK / "source_map.ipynb").read_text())
+    table = next("".join(output["data"]["text/markdown"]) for cell in notebook["cells"]
+                 for output in cell.get("outputs", []) if "text/markdown" in output.get("data", {})
+                 and "| half |" in "".join(output["data"]["text/markdown"]))
+    halves = dict(re.findall(r"^\| \*\*`(nnref[\w.]*)`\*\*.*? \| (core|mirror) \| ", table, re.M))
+    assert halves and all((half == "core") == name.startswith("nnref.core") for name, half in halves.items())
+    assert {dotted(path, CORE) for path in core_files()} <= set(halves)
