@@ -194,6 +194,7 @@ def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
 from . import linalg  # noqa: E402 - torch.linalg.vector_norm, det, solve, ...
 from ._ops.linalg_determinants import logdet, torch_det as det, torch_slogdet as slogdet  # noqa: E402
 from ._ops.linalg_solvers import inverse  # noqa: E402
+from ._ops.linalg_spectral import torch_svd as svd  # noqa: E402
 inverse = _with_out(inverse)
 from ._ops.quantile import nanquantile, quantile  # noqa: E402
 

@@ -447,10 +447,11 @@ from . import tensordot  # noqa: E402
 Tensor.inner = tensordot.inner
 __all__ += ["tensordot"]
 
-from . import linalg_decompositions, linalg_determinants, linalg_norms, linalg_solvers  # noqa: E402
+from . import linalg_decompositions, linalg_determinants, linalg_norms, linalg_solvers, linalg_spectral  # noqa: E402
 
 Tensor.det, Tensor.logdet, Tensor.inverse = linalg_determinants.det, linalg_determinants.logdet, linalg_solvers.inverse
 Tensor.slogdet = linalg_determinants.torch_slogdet
+Tensor.svd = linalg_spectral.torch_svd
 __all__ += ["linalg_decompositions", "linalg_determinants", "linalg_norms", "linalg_solvers"]
 
 from . import quantile  # noqa: E402

@@ -53,7 +53,8 @@ class SavedTensor:
         if tensor._version_counter[0] != self.version:
             raise RuntimeError(self._modified_message(node))
         if self.is_output and node._graph_output_requires_grad:
-            return tensor._alias_with_grad_fn(node)
+            tensor = tensor._alias_with_grad_fn(node)
+            tensor._output_nr = self.output_nr  # which output of a multi-output node (eigh's vectors: 1)
         return tensor
 
     def _modified_message(self, node):
