@@ -225,7 +225,8 @@ class AccumulateGrad(Node):
                 from .._creation import empty_like
                 variable.grad = empty_like(grad).copy_(grad)  # recorded: grad_fn=<CopyBackwards>
             else:
-                variable.grad = grad.clone(contiguous=True)
+                from .._layout import contiguous_format
+                variable.grad = grad.clone(memory_format=contiguous_format)
         elif _GradState.enabled:
             variable.grad = variable.grad + grad  # a new tensor: whoever held the old one keeps it
         else:
