@@ -126,6 +126,8 @@ class Node(metaclass=TorchNamed):
 
     def __call__(self, *grad_outputs):
         """``grad_fn(grad)``: the input gradients, a lone one unwrapped (PyTorch's ``THPCppFunction_call``)."""
+        if len(grad_outputs) != self.num_outputs:
+            raise TypeError(f"expected {self.num_outputs} arguments, got {len(grad_outputs)} instead")
         grads = self.apply(*grad_outputs)
         return grads[0] if len(grads) == 1 else grads
 
