@@ -230,8 +230,8 @@ cosine_similarity, pairwise_distance = nn.functional.cosine_similarity, nn.funct
 (conv1d, conv2d, conv_transpose1d, conv_transpose2d, avg_pool1d,
  adaptive_avg_pool1d, prelu, hardshrink, pdist, bilinear, pixel_shuffle, pixel_unshuffle, channel_shuffle) = (
     getattr(nn.functional, _name) for _name in (
-        "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "avg_pool1d", "adaptive_avg_pool1d", "prelu", "hardshrink", "pdist", "bilinear", "pixel_shuffle",
-        "pixel_unshuffle", "channel_shuffle"))
+        "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "avg_pool1d", "adaptive_avg_pool1d",
+        "prelu", "hardshrink", "pdist", "bilinear", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle"))
 # ... and those whose torch.* signature is ATen's (dropout(input, p, train), norm's out= ...)
 from ._aten_aliases import (celu, dropout, group_norm, layer_norm, max_pool1d, max_pool2d, norm, selu,  # noqa: E402
                             threshold)

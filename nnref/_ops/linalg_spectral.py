@@ -37,7 +37,7 @@ def _return_type(name, fields):
 linalg_eigh = _return_type("linalg_eigh", ["eigenvalues", "eigenvectors"])
 linalg_svd = _return_type("linalg_svd", ["U", "S", "Vh"])
 linalg_qr = _return_type("linalg_qr", ["Q", "R"])
-svd_return_type = _return_type("svd", ["U", "S", "V"])
+_svd_result = _return_type("svd", ["U", "S", "V"])
 linalg_lstsq = _return_type("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
 
 
@@ -177,12 +177,12 @@ def torch_svd(input, some=True, compute_uv=True):
     square zero matrices (``aten/src/ATen/native/BatchLinearAlgebra.cpp``, ``svd``)."""
     if compute_uv:
         U, S, Vh = svd(input, full_matrices=not some)
-        return svd_return_type(U, S, Vh.mT)
+        return _svd_result(U, S, Vh.mT)
     from .linalg_decompositions import svdvals
     S = svdvals(input)
     m, n = input.shape[-2:]
     batch = tuple(input.shape[:-2])
-    return svd_return_type(input.new_zeros(batch + (m, m)), S, input.new_zeros(batch + (n, n)))
+    return _svd_result(input.new_zeros(batch + (m, m)), S, input.new_zeros(batch + (n, n)))
 
 
 class LinalgQrBackward0(Node):

@@ -6,8 +6,8 @@
 for REINFORCE: the same ``manual_seed`` gives PyTorch's numbers, because each ``sample`` makes
 the same random calls (``normal``, ``multinomial``, ``bernoulli``, ``rand``, ``exponential_``)
 in the same order.  ``Gamma``, ``Beta``, ``Dirichlet`` and ``Poisson`` run PyTorch's rejection
-samplers draw for draw (``_samplers.py``).  The binomial family's sampler is not reproduced, so
-``Binomial`` and the distributions built on it are not here.
+samplers draw for draw (the ``_samplers`` module).  The binomial family's sampler is not
+reproduced, so ``Binomial`` and the distributions built on it are not here.
 """
 from . import constraints
 from .bernoulli import Bernoulli

@@ -16,7 +16,7 @@ class Gamma(ExponentialFamily):
     """The gamma distribution with shape ``concentration`` and ``rate`` (density
     ``rate^a x^(a-1) exp(-rate x) / Gamma(a)``) (``torch.distributions.Gamma``,
     ``torch/distributions/gamma.py``).  ``sample``/``rsample`` draw PyTorch's numbers
-    (``nnref/distributions/_samplers.py``), and ``rsample`` is differentiable in both
+    (the ``_samplers`` module), and ``rsample`` is differentiable in both
     parameters (``concentration`` through PyTorch's implicit reparameterisation gradient)."""
 
     arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
