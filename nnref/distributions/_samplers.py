@@ -1,7 +1,8 @@
 """PyTorch's CPU samplers for the gamma, Dirichlet and Poisson distributions, draw for draw
 (``aten/src/ATen/native/Distributions.cpp``: ``_s_gamma_cpu``, ``_s_dirichlet_cpu``,
 ``_s_poisson_cpu``; ``aten/src/ATen/native/Distributions.h``: ``sample_gamma``), and the
-reparameterised gradient of a gamma draw (``standard_gamma_grad_one``).
+reparameterised gradients of a gamma draw (``standard_gamma_grad_one``) and of a Dirichlet draw
+(``dirichlet_grad_one``), vectorised over the elements.
 
 Each sampler is a rejection method: how many numbers an element consumes depends on the numbers
 it drew, so PyTorch runs it one element at a time, in memory order, on the generator's
@@ -21,7 +22,7 @@ from .._tensor import Tensor
 from ..autograd.graph import Node
 from .._ops._common import record, wrap
 
-__all__ = ["standard_gamma", "sample_dirichlet", "poisson"]
+__all__ = ["standard_gamma", "sample_dirichlet", "poisson", "dirichlet_grad"]
 
 _ONE_THIRD_F = float(np.float32(1.0) / np.float32(3.0))  # PyTorch's 1.0f / 3.0f
 _C_0331_F = float(np.float32(0.0331))  # 0.0331f, promoted to double where it is used
@@ -220,3 +221,130 @@ def _standard_gamma_grad(alpha, x):
         rational = np.exp(p / q)
     return np.where(x < _F08, small,
                     np.where(alpha > 8.0, large, rational)).astype(dtype)
+
+
+# ---- the reparameterised gradient of a Dirichlet (or Beta) draw --------------------------------------
+
+def _digamma_one(x):
+    """``digamma_one<scalar_t, double>`` for ``x > 0``: the recurrence in ``x``'s own dtype (float32
+    arithmetic for float32), the sum and the series in double, the result back in ``x``'s dtype."""
+    one = x.dtype.type(1)
+    result = np.zeros(x.shape)
+    for _ in range(10):
+        below = x < 10
+        result -= np.where(below, one / np.where(below, x, one), 0).astype(np.float64)
+        x = np.where(below, x + one, x)
+    z = 1.0 / (x * x).astype(np.float64)
+    poly = np.zeros_like(z)
+    for coefficient in _DIGAMMA_A:
+        poly = poly * z + coefficient
+    y = np.where(x < np.float32(1.0e17), z * poly, 0.0)
+    asymptotic = result + np.log(x).astype(np.float64) - (x.dtype.type(0.5) / x).astype(np.float64) - y
+    return np.where(x == 10, result + _PSI_10, asymptotic).astype(x.dtype)
+
+
+def _beta_grad_alpha_small(x, alpha, beta):
+    """A Taylor expansion for ``x`` near 0, in ``x``'s dtype (``_beta_grad_alpha_small``)."""
+    t = x.dtype.type
+    factor = _digamma_one(alpha) - _digamma_one(alpha + beta) - np.log(x)
+    numer = np.ones_like(x)
+    series = numer / alpha * (factor + t(1) / alpha)
+    for i in range(1, 11):
+        numer = numer * ((t(i) - beta) * x / t(i))
+        denom = alpha + t(i)
+        series = series + numer / denom * (factor + t(1) / denom)
+    result = x * np.power(t(1) - x, -beta) * series
+    return np.where(np.isnan(result), t(0), result)
+
+
+def _beta_grad_beta_small(x, alpha, beta):
+    """A Taylor expansion for ``x`` near 0 of the gradient in ``beta`` (``_beta_grad_beta_small``)."""
+    t = x.dtype.type
+    factor = _digamma_one(alpha + beta) - _digamma_one(beta)
+    numer, betas, dbetas, series = np.ones_like(x), np.ones_like(x), np.zeros_like(x), factor / alpha
+    for i in range(1, 9):
+        numer = numer * (-x / t(i))
+        dbetas = dbetas * (beta - t(i)) + betas
+        betas = betas * (beta - t(i))
+        series = series + numer / (alpha + t(i)) * (dbetas + factor * betas)
+    result = -np.power(t(1) - x, t(1) - beta) * series
+    return np.where(np.isnan(result), t(0), result)
+
+
+def _beta_grad_alpha_mid(x, alpha, beta):
+    """A Rice saddle point expansion for large ``alpha`` and ``beta``, in double
+    (``_beta_grad_alpha_mid``)."""
+    total = alpha + beta
+    mean = alpha / total
+    std = np.sqrt(alpha * beta / (total + 1)) / total
+    poly = 47 * x * (beta * beta) * (beta * beta) + alpha * (
+        (43 + 20 * (16 + 27 * beta) * x) * (beta * beta) * beta + alpha * (
+            3 * (59 + 180 * beta - 90 * x) * (beta * beta) + alpha * (
+                (453 + 1620 * beta * (1 - x) - 455 * x) * beta + alpha * (8 * (1 - x) * (135 * beta - 11)))))
+    prefactor_num = (1 + 12 * alpha) * (1 + 12 * beta) / (total * total)
+    prefactor_den = 12960 * alpha * alpha * alpha * beta * beta * (1 + 12 * total)
+    near = prefactor_num / (1 - x) * poly / prefactor_den
+    prefactor = -x / np.sqrt(2 * alpha * beta / total)
+    stirling = ((1 + 1 / (12 * alpha) + 1 / (288 * alpha * alpha)) * (1 + 1 / (12 * beta) + 1 / (288 * beta * beta))
+                / (1 + 1 / (12 * total) + 1 / (288 * total * total)))
+    term1_num = 2 * (alpha * alpha) * (x - 1) + alpha * beta * (x - 1) - x * (beta * beta)
+    axbx = alpha * (x - 1) + beta * x
+    term1 = term1_num / (np.sqrt(2 * alpha / beta) * np.power(total, 1.5) * axbx * axbx)
+    term2 = 0.5 * np.log(alpha / (total * x))
+    term3 = np.sqrt(8 * alpha * beta / total) / (beta * x + alpha * (x - 1))
+    term4 = np.power(beta * np.log(beta / (total * (1 - x))) + alpha * np.log(alpha / (total * x)), -1.5)
+    far = stirling * prefactor * (term1 + term2 * (term3 + np.where(x < mean, term4, -term4)))
+    return np.where((mean - 0.1 * std <= x) & (x <= mean + 0.1 * std), near, far)
+
+
+_DIRICHLET_C = np.array([
+    [[[1.003668233, -0.01061107488, -0.0657888334, 0.01201642863],
+      [0.6336835991, -0.3557432599, 0.05486251648, -0.001465281033],
+      [-0.03276231906, 0.004474107445, 0.002429354597, -0.0001557569013]],
+     [[0.221950385, -0.3187676331, 0.01799915743, 0.01074823814],
+      [-0.2951249643, 0.06219954479, 0.01535556598, 0.001550077057],
+      [0.02155310298, 0.004170831599, 0.001292462449, 6.976601077e-05]],
+     [[-0.05980841433, 0.008441916499, 0.01085618172, 0.002319392565],
+      [0.02911413504, 0.01400243777, -0.002721828457, 0.000751041181],
+      [0.005900514878, -0.001936558688, -9.495446725e-06, 5.385558597e-05]]],
+    [[[1, -0.02924021934, -0.04438342661, 0.007285809825],
+      [0.6357567472, -0.3473456711, 0.05454656494, -0.002407477521],
+      [-0.03301322327, 0.004845219414, 0.00231480583, -0.0002307248149]],
+     [[0.5925320577, -0.1757678135, 0.01505928619, 0.000564515273],
+      [0.1014815858, -0.06589186703, 0.01272886114, -0.0007316646956],
+      [-0.007258481865, 0.001096195486, 0.0003934994223, -4.12701925e-05]],
+     [[0.06469649321, -0.0236701437, 0.002902096474, -5.896963079e-05],
+      [0.001925008108, -0.002869809258, 0.0008000589141, -6.063713228e-05],
+      [-0.0003477407336, 6.959756487e-05, 1.097287507e-05, -1.650964693e-06]]]])
+
+
+def dirichlet_grad(x, alpha, total):
+    """``_dirichlet_grad``: ``dirichlet_grad_one`` elementwise, vectorised, as a numpy array of
+    ``x``'s dtype: the scaled reparameterised gradient of a Beta(``alpha``, ``total - alpha``)
+    draw ``x``, by the expansion that suits the region (near 0, near 1, both parameters large,
+    else a rational correction to an analytic approximation)."""
+    t = x.dtype.type
+    beta = total - alpha
+    boundary = total * x * (t(1) - x)
+    x_, alpha_, total_ = (a.astype(np.float64) for a in (x, alpha, total))
+    beta_ = total_ - alpha_
+    with np.errstate(all="ignore"):
+        near_zero = _beta_grad_alpha_small(x, alpha, beta)
+        near_one = -_beta_grad_beta_small(t(1) - x, beta, alpha)
+        mid = _beta_grad_alpha_mid(x_, alpha_, beta_)
+        u = np.log(x_)
+        a = np.log(alpha_) - u
+        b = np.log(total_) - a
+        p, q = np.zeros_like(x_), np.zeros_like(x_)
+        for i, pow_u in enumerate((1.0, u, u * u)):
+            for j, pow_a in enumerate((1.0, a, a * a)):
+                ua = pow_u * pow_a
+                cp, cq = _DIRICHLET_C[0, i, j], _DIRICHLET_C[1, i, j]
+                p = p + ua * (cp[0] + b * (cp[1] + b * (cp[2] + b * cp[3])))
+                q = q + ua * (cq[0] + b * (cq[1] + b * (cq[2] + b * cq[3])))
+        approx = x_ * (_digamma_one(total_) - _digamma_one(alpha_)) / beta_
+        rational = p / q * approx
+    # the branches in PyTorch's order, with its float constants (0.5f, 2.5f, 0.75f)
+    return np.where((x <= 0.5) & (boundary < 2.5), near_zero,
+                    np.where((x >= 0.5) & (boundary < 0.75), near_one,
+                             np.where((alpha > 6) & (beta > 6), mid, rational))).astype(x.dtype)

@@ -16,8 +16,8 @@ __all__ = ["Beta"]
 class Beta(ExponentialFamily):
     """The beta distribution on ``[0, 1]`` with ``concentration1`` (alpha) and
     ``concentration0`` (beta), a two-category Dirichlet (``torch.distributions.Beta``,
-    ``torch/distributions/beta.py``): draws are PyTorch's numbers; differentiating a draw in the
-    concentrations (PyTorch's ``_dirichlet_grad``) is not implemented and says so."""
+    ``torch/distributions/beta.py``): draws are PyTorch's numbers, differentiable in the
+    concentrations."""
 
     arg_constraints = {"concentration1": constraints.positive, "concentration0": constraints.positive}
     support = constraints.unit_interval

@@ -1,20 +1,47 @@
 """The Dirichlet distribution (``torch/distributions/dirichlet.py``)."""
+import numpy as np
+
+from .._ops._common import wrap
 from .._ops.special import digamma, lgamma, xlogy
 from .._tensor import Size
-from ..autograd.grad_mode import is_grad_enabled
+from ..autograd.function import Function, once_differentiable
 from ..nn.functional import one_hot
 from . import constraints
-from ._samplers import sample_dirichlet
+from ._samplers import dirichlet_grad, sample_dirichlet
 from .exp_family import ExponentialFamily
 
 __all__ = ["Dirichlet"]
 
 
+def _Dirichlet_backward(x, concentration, grad_output):
+    """The gradient of a draw ``x`` in ``concentration``: ``_dirichlet_grad`` on each category
+    against the rest, projected onto the simplex."""
+    total = np.broadcast_to(concentration._data.sum(-1, keepdims=True), concentration._data.shape)
+    grad = wrap(dirichlet_grad(x._data, concentration._data, total), x)
+    return grad * (grad_output - (x * grad_output).sum(-1, True))
+
+
+class _Dirichlet(Function):
+    """A Dirichlet draw, differentiable in its concentration (first order, as PyTorch's)."""
+
+    @staticmethod
+    def forward(ctx, concentration):
+        x = sample_dirichlet(concentration)
+        ctx.save_for_backward(x, concentration)
+        return x
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad_output):
+        x, concentration = ctx.saved_tensors
+        return _Dirichlet_backward(x, concentration, grad_output)
+
+
 class Dirichlet(ExponentialFamily):
     """The Dirichlet distribution over the simplex, with ``concentration`` along the last
     dimension (``torch.distributions.Dirichlet``, ``torch/distributions/dirichlet.py``).
-    Draws are PyTorch's numbers; differentiating a draw in ``concentration`` (PyTorch's
-    ``_dirichlet_grad``) is not implemented and says so."""
+    Draws are PyTorch's numbers, differentiable in ``concentration`` (PyTorch's
+    ``_dirichlet_grad``, the same expansions)."""
 
     arg_constraints = {"concentration": constraints.independent(constraints.positive, 1)}
     support = constraints.simplex
@@ -40,12 +67,7 @@ class Dirichlet(ExponentialFamily):
         """``_sample_dirichlet(concentration)``: PyTorch's draws (gamma draws, normalised)."""
         shape = self._extended_shape(sample_shape)
         concentration = self.concentration.expand(shape)
-        if concentration.requires_grad and is_grad_enabled():
-            raise NotImplementedError(
-                "nnref draws Dirichlet and Beta samples with PyTorch's numbers but cannot differentiate them in "
-                "the concentration (PyTorch's _dirichlet_grad is not implemented): call sample(), or detach the "
-                "concentration")
-        return sample_dirichlet(concentration)
+        return _Dirichlet.apply(concentration)
 
     def log_prob(self, value):
         """``sum((a - 1) log(value)) + lgamma(sum(a)) - sum(lgamma(a))``."""

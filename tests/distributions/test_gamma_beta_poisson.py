@@ -1,8 +1,8 @@
 """Gamma, Beta, Dirichlet and Poisson against torch.distributions: PyTorch's draws bit for bit
 for the same seed (its rejection samplers run draw for draw, and the global stream is left where
-PyTorch leaves it), ``log_prob``/``entropy``/moments/``mode`` and their gradients, the gamma
-draw's reparameterised gradient, supports, reprs, ``expand``, validation errors word for word,
-and ``kl_divergence`` of every pair PyTorch registers among nnref's distributions."""
+PyTorch leaves it), ``log_prob``/``entropy``/moments/``mode`` and their gradients, the gamma and
+Dirichlet draws' reparameterised gradients, supports, reprs, ``expand``, validation errors word
+for word, and ``kl_divergence`` of every pair PyTorch registers among nnref's distributions."""
 import numpy as np
 import pytest
 
@@ -74,7 +74,7 @@ def _close(ours, theirs):
 def test_samples_are_pytorchs_for_the_same_seed(name, shape, dtype):
     def run(dist, params, lib):
         draws = [dist.sample(shape), dist.sample(), dist.sample(shape)]
-        if dist.has_rsample and not name.startswith(("beta", "dirichlet")):
+        if dist.has_rsample:
             draws += [dist.rsample(shape)]
         return draws + [lib.rand(2)]  # the global stream (and its cached normal) is left as PyTorch leaves it
     theirs, ours = _both(BUILDERS[name], run, dtype)
@@ -104,7 +104,7 @@ def test_scores_moments_and_their_gradients_are_pytorchs(name, dtype):
                 dist.entropy()
         else:
             out["entropy"] = dist.entropy()
-        if name.startswith("gamma"):  # the implicit reparameterisation gradient of the draws
+        if dist.has_rsample:  # the implicit reparameterisation gradient of the draws
             out["rsample"] = dist.rsample((2,))
         finite = [t for t in out.values() if t.requires_grad]
         grads = []
@@ -165,13 +165,25 @@ def test_validation_errors_are_pytorchs_word_for_word(index):
     assert theirs is not None and error(nnref, ND) == theirs
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_many_dirichlet_draw_gradients_are_pytorchs(dtype):
+    """Beta draws over small, mixed and large concentrations reach every branch of
+    ``dirichlet_grad_one`` (near 0, near 1, both large, the rational correction)."""
+    rng = np.random.default_rng(5)
+    a, b = (np.concatenate([rng.uniform(0.05, 3, 60), rng.uniform(6.5, 60, 60), rng.uniform(0.1, 20, 60)])
+            for _ in range(2))
+
+    def run(dist, params, lib):
+        draws = dist.rsample((3,))
+        weights = lib.linspace(-1, 1, draws.numel(), dtype=draws.dtype).reshape(draws.shape)
+        return [draws] + list(lib.autograd.grad((draws * weights).sum(), params))
+    theirs, ours = _both(lambda lib, D, dt: _with(D.Beta, _params(lib, dt, a, b)), run, dtype)
+    _same(ours[0], theirs[0])
+    _close(ours[1:], theirs[1:])
+
+
 def test_what_nnref_cannot_do_says_so():
     concentration = nnref.tensor([1.0, 2.0], requires_grad=True)
-    with pytest.raises(NotImplementedError, match="_dirichlet_grad"):
-        ND.Beta(concentration, concentration).rsample()
-    with pytest.raises(NotImplementedError, match="_dirichlet_grad"):
-        ND.Dirichlet(concentration).rsample()
-    assert ND.Beta(concentration, concentration).sample().shape == (2,)  # sample() needs no gradient
     with pytest.raises(NotImplementedError, match="gammainc"):
         ND.Gamma(concentration, 1.0).cdf(nnref.tensor([1.0, 1.0]))
 
