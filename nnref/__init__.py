@@ -196,6 +196,8 @@ from . import linalg  # noqa: E402 - torch.linalg.vector_norm, det, solve, ...
 from ._ops.linalg_determinants import logdet, torch_det as det, torch_slogdet as slogdet  # noqa: E402
 from ._ops.linalg_solvers import inverse  # noqa: E402
 from ._ops.linalg_spectral import torch_svd as svd  # noqa: E402
+from .distributions._samplers import poisson  # noqa: E402
+poisson = _with_out(poisson)
 inverse = _with_out(inverse)
 from ._ops.quantile import nanquantile, quantile  # noqa: E402
 

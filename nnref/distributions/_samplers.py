@@ -138,16 +138,25 @@ def _sample_poisson(lam, uniform):
             return X
 
 
-def poisson(rate, generator=None):
-    """``torch.poisson``: one Poisson(rate) draw per element, PyTorch's numbers for the same
-    generator state, in ``rate``'s dtype (no gradient)."""
-    values = _cpu_values(rate, "Poisson samples")
+class PoissonBackward0(Node):
+    """A Poisson draw's gradient in its rate: zeros (``derivatives.yaml``: ``zeros_like(grad)``)."""
+
+    def backward(self, grad):
+        return (grad * 0,)
+
+
+def poisson(input, generator=None):
+    """``torch.poisson``: one Poisson(rate) draw per element of ``input``, PyTorch's numbers for
+    the same generator state, in ``input``'s dtype (its gradient is zero, as PyTorch's)."""
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f'"poisson_cpu" not implemented for \'{input.dtype._legacy_name[:-6]}\'')
+    values = _cpu_values(input, "Poisson samples")
     if (values < 0).any():
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
     uniform, _ = _scalar_draws(generator)
     flat = values.reshape(-1).tolist()
     out = np.array([_sample_poisson(lam, uniform) for lam in flat], values.dtype).reshape(values.shape)
-    return wrap(out, rate)
+    return record(wrap(out, input), PoissonBackward0, (input,))
 
 
 # ---- the reparameterised gradient --------------------------------------------------------------

@@ -239,3 +239,18 @@ def test_every_registered_pair_among_nnrefs_distributions_is_registered():
     def pairs(registry):
         return {(p.__name__, q.__name__) for p, q in registry if p.__name__ in names and q.__name__ in names}
     assert pairs(ND.kl._KL_REGISTRY) == pairs(TD.kl._KL_REGISTRY)
+
+
+def test_torch_poisson_is_pytorchs():
+    def run(lib):
+        lib.manual_seed(2)
+        rate = lib.tensor([0.5, 4.0, 30.0], requires_grad=True)
+        draws = lib.poisson(rate)
+        (grad,) = lib.autograd.grad(draws.sum(), rate)
+        seeded = lib.poisson(lib.tensor([3.0, 12.0], dtype=lib.float64), generator=lib.Generator().manual_seed(1))
+        with pytest.raises(NotImplementedError) as integers:
+            lib.poisson(lib.tensor([1, 2]))
+        return [draws, grad, seeded], type(draws.grad_fn).__name__, str(integers.value)
+    (ours, ours_node, ours_error), (theirs, theirs_node, theirs_error) = run(nnref), run(torch)
+    _same(ours, theirs)
+    assert (ours_node, ours_error) == (theirs_node, theirs_error)
