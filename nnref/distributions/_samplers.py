@@ -28,6 +28,12 @@ _ONE_THIRD_F = float(np.float32(1.0) / np.float32(3.0))  # PyTorch's 1.0f / 3.0f
 _C_0331_F = float(np.float32(0.0331))  # 0.0331f, promoted to double where it is used
 
 
+def _check_kernel_dtype(t, kernel):
+    """PyTorch's gamma and Dirichlet kernels have float32 and float64 only."""
+    if t.dtype.name not in ("float32", "float64"):
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{t.dtype._legacy_name[:-6]}\'')
+
+
 def _cpu_values(t, what):
     if t.device != CPU:
         raise NotImplementedError(f"nnref draws {what} on the CPU only (PyTorch's CUDA sampler uses another "
@@ -80,6 +86,7 @@ class StandardGammaBackward0(Node):
 def standard_gamma(alpha, generator=None):
     """``torch._standard_gamma``: one Gamma(alpha, 1) draw per element of ``alpha``, PyTorch's
     numbers for the same generator state; differentiable in ``alpha``."""
+    _check_kernel_dtype(alpha, "gamma_cpu")
     values = _cpu_values(alpha, "gamma samples")
     uniform, normal = _scalar_draws(generator)
     single = values.dtype != np.float64
@@ -95,6 +102,7 @@ def standard_gamma(alpha, generator=None):
 def sample_dirichlet(alpha, generator=None):
     """``torch._sample_dirichlet``: gamma draws in float64 along the last dimension, each
     divided by their sum, kept inside ``(0, 1)`` (no gradient: ``Dirichlet.rsample`` adds it)."""
+    _check_kernel_dtype(alpha, "dirichlet")
     values = _cpu_values(alpha, "Dirichlet samples")
     uniform, normal = _scalar_draws(generator)
     flat = values.reshape(-1).tolist()

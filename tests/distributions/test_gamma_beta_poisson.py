@@ -254,3 +254,22 @@ def test_torch_poisson_is_pytorchs():
     (ours, ours_node, ours_error), (theirs, theirs_node, theirs_error) = run(nnref), run(torch)
     _same(ours, theirs)
     assert (ours_node, ours_error) == (theirs_node, theirs_error)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_precision_draws_as_pytorch(dtype):
+    """PyTorch's gamma and Dirichlet kernels refuse 16-bit floats; its Poisson kernel takes them."""
+    def run(lib):
+        lib.manual_seed(4)
+        rate = lib.tensor([0.5, 3.0], dtype=getattr(lib, dtype))
+        draws = lib.poisson(rate)
+        out = [draws.float(), str(draws.dtype)]  # (as float32: numpy has no bfloat16)
+        for draw in (lambda: lib.distributions.Gamma(rate, 1.0).sample(),
+                     lambda: lib.distributions.Dirichlet(rate).sample()):
+            with pytest.raises(NotImplementedError) as refused:
+                draw()
+            out.append(str(refused.value))
+        return out
+    ours, theirs = run(nnref), run(torch)
+    _same(ours[0], theirs[0])
+    assert ours[1:] == theirs[1:]
