@@ -40,7 +40,7 @@ from ._tensor import Size, Tensor
 from .serialization import (MAX_NESTING, _MAX_DIMS, CheckpointError, RaisedWhileUnpickling, build_mapping,
                             place, unsupported_type, user_allowed_globals, write_zip)
 
-__all__ = ["WeightsOnlyUnpicklingError", "read_torch_zip", "write_torch_zip", "torch_zip_prefix"]
+__all__ = ["WeightsOnlyUnpicklingError", "read_torch_zip", "write_torch_zip", "torch_zip_prefix", "unsafe_globals"]
 
 # torch's legacy storage class names, by the dtype whose elements they hold.
 _STORAGE_DTYPES = {"FloatStorage": "float32", "DoubleStorage": "float64", "HalfStorage": "float16",
@@ -412,6 +412,29 @@ class _Builder:
                 array = array.byteswap()
             self.arrays[storage.key] = array
         return array
+
+
+# The opcodes PyTorch's static scan of a checkpoint walks past (``get_globals_in_pkl``).
+_SCANNED = frozenset(op[0] for op in _OPCODES if op not in (pickle.FRAME, pickle.MEMOIZE, pickle.STACK_GLOBAL,
+                                                           pickle.SHORT_BINUNICODE)) | {
+    pickle.EMPTY_SET[0], pickle.LONG1[0], pickle.SHORT_BINSTRING[0]}
+
+
+def unsafe_globals(archive, prefix):
+    """The globals ``data.pkl`` names that a weights-only load would refuse (neither admitted nor
+    allowlisted), read without unpickling: ``pickletools`` walks the opcodes, as PyTorch's
+    ``get_globals_in_pkl`` reads them."""
+    import pickletools
+    data = archive.read(f"{prefix}data.pkl", limit=_MAX_PICKLE_BYTES)
+    named = set()
+    for opcode, argument, _ in pickletools.genops(data):
+        if opcode.code.encode("latin-1")[0] not in _SCANNED:
+            raise pickle.UnpicklingError(f"Unsupported operand {opcode.code.encode('latin-1')[0]}")
+        if opcode.name == "GLOBAL":
+            named.add(argument.replace(" ", "."))
+        if opcode.name == "STOP":
+            break
+    return list(named - set(_ADMITTED) - set(user_allowed_globals()))
 
 
 def read_torch_zip(archive, prefix, map_location, fail, weights_only=True):

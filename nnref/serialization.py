@@ -69,6 +69,7 @@ says how to save its ``state_dict()`` instead).
 """
 from collections import OrderedDict
 import collections
+import contextlib
 import ctypes
 import errno
 import io
@@ -92,7 +93,7 @@ from ._tensor import Size, Tensor
 
 __all__ = ["save", "load", "CheckpointError", "FORMAT_VERSION", "MAX_NESTING",
            "MAX_MANIFEST_BYTES", "MAX_HASH_COLLISIONS", "add_safe_globals", "get_safe_globals",
-           "clear_safe_globals", "safe_globals"]
+           "clear_safe_globals", "safe_globals", "get_unsafe_globals_in_checkpoint"]
 
 FORMAT_NAME = "nnref-checkpoint"
 FORMAT_VERSION = 1
@@ -832,6 +833,30 @@ class safe_globals:
     def __exit__(self, type, value, tb):
         global _marked_safe_globals_set
         _marked_safe_globals_set = _marked_safe_globals_set - set(self.safe_globals)
+
+
+def get_unsafe_globals_in_checkpoint(f):
+    """The globals (``"module.name"``) a PyTorch checkpoint names that ``load(f)`` would refuse:
+    neither among the tensor-rebuild functions it admits nor allowlisted. The pickle is read
+    statically, nothing is imported or run (``torch.serialization.get_unsafe_globals_in_checkpoint``)."""
+    from ._torch_checkpoint import torch_zip_prefix, unsafe_globals
+    with open(os.fspath(f), "rb") if not hasattr(f, "read") else contextlib.nullcontext(f) as stream:
+        name = getattr(stream, "name", None) or f"<{type(stream).__name__}>"
+
+        def fail(problem):
+            raise CheckpointError(f"{name}: {problem}")
+        start = stream.tell()
+        stream.seek(0, io.SEEK_END)
+        size = stream.tell() - start
+        stream.seek(start)
+        if stream.read(2) != b"PK":
+            raise ValueError("Expected input to be a checkpoint returned by torch.save")
+        stream.seek(start)
+        archive = Archive(stream, start + size, fail)
+        prefix = torch_zip_prefix(archive)
+        if prefix is None:
+            raise ValueError("Expected input to be a checkpoint returned by torch.save")
+        return unsafe_globals(archive, prefix)
 
 
 def user_allowed_globals():

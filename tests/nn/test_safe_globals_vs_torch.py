@@ -209,3 +209,23 @@ def test_an_unlisted_function_is_never_called(tmp_path):
         ours, theirs = refusals(path)
     assert ours == theirs and "GLOBAL io.open was not an allowed global" in ours
     assert not marker.exists()
+
+
+def test_get_unsafe_globals_in_checkpoint_names_what_load_would_refuse(checkpoint, tmp_path):
+    def run(L, path):
+        before = sorted(L.serialization.get_unsafe_globals_in_checkpoint(path))
+        with L.serialization.safe_globals([Point, Config]):
+            after = sorted(L.serialization.get_unsafe_globals_in_checkpoint(str(path)))
+        with open(path, "rb") as stream:
+            from_stream = sorted(L.serialization.get_unsafe_globals_in_checkpoint(stream))
+        return before, after, from_stream
+    assert run(nnref, checkpoint) == run(torch, checkpoint)
+    assert f"{__name__}.Point" in run(nnref, checkpoint)[0]
+    weights = tmp_path / "weights.pt"
+    torch.save({"w": torch.ones(2)}, weights)
+    assert nnref.serialization.get_unsafe_globals_in_checkpoint(weights) == []
+    not_a_checkpoint = tmp_path / "plain.bin"
+    not_a_checkpoint.write_bytes(b"hello")
+    for L in (nnref, torch):
+        with pytest.raises(ValueError, match="Expected input to be a checkpoint returned by torch.save"):
+            L.serialization.get_unsafe_globals_in_checkpoint(not_a_checkpoint)
