@@ -125,7 +125,8 @@ from ._ops.elementwise import acosh, asinh, atanh, deg2rad, rad2deg  # noqa: E40
     _with_out, (digamma, erfc, erfinv, exp2, lgamma, logaddexp, logaddexp2, logit, polygamma, sinc, xlogy,
                 copysign, heaviside, sgn, signbit, float_power, fmax, fmin, fmod, acosh, asinh, atanh,
                 deg2rad, rad2deg))
-arccosh, arcsinh, arctanh, absolute, true_divide = acosh, asinh, atanh, abs, div
+arccosh, arcsinh, arctanh, absolute = acosh, asinh, atanh, abs
+true_divide = _with_out(Tensor.true_divide)
 greater, greater_equal, less, less_equal, not_equal = map(_with_out, (gt, ge, lt, le, ne))
 from ._ops.order_statistics import kthvalue, median, mode, nanmedian  # noqa: E402
 from ._ops.reduce_more import aminmax, nanmean, nansum, std_mean, var_mean  # noqa: E402
@@ -195,6 +196,9 @@ def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
 from . import linalg  # noqa: E402 - torch.linalg.vector_norm, det, solve, ...
 from ._ops.linalg_determinants import logdet, torch_det as det, torch_slogdet as slogdet  # noqa: E402
 from ._ops.linalg_solvers import inverse  # noqa: E402
+from ._ops.linalg_spectral import torch_svd as svd  # noqa: E402
+from .distributions._samplers import poisson  # noqa: E402
+poisson = _with_out(poisson)
 inverse = _with_out(inverse)
 from ._ops.quantile import nanquantile, quantile  # noqa: E402
 
@@ -226,14 +230,14 @@ from .compiler import compile  # noqa: E402
 
 cosine_similarity, pairwise_distance = nn.functional.cosine_similarity, nn.functional.pairwise_distance
 # nn.functional's that PyTorch also has at the top level with the same leading arguments
-(conv1d, conv2d, conv_transpose1d, conv_transpose2d, avg_pool1d, max_pool1d, max_pool2d,
+(conv1d, conv2d, conv_transpose1d, conv_transpose2d, avg_pool1d,
  adaptive_avg_pool1d, prelu, hardshrink, pdist, bilinear, pixel_shuffle, pixel_unshuffle, channel_shuffle) = (
     getattr(nn.functional, _name) for _name in (
-        "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "avg_pool1d", "max_pool1d",
-        "max_pool2d", "adaptive_avg_pool1d", "prelu", "hardshrink", "pdist", "bilinear", "pixel_shuffle",
-        "pixel_unshuffle", "channel_shuffle"))
+        "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "avg_pool1d", "adaptive_avg_pool1d",
+        "prelu", "hardshrink", "pdist", "bilinear", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle"))
 # ... and those whose torch.* signature is ATen's (dropout(input, p, train), norm's out= ...)
-from ._aten_aliases import celu, dropout, group_norm, layer_norm, norm, selu, threshold  # noqa: E402
+from ._aten_aliases import (celu, dropout, group_norm, layer_norm, max_pool1d, max_pool2d, norm, selu,  # noqa: E402
+                            threshold)
 row_stack = vstack
 
 # Last of all: numpy's names (axis=, keepdims=) for the functions and methods PyTorch binds from C++.

@@ -9,7 +9,7 @@ from .nn import functional as F
 from ._ops import reduction
 from ._ops.out import with_out
 
-__all__ = ["dropout", "layer_norm", "group_norm", "norm", "selu", "celu", "threshold"]
+__all__ = ["dropout", "layer_norm", "group_norm", "norm", "selu", "celu", "threshold", "max_pool1d", "max_pool2d"]
 
 
 def dropout(input, p, train):
@@ -30,6 +30,17 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enable
     """``torch.group_norm``: :func:`nnref.nn.functional.group_norm` (``cudnn_enabled`` as in
     :func:`layer_norm`)."""
     return F.group_norm(input, num_groups, weight, bias, eps)
+
+
+def max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """``torch.max_pool1d``: ATen's, the values only (``F.max_pool1d``'s ``return_indices=True`` is
+    ``max_pool1d_with_indices`` there); an empty ``stride`` means ``kernel_size``."""
+    return F.max_pool1d(input, kernel_size, stride or None, padding, dilation, ceil_mode)
+
+
+def max_pool2d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """``torch.max_pool2d``: as :func:`max_pool1d`, in two dimensions."""
+    return F.max_pool2d(input, kernel_size, stride or None, padding, dilation, ceil_mode)
 
 
 def selu(input):

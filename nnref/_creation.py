@@ -333,6 +333,10 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None,
     (``normal(mean)`` with a tensor of means draws with std 1, as PyTorch's overload does)."""
     dtype = _dtype.as_dtype(dtype)
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        if size is not None or dtype is not None or device is not None or requires_grad:
+            raise TypeError("normal() received an invalid combination of arguments: with a tensor mean or std "
+                            "the shape, dtype and device are the tensor's (size, dtype, device and "
+                            "requires_grad go with number mean and std only)")
         template = mean if isinstance(mean, Tensor) else std
         shape = np.broadcast_shapes(*(x.shape for x in (mean, std) if isinstance(x, Tensor)))
         out = randn(*shape, generator=generator, dtype=template._dtype, device=template._device)

@@ -13,7 +13,11 @@ with a reduced opcode table and admits exactly these globals, none of which
 is ever called: ``collections.OrderedDict``, ``torch._utils._rebuild_tensor``,
 ``_rebuild_tensor_v2`` and ``_rebuild_parameter``, ``torch.Size``,
 ``torch.device``, the storage types (``torch.FloatStorage``...) and the dtypes
-(``torch.float32``...).  Everything else ("os.system", any class) is refused.
+(``torch.float32``...).  Everything else ("os.system", any class) is refused,
+unless the program allowlisted it (``serialization.add_safe_globals``): then,
+as in PyTorch, the file may create instances of that class and set their state
+or call that function, and nothing else (the modules ``sys``, ``os``, ``posix``
+and ``nt`` stay refused even when allowlisted).
 Dicts are kept as lists of pairs until the whole pickle is read, then built
 with the hash-flooding check every loader uses.
 
@@ -33,10 +37,10 @@ import numpy as np
 from .core import _dtype
 from .core._device import device as Device
 from .core._tensor import Size, Tensor
-from .serialization import (MAX_NESTING, _MAX_DIMS, CheckpointError, build_mapping, place,
-                            unsupported_type, write_zip)
+from .serialization import (MAX_NESTING, _MAX_DIMS, CheckpointError, RaisedWhileUnpickling, build_mapping,
+                            place, unsupported_type, user_allowed_globals, write_zip)
 
-__all__ = ["WeightsOnlyUnpicklingError", "read_torch_zip", "write_torch_zip", "torch_zip_prefix"]
+__all__ = ["WeightsOnlyUnpicklingError", "read_torch_zip", "write_torch_zip", "torch_zip_prefix", "unsafe_globals"]
 
 # torch's legacy storage class names, by the dtype whose elements they hold.
 _STORAGE_DTYPES = {"FloatStorage": "float32", "DoubleStorage": "float64", "HalfStorage": "float16",
@@ -67,21 +71,34 @@ class WeightsOnlyUnpicklingError(CheckpointError, pickle.UnpicklingError):
     ``CheckpointError``, as every other refusal of nnref's loader."""
 
 
+_UNSAFE_MESSAGE = (
+    "In PyTorch 2.6, we changed the default value of the `weights_only` argument in `torch.load` from `False` to "
+    "`True`. Re-running `torch.load` with `weights_only` set to `False` will likely succeed, but it can result in "
+    "arbitrary code execution. Do it only if you got the file from a trusted source.")
+_DOCS_MESSAGE = (
+    "\n\nCheck the documentation of torch.load to learn more about types accepted by default with weights_only "
+    "https://pytorch.org/docs/stable/generated/torch.load.html.")
+# Globals of these modules are refused even when allowlisted (``_blocklisted_modules``).
+_BLOCKED_MODULES = ("sys", "os", "posix", "nt")
+
+
 def _weights_only_refusal(qualified):
     """PyTorch's message (``torch/serialization.py``, ``_get_wo_message`` and the weights-only
     unpickler's ``Unsupported global``)."""
     return WeightsOnlyUnpicklingError(
         "Weights only load failed. This file can still be loaded, to do so you have two options, "
-        "\x1b[1mdo those steps only if you trust the source of the checkpoint\x1b[0m. \n\t(1) In PyTorch 2.6, "
-        "we changed the default value of the `weights_only` argument in `torch.load` from `False` to `True`. "
-        "Re-running `torch.load` with `weights_only` set to `False` will likely succeed, but it can result in "
-        "arbitrary code execution. Do it only if you got the file from a trusted source.\n\t(2) Alternatively, "
-        "to load with `weights_only=True` please check the recommended steps in the following error message."
-        f"\n\tWeightsUnpickler error: Unsupported global: GLOBAL {qualified} was not an allowed global by "
-        f"default. Please use `torch.serialization.add_safe_globals([{qualified}])` or the "
+        f"\x1b[1mdo those steps only if you trust the source of the checkpoint\x1b[0m. \n\t(1) {_UNSAFE_MESSAGE}"
+        "\n\t(2) Alternatively, to load with `weights_only=True` please check the recommended steps in the "
+        f"following error message.\n\tWeightsUnpickler error: Unsupported global: GLOBAL {qualified} was not an "
+        f"allowed global by default. Please use `torch.serialization.add_safe_globals([{qualified}])` or the "
         f"`torch.serialization.safe_globals([{qualified}])` context manager to allowlist this global if you "
-        "trust this class/function.\n\nCheck the documentation of torch.load to learn more about types accepted "
-        "by default with weights_only https://pytorch.org/docs/stable/generated/torch.load.html.")
+        f"trust this class/function.{_DOCS_MESSAGE}")
+
+
+def _blocked_module_refusal(module, qualified):
+    return WeightsOnlyUnpicklingError(
+        f"Weights only load failed. {_UNSAFE_MESSAGE}\n\n\nTrying to load unsupported GLOBAL {qualified} whose "
+        f"module {module} is blocked.{_DOCS_MESSAGE}")
 
 
 class _Global:
@@ -101,6 +118,16 @@ _ADMITTED = {g.name: g for g in (_ORDERED_DICT, _REBUILD_TENSOR, _REBUILD_TENSOR
                                  _REBUILD_PARAMETER, _TORCH_SIZE, _TORCH_DEVICE)}
 _ADMITTED.update({f"torch.{name}": _Global(f"torch.{name}") for name in _STORAGE_DTYPES})
 _ADMITTED.update({f"torch.{name}": _Global(f"torch.{name}") for name in _TORCH_DTYPE_NAMES})
+
+
+class _UserGlobal:
+    """A global the program allowlisted (``add_safe_globals``): the object itself, called or
+    instantiated only once the whole pickle has been read and checked."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj):
+        self.obj = obj
 
 
 class _Pairs:
@@ -139,6 +166,16 @@ class _Call:
         self.target, self.args = target, args
 
 
+class _Construct:
+    """An allowlisted global called (REDUCE) or instantiated (NEWOBJ: ``cls.__new__(cls, *args)``),
+    with the states that BUILD then gives it, in order."""
+
+    __slots__ = ("target", "args", "new", "states")
+
+    def __init__(self, target, args, new):
+        self.target, self.args, self.new, self.states = target, args, new, []
+
+
 _OPCODES = [pickle.PROTO, pickle.FRAME, pickle.STOP, pickle.MARK, pickle.EMPTY_DICT,
             pickle.EMPTY_LIST, pickle.EMPTY_TUPLE, pickle.TUPLE, pickle.TUPLE1, pickle.TUPLE2,
             pickle.TUPLE3, pickle.APPEND, pickle.APPENDS, pickle.SETITEM, pickle.SETITEMS,
@@ -146,7 +183,7 @@ _OPCODES = [pickle.PROTO, pickle.FRAME, pickle.STOP, pickle.MARK, pickle.EMPTY_D
             pickle.NONE, pickle.NEWTRUE, pickle.NEWFALSE, pickle.BINUNICODE,
             pickle.SHORT_BINUNICODE, pickle.SHORT_BINSTRING, pickle.BINGET, pickle.LONG_BINGET,
             pickle.BINPUT, pickle.LONG_BINPUT, pickle.MEMOIZE, pickle.GLOBAL, pickle.STACK_GLOBAL,
-            pickle.REDUCE, pickle.BUILD, pickle.BINPERSID]
+            pickle.REDUCE, pickle.BUILD, pickle.BINPERSID, pickle.NEWOBJ]
 
 
 class _RestrictedUnpickler(pickle._Unpickler):
@@ -158,12 +195,24 @@ class _RestrictedUnpickler(pickle._Unpickler):
         super().__init__(io.BytesIO(data))
         self.fail = fail
         self.storages = {}
+        self.allowed = None  # read on the first global PyTorch does not admit by default, as PyTorch does
 
     def find_class(self, module, name):
-        admitted = _ADMITTED.get(f"{module}.{name}")
-        if admitted is None:  # a whole model (torch.save(model)), or any other code: never imported
-            raise _weights_only_refusal(f"{module}.{name}")
-        return admitted
+        qualified = f"{module}.{name}"
+        if module in _BLOCKED_MODULES:
+            raise _blocked_module_refusal(module, qualified)
+        admitted = _ADMITTED.get(qualified)
+        if admitted is not None:
+            return admitted
+        if self.allowed is None:
+            try:
+                self.allowed = user_allowed_globals()
+            except (TypeError, ValueError) as error:  # a malformed allowlist entry: the program's error
+                raise RaisedWhileUnpickling(error) from None
+        if qualified in self.allowed:
+            return _UserGlobal(self.allowed[qualified])
+        # a whole model (torch.save(model)), or any other code: never imported
+        raise _weights_only_refusal(qualified.removeprefix("builtins."))
 
     def persistent_load(self, pid):
         if (type(pid) is not tuple or len(pid) != 5 or pid[0] != "storage"
@@ -183,6 +232,9 @@ class _RestrictedUnpickler(pickle._Unpickler):
     def load_reduce(self):
         args = self.stack.pop()
         target = self.stack[-1]
+        if type(target) is _UserGlobal and type(args) is tuple:
+            self.stack[-1] = _Construct(target, args, new=False)
+            return
         if not isinstance(target, _Global) or type(args) is not tuple:
             self.fail("data.pkl calls something other than an admitted PyTorch function")
         if target is _ORDERED_DICT:
@@ -203,10 +255,19 @@ class _RestrictedUnpickler(pickle._Unpickler):
         else:  # torch.Size(...) and torch.device(...) are checked once everything is read
             self.stack[-1] = _Call(target, args)
 
+    def load_newobj(self):
+        args = self.stack.pop()
+        cls = self.stack.pop()
+        if type(cls) is not _UserGlobal or type(args) is not tuple:
+            self.fail("data.pkl creates an object of a class that is not allowlisted (add_safe_globals)")
+        self.append(_Construct(cls, args, new=True))
+
     def load_build(self):
         state = self.stack.pop()
         inst = self.stack[-1]
-        if isinstance(inst, _Pairs) and inst.ordered and isinstance(state, _Pairs) \
+        if type(inst) is _Construct:
+            inst.states.append(state)
+        elif isinstance(inst, _Pairs) and inst.ordered and isinstance(state, _Pairs) \
                 and [k for k, _ in state.pairs] == ["_metadata"] and inst.metadata is None:
             inst.metadata = state.pairs[0][1]
         else:
@@ -216,6 +277,7 @@ class _RestrictedUnpickler(pickle._Unpickler):
     dispatch[pickle.EMPTY_DICT[0]] = load_empty_dictionary
     dispatch[pickle.REDUCE[0]] = load_reduce
     dispatch[pickle.BUILD[0]] = load_build
+    dispatch[pickle.NEWOBJ[0]] = load_newobj
 
 
 class _Builder:
@@ -249,6 +311,10 @@ class _Builder:
             result = self.tensor(node)
         elif type(node) is _Call:
             result = self.call(node)
+        elif type(node) is _Construct:
+            result = self.construct(node, depth)
+        elif type(node) is _UserGlobal:
+            result = node.obj
         elif type(node) is _Global and node.name[6:] in _TORCH_DTYPE_NAMES:
             if node.name[6:] not in _DTYPES:
                 self.fail(f"holds the dtype {node.name}, which nnref does not have")
@@ -257,6 +323,33 @@ class _Builder:
             self.fail(f"holds a {type(node).__name__ if not isinstance(node, _Global) else node.name}"
                       " where a value should be")
         self.done[id(node)] = result
+        return result
+
+    def construct(self, node, depth):
+        """Run the allowlisted global as PyTorch's weights-only unpickler runs it: ``cls.__new__``
+        or a call, then each state through ``__setstate__`` or into ``__dict__`` and slots."""
+        target = node.target.obj
+        args = self.build(node.args, depth + 1)
+        try:
+            result = target.__new__(target, *args) if node.new else target(*args)
+            self.done[id(node)] = result  # before its state, which may refer back to it
+            for state in node.states:
+                state = self.build(state, depth + 1)
+                if hasattr(result, "__setstate__"):
+                    result.__setstate__(state)
+                    continue
+                slotstate = None
+                if isinstance(state, tuple) and len(state) == 2:
+                    state, slotstate = state
+                if state:
+                    result.__dict__.update(state)
+                if slotstate:
+                    for key, value in slotstate.items():
+                        setattr(result, key, value)
+        except CheckpointError:
+            raise
+        except Exception as error:  # raised by the allowlisted code: PyTorch lets it through
+            raise RaisedWhileUnpickling(error) from None
         return result
 
     def call(self, node):
@@ -319,6 +412,29 @@ class _Builder:
                 array = array.byteswap()
             self.arrays[storage.key] = array
         return array
+
+
+# The opcodes PyTorch's static scan of a checkpoint walks past (``get_globals_in_pkl``).
+_SCANNED = frozenset(op[0] for op in _OPCODES if op not in (pickle.FRAME, pickle.MEMOIZE, pickle.STACK_GLOBAL,
+                                                           pickle.SHORT_BINUNICODE)) | {
+    pickle.EMPTY_SET[0], pickle.LONG1[0], pickle.SHORT_BINSTRING[0]}
+
+
+def unsafe_globals(archive, prefix):
+    """The globals ``data.pkl`` names that a weights-only load would refuse (neither admitted nor
+    allowlisted), read without unpickling: ``pickletools`` walks the opcodes, as PyTorch's
+    ``get_globals_in_pkl`` reads them."""
+    import pickletools
+    data = archive.read(f"{prefix}data.pkl", limit=_MAX_PICKLE_BYTES)
+    named = set()
+    for opcode, argument, _ in pickletools.genops(data):
+        if opcode.code.encode("latin-1")[0] not in _SCANNED:
+            raise pickle.UnpicklingError(f"Unsupported operand {opcode.code.encode('latin-1')[0]}")
+        if opcode.name == "GLOBAL":
+            named.add(argument.replace(" ", "."))
+        if opcode.name == "STOP":
+            break
+    return list(named - set(_ADMITTED) - set(user_allowed_globals()))
 
 
 def read_torch_zip(archive, prefix, map_location, fail, weights_only=True):

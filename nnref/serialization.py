@@ -4,7 +4,8 @@
 nnref checkpoint holds only data, so loading a file from anywhere is safe.
 ``nnref.load`` also reads PyTorch's own zip checkpoints (the weights-only
 subset, through a restricted unpickler that admits only PyTorch's tensor
-rebuild functions, see ``nnref/_torch_checkpoint.py``) and ``.safetensors``
+rebuild functions and the classes the program allowlists with
+``add_safe_globals``, see ``nnref/_torch_checkpoint.py``) and ``.safetensors``
 files (``nnref/utils/safetensors.py``); ``nnref.save(obj, f, format="torch")``
 and ``format="safetensors"`` write those formats.
 
@@ -68,6 +69,7 @@ says how to save its ``state_dict()`` instead).
 """
 from collections import OrderedDict
 import collections
+import contextlib
 import ctypes
 import errno
 import io
@@ -89,7 +91,8 @@ from .core._device import CPU, device as Device, to_host
 from .core._tensor import Size, Tensor, bind
 
 __all__ = ["save", "load", "CheckpointError", "FORMAT_VERSION", "MAX_NESTING",
-           "MAX_MANIFEST_BYTES", "MAX_HASH_COLLISIONS"]
+           "MAX_MANIFEST_BYTES", "MAX_HASH_COLLISIONS", "add_safe_globals", "get_safe_globals",
+           "clear_safe_globals", "safe_globals", "get_unsafe_globals_in_checkpoint"]
 
 FORMAT_NAME = "nnref-checkpoint"
 FORMAT_VERSION = 1
@@ -786,6 +789,91 @@ def load(f, map_location=None, weights_only=None, **kwargs):
     path = os.fspath(f)
     with open(path, "rb") as stream:
         return _load_from(stream, path, map_location, weights_only)
+
+
+# The weights-only allowlist (torch/_weights_only_unpickler.py, ``_marked_safe_globals_set``)
+# --------------------------------------------------------------------------------------------
+
+_marked_safe_globals_set = set()
+
+
+def add_safe_globals(safe_globals):
+    """Mark classes and functions as safe for ``load(f, weights_only=True)``: a PyTorch checkpoint
+    that names one may create its instances (``cls.__new__`` then ``__setstate__``, or its
+    ``__dict__`` updated) and call it, as PyTorch's weights-only unpickler does.  An item is the
+    class or function (found in the file as ``{__module__}.{__qualname__}``) or a pair
+    ``(obj, "full.path")`` for a file that names it differently.  A global of the modules
+    ``sys``, ``os``, ``posix`` and ``nt`` stays refused even when allowlisted."""
+    global _marked_safe_globals_set
+    _marked_safe_globals_set = _marked_safe_globals_set.union(set(safe_globals))
+
+
+def get_safe_globals():
+    """The globals that ``add_safe_globals`` (or an open ``safe_globals`` block) allowlisted."""
+    return list(_marked_safe_globals_set)
+
+
+def clear_safe_globals():
+    """Forget every allowlisted global."""
+    global _marked_safe_globals_set
+    _marked_safe_globals_set = set()
+
+
+class safe_globals:
+    """``with safe_globals([Config]): load(f)``: allowlists the globals inside the block only.  On
+    leaving, they are removed, even those that were allowlisted before the block (as PyTorch's)."""
+
+    def __init__(self, safe_globals):
+        self.safe_globals = safe_globals
+
+    def __enter__(self):
+        add_safe_globals(self.safe_globals)
+
+    def __exit__(self, type, value, tb):
+        global _marked_safe_globals_set
+        _marked_safe_globals_set = _marked_safe_globals_set - set(self.safe_globals)
+
+
+def get_unsafe_globals_in_checkpoint(f):
+    """The globals (``"module.name"``) a PyTorch checkpoint names that ``load(f)`` would refuse:
+    neither among the tensor-rebuild functions it admits nor allowlisted. The pickle is read
+    statically, nothing is imported or run (``torch.serialization.get_unsafe_globals_in_checkpoint``)."""
+    from ._torch_checkpoint import torch_zip_prefix, unsafe_globals
+    with open(os.fspath(f), "rb") if not hasattr(f, "read") else contextlib.nullcontext(f) as stream:
+        name = getattr(stream, "name", None) or f"<{type(stream).__name__}>"
+
+        def fail(problem):
+            raise CheckpointError(f"{name}: {problem}")
+        start = stream.tell()
+        stream.seek(0, io.SEEK_END)
+        size = stream.tell() - start
+        stream.seek(start)
+        if stream.read(2) != b"PK":
+            raise ValueError("Expected input to be a checkpoint returned by torch.save")
+        stream.seek(start)
+        archive = Archive(stream, start + size, fail)
+        prefix = torch_zip_prefix(archive)
+        if prefix is None:
+            raise ValueError("Expected input to be a checkpoint returned by torch.save")
+        return unsafe_globals(archive, prefix)
+
+
+def user_allowed_globals():
+    """The allowlist by the full path a pickle names (``_get_user_allowed_globals``), checked as
+    PyTorch checks it, at load time."""
+    allowed = {}
+    for item in _marked_safe_globals_set:
+        if isinstance(item, tuple):
+            if len(item) != 2:
+                raise ValueError("Expected tuple of length 2 (global, str of callable full path), "
+                                 f"but got tuple of length: {len(item)}")
+            if type(item[1]) is not str:
+                raise TypeError("Expected second item in tuple to be str of callable full path, "
+                                f"but got: {type(item[1])}")
+            allowed[item[1]] = item[0]
+        else:
+            allowed[f"{item.__module__}.{item.__qualname__}"] = item
+    return allowed
 
 
 def _load_from(stream, name, map_location, weights_only=None):

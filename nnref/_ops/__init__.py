@@ -289,7 +289,7 @@ _MORE_METHODS = {
     **{name: getattr(logical, name) for name in logical.__all__},
     "logical_and_": _inplace(logical.logical_and), "logical_or_": _inplace(logical.logical_or),
     "logical_xor_": _inplace(logical.logical_xor), "logical_not_": _inplace(logical.logical_not),
-    "broadcast_to": shape.expand, "movedim": _movedim, "moveaxis": _movedim,
+    "broadcast_to": shape.broadcast_to, "movedim": _movedim, "moveaxis": _movedim,
     "swapaxes": _swapaxes, "swapaxes_": _shape_inplace(_swapaxes), "swapdims": shape.transpose, "unflatten": _unflatten,
     "ravel": _ravel, "tile": _tile, "outer": _outer, "ger": _outer,
     "negative": arithmetic.neg, "negative_": _inplace(arithmetic.neg), "positive": _positive,
@@ -329,7 +329,7 @@ _MORE_OPS = {name: getattr(module, name) for module in (binary, signs, special) 
 _MORE_OPS.update(polygamma=special._polygamma_method,  # Tensor.polygamma(n): n comes second
                  arccosh=elementwise.acosh, arcsinh=elementwise.asinh, arctanh=elementwise.atanh,
                  absolute=pointwise.abs, divide=arithmetic.div, multiply=arithmetic.mul,
-                 subtract=arithmetic.sub, true_divide=arithmetic.div)
+                 subtract=arithmetic.sub, true_divide=arithmetic.true_divide)
 for _name, _function in _MORE_OPS.items():
     setattr(Tensor, _name, _function)
     if _name not in _NO_IN_PLACE:
@@ -448,10 +448,11 @@ from . import tensordot  # noqa: E402
 Tensor.inner = tensordot.inner
 __all__ += ["tensordot"]
 
-from . import linalg_decompositions, linalg_determinants, linalg_norms, linalg_solvers  # noqa: E402
+from . import linalg_decompositions, linalg_determinants, linalg_norms, linalg_solvers, linalg_spectral  # noqa: E402
 
 Tensor.det, Tensor.logdet, Tensor.inverse = linalg_determinants.det, linalg_determinants.logdet, linalg_solvers.inverse
 Tensor.slogdet = linalg_determinants.torch_slogdet
+Tensor.svd = linalg_spectral.torch_svd
 __all__ += ["linalg_decompositions", "linalg_determinants", "linalg_norms", "linalg_solvers"]
 
 from . import quantile  # noqa: E402

@@ -224,6 +224,11 @@ def div(input, other, *, rounding_mode=None):
     return out
 
 
+def true_divide(input, other):
+    """``div`` without ``rounding_mode`` (``torch.true_divide``, an alias whose signature has none)."""
+    return div(input, other)
+
+
 def _trunc_divide(xp, a, b):
     return xp.trunc(xp.true_divide(a, b)).astype(a.dtype)  # operand_data gave both this dtype
 

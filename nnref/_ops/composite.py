@@ -26,6 +26,9 @@ def meshgrid(*tensors, indexing=None):
         tensors = tuple(tensors[0])
     if not tensors:
         raise RuntimeError("meshgrid expects a non-empty TensorList")
+    bad = next((i for i, t in enumerate(tensors) if not isinstance(t, Tensor)), None)
+    if bad is not None:  # meshgrid(x, "ij"): PyTorch's indexing is keyword-only
+        raise TypeError(f"expected Tensor as element {bad} in argument 0, but got {type(tensors[bad]).__name__}")
     if indexing is None:
         warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the indexing "
                       "argument.", UserWarning, stacklevel=2)

@@ -12,10 +12,11 @@ import numpy as np
 
 from ..core._device import array_module
 from ..core.autograd.graph import Node
-from ._common import record, wrap
+from ._common import needs_grad, record, wrap
 from .linalg import matmul
 from .linalg_checks import check_floating, check_is_matrix, check_square, no_half_kernel, raise_linalg_error
 from .linalg_solvers import solve
+from .linalg_spectral import svd
 from .tensor_shape import tril
 
 __all__ = ["cholesky", "svdvals"]
@@ -61,24 +62,13 @@ def cholesky(input, *, upper=False):
     return record(out, LinalgCholeskyExBackward0, (A,), save_result=True, upper=upper)
 
 
-class LinalgSvdBackward0(Node):
-    """``svd_backward`` for the singular values alone: ``gA = U diag(gS) V^H``.  ``U`` and ``V^H``
-    enter as constants (nnref has no differentiable ``svd``): no second derivative."""
-
-    def backward(self, grad):
-        (A,) = self.saved_tensors
-        xp = array_module(A._device)
-        u, _, vh = xp.linalg.svd(A._data, full_matrices=False)
-        U, Vh = wrap(u, A), wrap(vh, A)
-        return (matmul(U * grad.unsqueeze(-2), Vh),)
-
-
 def svdvals(A):
     """The singular values of each matrix of ``A``, in descending order (``torch.linalg.svdvals``,
     ``aten/src/ATen/native/BatchLinearAlgebra.cpp``; backward ``svd_backward`` of
     ``torch/csrc/autograd/FunctionsManual.cpp``)."""
+    if needs_grad(A):  # as PyTorch: the vectors too, which the backward (and a second one) needs
+        return svd(A, full_matrices=False).S
     check_is_matrix("linalg.svd", A)
     check_floating("linalg.svd", A, low_precision=False)
     xp = array_module(A._device)
-    out = wrap(xp.ascontiguousarray(xp.linalg.svd(A._data, compute_uv=False)), A)
-    return record(out, LinalgSvdBackward0, (A,), saved=(A,))
+    return wrap(xp.ascontiguousarray(xp.linalg.svd(A._data, compute_uv=False)), A)

@@ -3,26 +3,28 @@
 ``LinearAlgebra.cpp``).
 
 Values come from numpy's LAPACK drivers (``syevd``, ``gesdd``, ``geqrf``), the ones PyTorch's
-CPU build calls.  Gradients, as ``torch/csrc/autograd/FunctionsManual.cpp`` writes them:
-``eigh``/``eigvalsh`` through the eigenvalues, ``gA = V diag(gL) V^H``; ``svd`` through the
-singular values, ``gA = U diag(gS) V^H``; ``pinv`` (``pinv_backward``) and ``lstsq``
-(``linalg_lstsq_backward``: through ``pinv``) in full.  A gradient that reaches eigenvectors,
-singular vectors or ``qr``'s factors raises ``NotImplementedError``: their sign conventions make
-those gradients a function of LAPACK's choices, which nnref does not reproduce.
+CPU build calls, so the eigenvectors' and singular vectors' signs are PyTorch's too.  Gradients,
+as ``torch/csrc/autograd/FunctionsManual.cpp`` writes them, through values and vectors alike:
+``linalg_eig_backward`` (hermitian), ``svd_backward``, ``linalg_qr_backward``, ``pinv_backward``
+and ``linalg_lstsq_backward`` (through ``pinv``).  They are written with nnref's own ops on the
+factors saved as outputs, so they can be differentiated again (``create_graph=True``).
 """
 from collections import namedtuple
 
 import numpy as np
 
+from .._creation import eye
 from ..core._device import array_module, array_module_of
 from ..core._tensor import Tensor
 from ..core.autograd.graph import Node
 from ._common import needs_grad, record, wrap
+from .diagonal_builders import diag_embed
 from .linalg import matmul
 from .linalg_checks import check_floating, check_is_matrix, check_square
-from .linalg_solvers import _is_vector_rhs
+from .linalg_solvers import _is_vector_rhs, solve
+from .shape import cat
 
-__all__ = ["eigh", "eigvalsh", "lstsq", "matrix_rank", "pinv", "qr", "svd"]
+__all__ = ["eigh", "eigvalsh", "lstsq", "matrix_rank", "pinv", "qr", "svd", "torch_svd"]
 
 
 def _return_type(name, fields):
@@ -35,26 +37,42 @@ def _return_type(name, fields):
 linalg_eigh = _return_type("linalg_eigh", ["eigenvalues", "eigenvectors"])
 linalg_svd = _return_type("linalg_svd", ["U", "S", "Vh"])
 linalg_qr = _return_type("linalg_qr", ["Q", "R"])
+_svd_result = _return_type("svd", ["U", "S", "V"])
 linalg_lstsq = _return_type("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
 
 
-def _no_vector_gradient(what):
-    raise NotImplementedError(
-        f"nnref differentiates {what}: a gradient reaching the vectors depends on LAPACK's sign "
-        "choices, which nnref does not reproduce; make the loss depend on the values only, or run "
-        "this on PyTorch")
+def _save_outputs(node, outputs):
+    """Make ``node`` the grad_fn of each output and save them for its backward, as outputs (so a
+    second differentiation goes through them, as PyTorch's saved outputs do)."""
+    for i, t in enumerate(outputs):
+        t.grad_fn, t._output_nr = node, i
+    for t in outputs:
+        node.save_result(t)
+
+
+def _off_diagonal_denominator(x):
+    """``x_j - x_i`` at ``[i, j]`` with ones on the diagonal, which PyTorch's ``fill_(1)`` puts
+    there to divide a zero by (the diagonal of ``x_j - x_i`` is exactly zero, so adding the
+    identity changes nothing else)."""
+    return x.unsqueeze(-2) - x.unsqueeze(-1) + eye(x.shape[-1], dtype=x.dtype, device=x.device)
 
 
 class LinalgEighBackward0(Node):
-    """Through the eigenvalues: ``gA = V diag(gL) V^H`` (``linalg_eig_backward``, hermitian)."""
+    """``linalg_eig_backward`` for a symmetric matrix:
+    ``gA = V ((skew(V^H gV) / 2) / E + diag(gL)) V^H`` with ``E[i, j] = L_j - L_i``, or
+    ``V diag(gL) V^H`` when only the eigenvalues have a gradient."""
 
     num_outputs = 2
 
     def backward(self, grad_values, grad_vectors):
-        if grad_vectors is not None:
-            _no_vector_gradient("linalg.eigh through its eigenvalues only")
-        (vectors,) = self.saved_tensors
-        return (matmul(vectors * grad_values.unsqueeze(-2), vectors.mT),)
+        values, vectors = self.saved_tensors
+        if grad_vectors is None:
+            return (matmul(vectors * grad_values.unsqueeze(-2), vectors.mT),)
+        VhgV = matmul(vectors.mT, grad_vectors)
+        inner = 0.5 * (VhgV - VhgV.mT) / _off_diagonal_denominator(values)
+        if grad_values is not None:
+            inner = inner + diag_embed(grad_values)  # the diagonal of ``inner`` is zero
+        return (matmul(vectors, matmul(inner, vectors.mT)),)
 
     def _zeros_for_output(self, index):
         return None
@@ -75,9 +93,7 @@ def eigh(input, UPLO="L"):
     triangle, eigenvalues ascending (``torch.linalg.eigh``)."""
     values, vectors = _eigh(input, UPLO, "linalg.eigh")
     if needs_grad(input):
-        node = LinalgEighBackward0((input,), (vectors.detach(),))
-        values.grad_fn, vectors.grad_fn = node, node
-        values._output_nr, vectors._output_nr = 0, 1
+        _save_outputs(LinalgEighBackward0((input,)), (values, vectors))
     return linalg_eigh(values, vectors)
 
 
@@ -85,25 +101,57 @@ def eigvalsh(input, UPLO="L"):
     """The eigenvalues of each symmetric matrix of ``input``, ascending (``torch.linalg.eigvalsh``)."""
     values, vectors = _eigh(input, UPLO, "linalg.eigh")
     if needs_grad(input):
-        node = LinalgEighBackward0((input,), (vectors,))
+        node = LinalgEighBackward0((input,), (values.detach(), vectors))
         values.grad_fn, values._output_nr = node, 0
     return values
 
 
 class LinalgSvdBackward0(Node):
-    """Through the singular values: ``gA = U diag(gS) V^H`` (``svd_backward``)."""
+    """``svd_backward`` on the reduced factors (``U[..., :k]``, ``Vh[..., :k, :]`` of full ones):
+    ``gA = U ((skew(U^H gU) S + S skew(V^H gV)) / E + diag(gS)) V^H`` with
+    ``E[i, j] = S_j^2 - S_i^2``, plus the parts of ``gU`` (``gV``) outside ``U``'s (``V``'s)
+    span when ``A`` is tall (wide)."""
 
     num_outputs = 3
 
-    def backward(self, grad_U, grad_S, grad_Vh):
-        if grad_U is not None or grad_Vh is not None:
-            _no_vector_gradient("linalg.svd through its singular values only")
-        U, Vh = self.saved_tensors
-        k = grad_S.shape[-1]
-        return (matmul(U[..., :k] * grad_S.unsqueeze(-2), Vh[..., :k, :]),)
+    def backward(self, gU, gS, gVh):
+        U, S, Vh = self.saved_tensors
+        k = S.shape[-1]
+        U, Vh = U[..., :k], Vh[..., :k, :]
+        gU = None if gU is None else gU[..., :k]
+        gVh = None if gVh is None else gVh[..., :k, :]
+        m, n = U.shape[-2], Vh.shape[-1]
+        if gU is None and gVh is None:  # as for svdvals
+            return (matmul(U, gS.unsqueeze(-1) * Vh) if m >= n else matmul(U * gS.unsqueeze(-2), Vh),)
+        UhgU = None if gU is None else _skew(matmul(U.mT, gU))
+        VhgV = None if gVh is None else _skew(matmul(Vh, gVh.mT))
+        E = _off_diagonal_denominator(S * S)
+        if gU is not None and gVh is not None:
+            gA = (UhgU * S.unsqueeze(-2) + S.unsqueeze(-1) * VhgV) / E
+        elif gU is not None:
+            gA = UhgU * (S.unsqueeze(-2) / E)
+        else:
+            gA = S.unsqueeze(-1) * (VhgV / E)
+        if gS is not None:
+            gA = gA + diag_embed(gS)
+        if m > n and gU is not None:
+            gA = matmul(U, gA)
+            gUSinv = gU / S.unsqueeze(-2)
+            gA = gA + gUSinv - matmul(U, matmul(U.mT, gUSinv))
+            return (matmul(gA, Vh),)
+        if m < n and gVh is not None:
+            gA = matmul(gA, Vh)
+            SinvgVh = gVh / S.unsqueeze(-1)
+            gA = gA + SinvgVh - matmul(matmul(SinvgVh, Vh.mT), Vh)
+            return (matmul(U, gA),)
+        return (matmul(U, matmul(gA, Vh)) if m >= n else matmul(matmul(U, gA), Vh),)
 
     def _zeros_for_output(self, index):
         return None
+
+
+def _skew(X):
+    return X - X.mT
 
 
 def svd(A, full_matrices=True, *, driver=None):
@@ -118,17 +166,59 @@ def svd(A, full_matrices=True, *, driver=None):
     u, s, vh = xp.linalg.svd(A._data, full_matrices=full_matrices)
     U, S, Vh = (wrap(xp.ascontiguousarray(x), A) for x in (u, s, vh))
     if needs_grad(A):
-        node = LinalgSvdBackward0((A,), (U.detach(), Vh.detach()))
-        for i, t in enumerate((U, S, Vh)):
-            t.grad_fn, t._output_nr = node, i
+        _save_outputs(LinalgSvdBackward0((A,)), (U, S, Vh))
     return linalg_svd(U, S, Vh)
 
 
+def torch_svd(input, some=True, compute_uv=True):
+    """``torch.svd``, the older form of ``linalg.svd``: ``(U, S, V)`` with ``V = Vh^H`` (a
+    transposed view, as PyTorch's), reduced factors unless ``some=False``; without
+    ``compute_uv`` only ``S`` is computed (through ``linalg.svdvals``) and ``U``, ``V`` are
+    square zero matrices (``aten/src/ATen/native/BatchLinearAlgebra.cpp``, ``svd``)."""
+    if compute_uv:
+        U, S, Vh = svd(input, full_matrices=not some)
+        return _svd_result(U, S, Vh.mT)
+    from .linalg_decompositions import svdvals
+    S = svdvals(input)
+    m, n = input.shape[-2:]
+    batch = tuple(input.shape[:-2])
+    return _svd_result(input.new_zeros(batch + (m, m)), S, input.new_zeros(batch + (n, n)))
+
+
 class LinalgQrBackward0(Node):
+    """``linalg_qr_backward``, with ``M = gR R^H - Q^H gQ``: for a tall or square ``A``,
+    ``gA = (Q syminvadj(triu(M)) + gQ) R^-H``; for a wide one,
+    ``gA = [Q tril(skew(-M)) R_1^-H, 0] + Q gR`` (``R_1`` the square left block of ``R``)."""
+
     num_outputs = 2
 
-    def backward(self, grad_Q, grad_R):
-        _no_vector_gradient("linalg.qr's factors not at all")
+    def backward(self, gQ, gR):
+        if self.mode == "r":
+            raise RuntimeError(
+                "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please use "
+                "linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.")
+        Q, R = self.saved_tensors
+        m, n = Q.shape[-2], R.shape[-1]
+        if self.mode == "complete" and m > n:
+            raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
+        if gQ is None:
+            M = matmul(gR, R.mT)
+        elif gR is None:
+            M = -matmul(Q.mT, gQ)
+        else:
+            M = matmul(gR, R.mT) - matmul(Q.mT, gQ)
+        if m >= n:
+            upper = M.triu()
+            gA = matmul(Q, upper + upper.triu(1).mT)  # syminvadj: the symmetric matrix of M's upper triangle
+            if gQ is not None:
+                gA = gA + gQ
+            return (solve(R.mT, gA, left=False),)
+        lower = (M.mT - M).tril()  # trilImInvAdjSkew(-M)
+        gA = solve(R[..., :m].mT, matmul(Q, lower), left=False)
+        gA = cat([gA, gA.new_zeros(gA.shape[:-1] + (n - m,))], -1)
+        if gR is not None:
+            gA = gA + matmul(Q, gR)
+        return (gA,)
 
     def _zeros_for_output(self, index):
         return None
@@ -150,8 +240,9 @@ def qr(A, mode="reduced"):
         q, r = xp.linalg.qr(A._data, mode=mode)
     Q, R = wrap(xp.ascontiguousarray(q), A), wrap(xp.ascontiguousarray(r), A)
     if needs_grad(A):
-        node = LinalgQrBackward0((A,), ())
-        Q.grad_fn, R.grad_fn, Q._output_nr, R._output_nr = node, node, 0, 1
+        node = LinalgQrBackward0((A,))
+        node.mode = mode
+        _save_outputs(node, (Q, R))
     return linalg_qr(Q, R)
 
 

@@ -113,7 +113,7 @@ def reshape(input, *args, shape=None):
         out = make_view(input, data)
         return record(out, ReshapeAliasBackward0, (input,), self_sizes=input._data.shape)
     from .linalg import _unsafe_view
-    return _unsafe_view(clone(input, contiguous=True), shape)
+    return _unsafe_view(clone(input, memory_format=contiguous_format), shape)
 
 
 def flatten(input, start_dim=0, end_dim=-1):
@@ -286,6 +286,9 @@ class ExpandBackward0(Node):
 def expand(input, *sizes, size=None, implicit=False):
     """Broadcast to a larger size without copying; ``-1`` keeps a dimension. (``implicit`` is
     PyTorch's flag for an expand the tracer inserted; it changes nothing here, nor there.)"""
+    if any(isinstance(s, bool) for s in sizes):  # expand(size, True): PyTorch's implicit is keyword-only
+        raise TypeError("expand() received an invalid combination of arguments: a size is a bool (implicit= "
+                        "is keyword-only)")
     sizes = size_arguments("expand", "size", sizes, size)
     shape = input._data.shape
     if len(sizes) < len(shape):
@@ -321,6 +324,11 @@ def alias(input):
     return record(out, AliasBackward0, (input,))
 
 
+def broadcast_to(input, size):
+    """``expand`` with PyTorch's ``broadcast_to`` signature (one ``size``, no ``implicit``)."""
+    return expand(input, size)
+
+
 def expand_as(input, other):
     """``input.expand(other.size())``: a broadcast view (``torch.Tensor.expand_as``,
     ``aten/src/ATen/native/TensorShape.cpp``)."""
@@ -332,10 +340,10 @@ class CloneBackward0(Node):
         return (grad,)
 
 
-def clone(input, *, contiguous=False, memory_format=None):
+def clone(input, *, memory_format=None):
     """A copy with its own memory (recorded, so gradients flow through it); row-major when
     ``memory_format`` is ``torch.contiguous_format``, else with ``input``'s order."""
-    contiguous = contiguous or check_memory_format("clone", memory_format) is contiguous_format
+    contiguous = check_memory_format("clone", memory_format) is contiguous_format
     xp = array_module(input._device)
     out = wrap(xp.array(input._data, order="C" if contiguous else "K", copy=True), input)
     return record(out, CloneBackward0, (input,))
@@ -344,7 +352,7 @@ def clone(input, *, contiguous=False, memory_format=None):
 def contiguous(input, *, memory_format=None):
     """``input`` itself when already laid out row-major, else a row-major clone."""
     check_memory_format("contiguous", memory_format)
-    return input if input._data.flags.c_contiguous else clone(input, contiguous=True)
+    return input if input._data.flags.c_contiguous else clone(input, memory_format=contiguous_format)
 
 
 def is_contiguous(input, *, memory_format=None):

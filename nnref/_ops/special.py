@@ -196,10 +196,14 @@ def _float_operands(input, other):
 
 
 class XlogyBackward0(Node):
+    """``self: xlogy(grad, other)``, 0 where ``self == 0`` and ``other <= 0`` (PyTorch's note
+    "Gradient formula for xlogy at x = 0, y <= 0": at ``self == 0`` with ``other > 0`` the
+    gradient is ``log(other)``, the derivative's limit)."""
+
     def backward(self, grad):
         self_, other = self.saved_tensors
         wants_self, wants_other = self.needs_input_grad
-        return (grad * xlogy((self_ != 0).to(grad.dtype), other) if wants_self else None,
+        return (xlogy(grad, other).masked_fill((self_ == 0) & (other <= 0), 0) if wants_self else None,
                 grad * self_ / other if wants_other else None)
 
 
@@ -216,7 +220,8 @@ class XlogyBackward2(Node):
 
     def backward(self, grad):
         (self_,) = self.saved_tensors
-        return (grad * xlogy((self_ != 0).to(grad.dtype), self.other_scalar),)
+        grad_self = xlogy(grad, self.other_scalar)
+        return (grad_self if self.other_scalar > 0 else grad_self.masked_fill(self_ == 0, 0),)
 
 
 def xlogy(input, other):

@@ -37,6 +37,23 @@ If the test
 """
 
 
+FAILED_NONDET_MSG = """\n
+NOTE: If your op relies on non-deterministic operations i.e., it is listed here:
+https://pytorch.org/docs/stable/generated/torch.use_deterministic_algorithms.html
+this failure might be expected.
+
+If you are adding a new operator, please file an issue and then use one of the
+workarounds. The workaround depends on how your test invokes gradcheck/gradgradcheck.
+If the test
+- manually invokes gradcheck/gradgradcheck, then call gradcheck/gradgradcheck
+  with `nondet_tol=<tol>` as a keyword argument.
+- is OpInfo-based (e.g., in test_ops_gradients.py), then modify the OpInfo for the test
+  to have `gradcheck_nondet_tol=<tol>`.
+- is a Module test (e.g., in common_nn.py), then modify the corresponding
+  module_test entry to have `gradcheck_nondet_tol=<tol>`
+"""
+
+
 class GradcheckError(RuntimeError):
     """Analytical and numerical gradients disagree."""
 
@@ -136,16 +153,27 @@ def _slow_mode_message(func, inputs, input_index, output_index, rtol, atol, eps)
     return message
 
 
-def _slow_check(func, inputs, differentiable, eps, atol, rtol):
+def _check_reentrant(first, second, nondet_tol):
+    """PyTorch computes every analytical Jacobian twice: a backward that gives other numbers the
+    second time (it draws random numbers, say) fails, beyond ``nondet_tol``."""
+    if any(a.size and np.abs(a - b).max() > nondet_tol for a, b in zip(first, second)):
+        raise GradcheckError(
+            "Backward is not reentrant, i.e., running backward with same input and grad_output multiple "
+            "times gives different values, although analytical gradient matches numerical gradient."
+            f"The tolerance for nondeterminism was {nondet_tol}." + FAILED_NONDET_MSG)
+
+
+def _slow_check(func, inputs, differentiable, eps, atol, rtol, nondet_tol):
     for i in differentiable:
         numerical = _numerical_jacobian(func, inputs, i, eps)
         analytical = _analytical_jacobian(func, inputs, i)
+        _check_reentrant(analytical, _analytical_jacobian(func, inputs, i), nondet_tol)
         for o, (a, n) in enumerate(zip(analytical, numerical)):
             if not np.allclose(a, n, atol=atol, rtol=rtol):
                 raise GradcheckError(_mismatch(o, i, _as_printed(n), _as_printed(a)))
 
 
-def _fast_check(func, inputs, differentiable, eps, atol, rtol):
+def _fast_check(func, inputs, differentiable, eps, atol, rtol, nondet_tol):
     """``v^T J u`` by finite differences and by one backward pass, per (input, output) pair."""
     from .._creation import tensor
     rng = np.random.default_rng(0)  # a local generator: the global random stream is left alone
@@ -161,6 +189,8 @@ def _fast_check(func, inputs, differentiable, eps, atol, rtol):
         for o, out in enumerate(outputs):
             seed = tensor(vs[o].reshape(out._data.shape), dtype=out._dtype, device=out._device)
             analytical = float(_vjp(out, inputs[i], seed) @ u)
+            _check_reentrant([np.array([analytical])], [np.array([float(_vjp(out, inputs[i], seed) @ u)])],
+                             nondet_tol)
             numeric = float(numerical[o] @ vs[o])
             adjusted_atol = atol * float(u.sum()) * float(vs[o].sum())
             if not np.isclose(analytical, numeric, rtol=rtol, atol=adjusted_atol):
@@ -197,7 +227,7 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     if not check_backward_ad:
         return True
     try:
-        (_fast_check if fast_mode else _slow_check)(func, inputs, differentiable, eps, atol, rtol)
+        (_fast_check if fast_mode else _slow_check)(func, inputs, differentiable, eps, atol, rtol, nondet_tol)
     except GradcheckError:
         if raise_exception:
             raise

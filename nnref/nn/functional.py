@@ -432,7 +432,7 @@ def _maybe_inplace(input, function, inplace, **options):
 
 
 @_with_out
-def gelu(input, approximate="none"):
+def gelu(input, *, approximate="none"):
     """``x * Phi(x)``; ``approximate='tanh'`` uses the tanh formula (GPT-2's)."""
     return _native_activation.gelu(input, approximate)
 
@@ -841,7 +841,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     return out
 
 
-def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None,
                                  enable_gqa=False):
     """``softmax(query @ key^T * scale + mask) @ value`` over the last two dims (PyTorch's math path).
 

@@ -13,6 +13,7 @@ from .._creation import arange, empty, empty_like, eye, randperm
 from .._ops.pointwise import where
 from .._ops.shape import stack
 from ..core.autograd.grad_mode import no_grad
+from .parameter import _USE_MESSAGE, is_lazy
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_",
            "eye_", "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_",
@@ -48,14 +49,24 @@ def calculate_gain(nonlinearity, param=None):
     raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
 
 
+def _refuse_uninitialized(function, tensor):
+    """PyTorch's ``uniform_``, ``normal_``, ``constant_`` and ``kaiming_uniform_`` first offer a
+    tensor subclass its ``__torch_function__``; an uninitialized parameter's refuses there, naming
+    the function, before any shape is read (the others fail later, on the first method they call)."""
+    if is_lazy(tensor):
+        raise ValueError(_USE_MESSAGE.format(where=f" in {function!r}", cls=type(tensor).__name__))
+
+
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
     """Fill with samples from U(a, b)."""
+    _refuse_uninitialized(uniform_, tensor)
     with no_grad():
         return tensor.uniform_(a, b, generator=generator)
 
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
     """Fill with samples from N(mean, std**2)."""
+    _refuse_uninitialized(normal_, tensor)
     with no_grad():
         return tensor.normal_(mean, std, generator=generator)
 
@@ -111,13 +122,15 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
 
 def constant_(tensor, val):
     """Fill with the number ``val``."""
+    _refuse_uninitialized(constant_, tensor)
     with no_grad():
         return tensor.fill_(val)
 
 
 def ones_(tensor):
     """Fill with ones."""
-    return constant_(tensor, 1.0)
+    with no_grad():
+        return tensor.fill_(1.0)
 
 
 def zeros_(tensor):
@@ -196,6 +209,7 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gene
     ``a`` is the negative slope of the leaky ReLU that follows the layer; the
     layers' default ``a=sqrt(5)`` makes ``bound = 1 / sqrt(fan_in)``.
     """
+    _refuse_uninitialized(kaiming_uniform_, tensor)
     if 0 in tensor.shape:
         warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
         return tensor

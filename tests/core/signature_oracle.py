@@ -18,6 +18,13 @@ position after the ones before it. Every form is run on PyTorch and on nnref wit
 the same seed, and the outcomes are compared: the result's values, dtype and shape, or the exception
 type. PyTorch decides which forms are valid; a form PyTorch refuses must be refused by nnref too.
 
+It also makes the forms PyTorch's signatures leave out (``refused_forms``), so that nnref cannot
+accept more than PyTorch does: each keyword name nnref's own signature has and none of PyTorch's
+signatures has (``Tensor.uniform_(a=0.)``: PyTorch raises ``TypeError``; labels end in ``[name not in
+PyTorch's signature]``), and each of PyTorch's keyword-only parameters passed by position after all
+the positional ones (``F.gelu(x, 'tanh')``; ``[keyword-only by position]``). PyTorch's outcome is
+compared as for any form: it refuses nearly all of them.
+
 ``python tests/core/signature_oracle.py`` prints the coverage (callables, forms, skipped and why).
 """
 import inspect
@@ -579,6 +586,73 @@ class Case:
                     self.forms.append(form)
         if not self.forms:
             self.skip = "; ".join(sorted(set(reasons)))
+            return
+        self.forms += refused_forms(short, signatures, tfn, nfn, qualname)
+
+
+def _nnref_parameters(nfn, qualname):
+    """The parameters of nnref's callable as a program sees them (no ``self``; a module's
+    ``__init__``'s), or None where Python cannot read a signature."""
+    try:
+        sig = inspect.signature(nfn.__init__ if inspect.isclass(nfn) else nfn)
+    except (TypeError, ValueError):
+        return None
+    params = list(sig.parameters.values())
+    if inspect.isclass(nfn) or qualname.startswith("torch.Tensor."):
+        params = params[1:]
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return None  # names pass through to another callable: its own names are checked where it is shared
+    return params
+
+
+def _takes_any_keyword(tfn):
+    """True where PyTorch's callable has ``**kwargs`` (``nn.LSTM(*args, **kwargs)``): no name is
+    outside its signature."""
+    try:
+        sig = inspect.signature(tfn.__init__ if inspect.isclass(tfn) else tfn)
+    except (TypeError, ValueError):
+        return False
+    return any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values())
+
+
+# Keywords PyTorch's Python argument parser adds to every factory function, which no ATen schema lists.
+_FACTORY_KEYWORDS = {"requires_grad", "pin_memory"}
+
+
+def refused_forms(name, signatures, tfn, nfn, qualname):
+    """Forms PyTorch's signatures leave out (see the module's docstring): a name only nnref has, or a
+    keyword-only parameter given by position. The other arguments are those of the first form."""
+    overrides = ARGUMENTS.get(qualname) or {}
+    if "**" in overrides:
+        return []
+    forms = []
+    for params in signatures[:1]:
+        makers = {p.name: overrides.get(p.name) or make_argument(p.name, p.type, p.default) for p in params}
+        required = [p for p in params if p.default is Param.REQUIRED]
+        if any(makers[p.name] is None for p in required):
+            continue
+        positional = [p for p in required if p.positional]
+        base_args = [makers[p.name] for p in positional] + overrides.get("*", [])
+        base_kwargs = {p.name: makers[p.name] for p in required if not p.positional}
+        known = {p.name for sig in signatures for p in sig} | _FACTORY_KEYWORDS
+        for extra in () if _takes_any_keyword(tfn) else _nnref_parameters(nfn, qualname) or ():
+            if extra.kind in (extra.VAR_POSITIONAL, extra.VAR_KEYWORD) or extra.name in known:
+                continue
+            maker = make_argument(extra.name, None, extra.default)
+            if maker is not None:
+                forms.append(Form(f"{name}({extra.name}=) [name not in PyTorch's signature]", base_args,
+                                  {**base_kwargs, extra.name: maker}))
+        if overrides.get("*"):  # after ``*tensors`` every position is taken by the tensors
+            continue
+        optional_positional = [p for p in params if p.positional and p.default is not Param.REQUIRED]
+        for p in params:
+            if p.positional or p.default is Param.REQUIRED or makers[p.name] is None or p.name in (
+                    "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format"):
+                continue  # (the factory keywords go to PyTorch's parser, whose positions differ)
+            args = base_args + [_default_maker(q.default) for q in optional_positional] + [makers[p.name]]
+            forms.append(Form(f"{name}({', '.join(q.name for q in positional + optional_positional + [p])}) "
+                              "[keyword-only by position]", args, base_kwargs))
+    return forms
 
 
 # Explicit argument makers where a name and a type do not say enough (a convolution's 4-D input ...).

@@ -179,6 +179,11 @@ CASES = {
                         m.xlogy(2, m.tensor([1, 2])), m.xlogy(m.tensor([1, 2]), 3),
                         m.xlogy(m.tensor([1.0], dtype=m.float64), m.tensor([2.0])),
                         m.tensor([1.0, 0.0]).xlogy_(m.tensor([2.0, 0.0]))),
+    # PyTorch's xlogy gradient at x = 0 is log(y) where y > 0 (the limit), 0 where y <= 0
+    "xlogy_gradient_at_zero": lambda m: (
+        m.autograd.grad(m.xlogy(_leaf(m, [0.0, 0.0, 0.0, 1.0]), m.tensor([0.5, 0.0, -1.0, 2.0])).sum(), _LEAF[0])[0],
+        m.autograd.grad(m.xlogy(_leaf(m, [0.0, 1.0]), 0.5).sum(), _LEAF[0])[0],
+        m.autograd.grad(m.xlogy(_leaf(m, [0.0, 1.0]), 0.0).sum(), _LEAF[0])[0]),
     "signs": lambda m: (m.sgn(m.tensor([-2.0, 0.0, 3.0], requires_grad=True)), m.sgn(m.tensor([-2, 0, 3])),
                         m.sgn(m.tensor([True, False])), m.signbit(m.tensor([-0.0, 0.0, -1.0, float("nan")])),
                         m.signbit(m.tensor([-1, 2])), m.signbit(m.tensor([True])), m.tensor([-1.0]).sgn_()),

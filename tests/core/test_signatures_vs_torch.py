@@ -53,3 +53,17 @@ def test_the_oracle_reads_keyword_forms_from_torch():
 def test_every_known_difference_names_a_form_the_oracle_makes():
     forms = {(case.qualname, form.label) for case in CASES for form in case.forms}
     assert set(oracle.KNOWN) <= forms, set(oracle.KNOWN) - forms
+
+
+def test_the_oracle_makes_the_forms_pytorch_refuses():
+    """Keyword-only parameters given by position (and keyword names only nnref's signature has):
+    PyTorch raises TypeError for them, so nnref must refuse them too (the test above runs them all)."""
+    by_position = {(case.qualname, form.label): form for case in CALLED for form in case.forms
+                   if form.label.endswith("[keyword-only by position]")}
+    assert len(by_position) > 100
+    for key in [("torch.nn.functional.gelu", "gelu(input, approximate) [keyword-only by position]"),
+                ("torch.normal", "normal(mean, std, generator) [keyword-only by position]"),
+                ("torch.Tensor.uniform_", "uniform_(from, to, generator) [keyword-only by position]")]:
+        assert key in by_position, key
+        expected, got, agrees = oracle.compare(key[0], by_position[key])
+        assert expected == ("raises", "TypeError") and agrees

@@ -377,8 +377,11 @@ def test_a_torch_checkpoint_naming_other_code_is_refused_not_run(tmp_path):
     prefix = next(n for n in entries if n.endswith("data.pkl"))[:-len("data.pkl")]
     entries[prefix + "data.pkl"] = b"\x80\x02cos\nsystem\nX\x04\x00\x00\x00echo\x85R."
     path.write_bytes(write_zip(entries))
-    with pytest.raises(CheckpointError, match="Unsupported global: GLOBAL os.system was not an allowed global"):
+    with pytest.raises(CheckpointError, match="GLOBAL os.system whose module os is blocked") as ours:
         nnref.load(path)
+    with pytest.raises(pickle.UnpicklingError) as theirs:
+        torch.load(path)
+    assert str(ours.value) == str(theirs.value)
 
 
 def test_missing_file_is_file_not_found(tmp_path):

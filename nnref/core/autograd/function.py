@@ -78,9 +78,15 @@ class BackwardCFunction(FunctionCtx, Node):
         grads = self.backward(*grad_outputs)
         return grads if isinstance(grads, tuple) else (grads,)
 
+    @property
+    def saved_variables(self):
+        """The deprecated name of ``saved_tensors`` (PyTorch warns the same)."""
+        warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning, stacklevel=2)
+        return self.saved_tensors
+
     def _zeros_for_output(self, index):
-        if not self.materialize_grads:
-            return None
+        if not self.materialize_grads or self._output_metadata[index] is None:
+            return None  # (an output that is not a tensor gets None, as in PyTorch)
         shape, dtype, device = self._output_metadata[index]
         return Tensor._make(array_module(device).zeros(shape, dtype.numpy), device)
 
@@ -98,6 +104,17 @@ class _FunctionMeta(TorchNamed):
 class Function(metaclass=_FunctionMeta):
     """Subclass and define ``forward`` and ``backward(ctx, *grads)`` as staticmethods
     (and ``setup_context(ctx, inputs, output)`` if ``forward`` takes no ``ctx``)."""
+
+    def __init__(self, *args, **kwargs):
+        warnings.warn(f"{self.__class__} should not be instantiated. Methods on autograd functions are all "
+                      "static, so you should invoke them on the class itself. Instantiating an autograd "
+                      "function will raise an error in a future version of PyTorch.", DeprecationWarning,
+                      stacklevel=2)
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError("Legacy autograd function with non-static forward method is deprecated. Please use "
+                           "new-style autograd function with static forward method. (Example: "
+                           "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
 
     @staticmethod
     def forward(*args, **kwargs):

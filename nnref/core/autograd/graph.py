@@ -15,6 +15,7 @@ import sys
 import weakref
 
 from .._device import array_module_of
+from .._layout import contiguous_format
 from .._naming import TorchNamed
 from ..utils.hooks import RemovableHandle
 from .grad_mode import _GradState
@@ -58,7 +59,8 @@ class SavedTensor:
         if tensor._version_counter[0] != self.version:
             raise RuntimeError(self._modified_message(node))
         if self.is_output and node._graph_output_requires_grad:
-            return tensor._alias_with_grad_fn(node)
+            tensor = tensor._alias_with_grad_fn(node)
+            tensor._output_nr = self.output_nr  # which output of a multi-output node (eigh's vectors: 1)
         return tensor
 
     def _modified_message(self, node):
@@ -130,6 +132,8 @@ class Node(metaclass=TorchNamed):
 
     def __call__(self, *grad_outputs):
         """``grad_fn(grad)``: the input gradients, a lone one unwrapped (PyTorch's ``THPCppFunction_call``)."""
+        if len(grad_outputs) != self.num_outputs:
+            raise TypeError(f"expected {self.num_outputs} arguments, got {len(grad_outputs)} instead")
         grads = self.apply(*grad_outputs)
         return grads[0] if len(grads) == 1 else grads
 
@@ -229,7 +233,7 @@ class AccumulateGrad(Node):
                 empty = grad._make(array_module_of(grad._data).empty_like(grad._data), grad._device)
                 variable.grad = empty.copy_(grad)  # recorded: grad_fn=<CopyBackwards>
             else:
-                variable.grad = grad.clone(contiguous=True)
+                variable.grad = grad.clone(memory_format=contiguous_format)
         elif _GradState.enabled:
             variable.grad = variable.grad + grad  # a new tensor: whoever held the old one keeps it
         else:
