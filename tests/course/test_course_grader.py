@@ -140,9 +140,10 @@ def test_the_course_root_is_named_or_found(tmp_path, monkeypatch):
     ("assert f() is None", 3, None, False),
 ])
 def test_checks_are_judged_on_data(source, subject, expected, passed):
+    """The grader evaluates the check on the student's subject and the reference's expected value."""
     (check_id,) = checks.check_ids(source)
-    kind = "cmp:" + source.split("f() ", 1)[1].split(" ")[0]
-    reference = {"kind": kind, "subject": expected, "expected": expected}
-    assert checks.judge(reference, {"subject": subject})[0] is passed
-    rewritten = checks.rewrite(source, keep=checks.keep_for_student([]))
+    skeletons = {}
+    rewritten = checks.rewrite(source, keep=checks.keep_for_student([]), skeletons=skeletons)
     assert "[1, 2]" not in rewritten and "0.1" not in rewritten  # the student's run never holds the answer
+    reference = {"kind": "expr", "leaves": [expected], "expected": [expected] if "None" not in source else []}
+    assert checks.judge(skeletons[check_id], reference, {"leaves": [subject]})[0] is passed

@@ -290,10 +290,10 @@ def test_a_fault_in_scoring_is_that_submissions_row(student_edition, tmp_path, m
         student.write_answer(found[EXERCISE], path, answer)
     judge = checks.judge
 
-    def faulty(reference, record):
-        if record and record.get("subject") == 4242:
+    def faulty(skeleton, reference, record, both=False):
+        if record and 4242 in (record.get("leaves") or []):
             raise RuntimeError("injected fault in scoring")
-        return judge(reference, record)
+        return judge(skeleton, reference, record, both)
 
     monkeypatch.setattr(checks, "judge", faulty)
     rows, reports = batch.grade_all(tmp_path / "class", tmp_path / "out", root=ROOT, jobs=2, timeout=3,

@@ -98,7 +98,7 @@ def run_limit(source, tmp_path, limits, **clock):
                        "source": checks.rewrite(textwrap.dedent(source), "test_limit.py")}]}
     box = tmp_path / f"box-{len(list(tmp_path.iterdir()))}"
     outcome = sandbox.run(plan, task, box, limits=limits, **({"test_limit": 60.0} | clock))
-    values = [r.get("subject") for r in outcome.records if r.get("r") == "check"]
+    values = [(r.get("leaves") or [None])[0] for r in outcome.records if r.get("r") == "check"]
     return outcome, (values[0] if values else None)
 
 
