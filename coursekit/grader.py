@@ -31,8 +31,10 @@ the next test in a fresh one.  Feedback for students (``feedback.md``) says
 what failed and why, without hidden-test source or instructor paths; the
 instructor's report (``report.json``, ``report.md``) has everything.
 """
+import base64
 import hashlib
 import json
+import marshal
 import os
 import shutil
 import sys
@@ -143,11 +145,60 @@ def _test_files(root, task, hidden, keep=None, skeletons=None):
 
 
 def _nnref_copy(root, target, task=None, bodies=None):
-    """The reference nnref in ``target``; with ``task``, its regions hold ``bodies`` instead."""
+    """The reference nnref in ``target``; with ``task``, its regions hold ``bodies`` instead.
+
+    A file that holds a solution region is there as bytecode only (``_sourceless``):
+    the sandbox runs the reference's code of the other tasks, and has no text of it to read.
+    """
     shutil.copytree(root / "nnref", target / "nnref", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     shutil.copy(root / "tests" / "course" / "tasks" / "task_helpers.py", target / "task_helpers.py")
-    if task is None:
-        return None
+    problem = None if task is None else _with_bodies(target, task, bodies)
+    if problem is None:
+        _sourceless(target)
+    return problem
+
+
+def _sourceless(target):
+    """Each ``.py`` file of ``target/nnref`` with a solution region replaced by its ``.pyc`` (Python imports
+    a ``.pyc`` that has no source beside it), compiled under its path in the sandbox."""
+    import py_compile
+    for path in sorted((target / "nnref").rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        if any(region.kind == SOLUTION for region in find_regions(text, str(path))):
+            py_compile.compile(str(path), cfile=str(path.with_suffix(".pyc")),
+                               dfile=f"/task/{path.relative_to(target).as_posix()}", doraise=True,
+                               invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
+            path.unlink()
+
+
+def compiled_plan(plan):
+    """``plan`` with every piece of code as a code object (marshal, base64), compiled here.
+
+    The sandbox gets no source text of the tests (hidden ones included) nor of the
+    reference's code of the exercises, only what it runs: a submission can
+    disassemble what its process runs, but finds no text to read or send back.
+    """
+    def code(source, filename):
+        return base64.b64encode(marshal.dumps(compile(source, filename, "exec", dont_inherit=True))).decode()
+
+    if plan["kind"] == "tests":
+        files = [{"module": f["module"], "path": f["path"], "code": code(f["source"], f["path"])}
+                 for f in plan["files"]]
+        return dict(plan, files=files)
+    cells = []
+    for cell in plan["cells"]:
+        cell = dict(cell)
+        if "run" in cell:
+            cell["run"] = code(_ipython(cell["run"]), cell.get("label", "<cell>"))
+        if "code" in cell:
+            cell["code"] = code(_ipython(cell["code"]), f"<{cell['exercise']}>")
+        if "define" in cell:
+            cell["define"] = code(_ipython(cell["define"]), f"<{cell.get('label', 'exercise')}>")
+        cells.append(cell)
+    return dict(plan, cells=cells)
+
+
+def _with_bodies(target, task, bodies):
     path = target / task.path
     pending = list(bodies)
 
@@ -319,7 +370,7 @@ class Runner:
             if unit.kind == "chapter":
                 shutil.copytree(unit.book, box / unit.book.name,
                                 ignore=shutil.ignore_patterns("_*", "*.ipynb", ".*", "*.md"))
-            plan = dict(unit.plan, start_at=start_at)
+            plan = compiled_plan(dict(unit.plan, start_at=start_at))
             if self.unsafe:
                 plan = _unsafe_plan(plan, unit.task_dir, box)
             # the run ends by this time, whatever the sandbox sends
