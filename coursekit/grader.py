@@ -178,11 +178,16 @@ def compiled_plan(plan):
     reference's code of the exercises, only what it runs: a submission can
     disassemble what its process runs, but finds no text to read or send back.
     """
-    def code(source, filename):
-        return base64.b64encode(marshal.dumps(compile(source, filename, "exec", dont_inherit=True))).decode()
+    def code(source, filename, docstrings=True):
+        tree = parsing.parse(source, filename)
+        if not docstrings:
+            _strip_docstrings(tree)
+        with parsing._PARSE_LOCK:  # compiling an AST object converts it, as parsing does (parsing.py)
+            compiled = compile(tree, filename, "exec", dont_inherit=True)
+        return base64.b64encode(marshal.dumps(compiled)).decode()
 
     if plan["kind"] == "tests":
-        files = [{"module": f["module"], "path": f["path"], "code": code(f["source"], f["path"])}
+        files = [{"module": f["module"], "path": f["path"], "code": code(f["source"], f["path"], False)}
                  for f in plan["files"]]
         return dict(plan, files=files)
     cells = []
@@ -193,9 +198,19 @@ def compiled_plan(plan):
         if "code" in cell:
             cell["code"] = code(_ipython(cell["code"]), f"<{cell['exercise']}>")
         if "define" in cell:
-            cell["define"] = code(_ipython(cell["define"]), f"<{cell.get('label', 'exercise')}>")
+            cell["define"] = code(_ipython(cell["define"]), f"<{cell.get('label', 'exercise')}>", False)
         cells.append(cell)
     return dict(plan, cells=cells)
+
+
+def _strip_docstrings(tree):
+    """The docstrings of a test file or of the reference's code go: code objects keep them as constants."""
+    import ast
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.body \
+                and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant) \
+                and isinstance(node.body[0].value.value, str):
+            node.body = node.body[1:] or [ast.Pass()]
 
 
 def _with_bodies(target, task, bodies):
