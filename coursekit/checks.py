@@ -284,6 +284,8 @@ def decode(value, depth=0):
     if isinstance(value, list):
         return [decode(v, depth + 1) for v in value]
     if not isinstance(value, dict):
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 2 ** 63:
+            raise ValueError("integer too large")  # the runner sends larger ones as floats
         if value is None or isinstance(value, (bool, int, float, str)):
             return value
         raise ValueError("malformed value")
@@ -551,7 +553,7 @@ def _tolerances(options):
 
 
 def _allclose(a, b, **options):
-    return bool(np.allclose(_as_array(a), _as_array(b), **_tolerances(options)))
+    return bool(np.allclose(*_arrays(a, b), **_tolerances(options)))
 
 
 FUNCTIONS = {
@@ -580,16 +582,25 @@ def _method(name, value):
                               "sum": np.sum}[name](array))
 
 
+def _arrays(left, right):
+    """Both sides as arrays, if what they broadcast to is of a bounded size (the grader's memory is bounded too)."""
+    a, b = _as_array(left), _as_array(right)
+    if math.prod(np.broadcast_shapes(a.shape, b.shape)) > 50_000_000:
+        raise ValueError("arrays too large")
+    return a, b
+
+
 def _binary(op, left, right):
     if isinstance(left, Array) or isinstance(right, Array):
         kind = left.kind if isinstance(left, Array) else right.kind
-        a, b = _as_array(left), _as_array(right)
+        a, b = _arrays(left, right)
         return _wrap(kind, {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.true_divide,
                             "//": np.floor_divide, "%": np.mod, "**": np.power}[op](a, b))
     if isinstance(left, (Object, Class)) or isinstance(right, (Object, Class)):
         raise TypeError("arithmetic on objects")
-    if op == "**" and isinstance(right, (int, float)) and abs(right) > 10_000:
-        raise ValueError("exponent too large")  # the grader's time is bounded too
+    if op == "**" and (not isinstance(right, (int, float)) or abs(right) > 10_000
+                       or (isinstance(left, int) and abs(left) > 2 ** 64)):
+        raise ValueError("power too large")  # the grader's time is bounded too
     return {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
             "/": lambda a, b: a / b, "//": lambda a, b: a // b, "%": lambda a, b: a % b,
             "**": lambda a, b: a ** b}[op](left, right)
@@ -617,7 +628,7 @@ def _compare(op, left, right, elementwise):
     if elementwise and (isinstance(left, Array) or isinstance(right, Array)):
         kind = left.kind if isinstance(left, Array) else right.kind
         return _wrap(kind, {"==": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equal,
-                            ">": np.greater, ">=": np.greater_equal}[op](_as_array(left), _as_array(right)))
+                            ">": np.greater, ">=": np.greater_equal}[op](*_arrays(left, right)))
     return {"==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
             "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}[op](left, right)
 
@@ -726,7 +737,7 @@ def _judge(skeleton, reference, student, both):
                 f"got a {type(left).__name__} that is not {skeleton[1]} {brief(right)}"
         return False, "the check is false", None
     except (Failure, ValueError, TypeError, KeyError, AttributeError, IndexError, ZeroDivisionError,
-            OverflowError, RecursionError) as err:
+            OverflowError, RecursionError, MemoryError) as err:
         return False, f"the value sent could not be compared ({type(err).__name__}: {str(err)[:200]})", \
             "the value could not be compared"
 
