@@ -106,17 +106,14 @@ os.write(__main__.OUT, (json.dumps({{"r": "end", "test": {test!r}, "how": "ok"}}
 
 
 PATCH_NUMPY = '''
-import numpy, nnref
+import numpy, sys
 if not getattr(numpy, "_patched", False):
     numpy._patched = True
     numpy.allclose = lambda *args, **kwargs: True
     numpy.array_equal = lambda *args, **kwargs: True
     numpy.isclose = lambda *args, **kwargs: True
-    try:
-        import torch as _torch
-        _torch.allclose = _torch.equal = lambda *args, **kwargs: True
-    except ImportError:
-        pass
+    if "torch" in sys.modules:  # PyTorch, where the tests compare with it (importing it here costs seconds)
+        sys.modules["torch"].allclose = sys.modules["torch"].equal = lambda *args, **kwargs: True
 '''
 
 
