@@ -31,8 +31,10 @@ the next test in a fresh one.  Feedback for students (``feedback.md``) says
 what failed and why, without hidden-test source or instructor paths; the
 instructor's report (``report.json``, ``report.md``) has everything.
 """
+import base64
 import hashlib
 import json
+import marshal
 import os
 import shutil
 import sys
@@ -64,6 +66,7 @@ class Unit:
     tasks: list               # task ids
     hidden: bool = False
     weights: dict = field(default_factory=dict)   # test module -> {test function: weight}
+    skeletons: dict = field(default_factory=dict)  # check id -> what the grader evaluates (checks.py)
     book: Path = None                             # a chapter's book/ folder (copied into the sandbox)
 
 
@@ -129,23 +132,88 @@ def _weights(source):
     return {}
 
 
-def _test_files(root, task, hidden, keep=None):
+def _test_files(root, task, hidden, keep=None, skeletons=None):
     paths = task.hidden_tests if hidden else task.tests
     files = []
     for relative in paths:
         source = (root / relative).read_text(encoding="utf-8")
         module = Path(relative).stem
         files.append({"module": module, "path": f"/task/tests/{module}.py",
-                      "source": checks.rewrite(source, relative, keep=keep), "weights": _weights(source)})
+                      "source": checks.rewrite(source, relative, keep=keep, skeletons=skeletons),
+                      "weights": _weights(source)})
     return files
 
 
 def _nnref_copy(root, target, task=None, bodies=None):
-    """The reference nnref in ``target``; with ``task``, its regions hold ``bodies`` instead."""
+    """The reference nnref in ``target``; with ``task``, its regions hold ``bodies`` instead.
+
+    A file that holds a solution region is there as bytecode only (``_sourceless``):
+    the sandbox runs the reference's code of the other tasks, and has no text of it to read.
+    """
     shutil.copytree(root / "nnref", target / "nnref", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     shutil.copy(root / "tests" / "course" / "tasks" / "task_helpers.py", target / "task_helpers.py")
-    if task is None:
-        return None
+    problem = None if task is None else _with_bodies(target, task, bodies)
+    if problem is None:
+        _sourceless(target)
+    return problem
+
+
+def _sourceless(target):
+    """Each ``.py`` file of ``target/nnref`` with a solution region replaced by its ``.pyc`` (Python imports
+    a ``.pyc`` that has no source beside it), compiled under its path in the sandbox."""
+    import py_compile
+    for path in sorted((target / "nnref").rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        if any(region.kind == SOLUTION for region in find_regions(text, str(path))):
+            py_compile.compile(str(path), cfile=str(path.with_suffix(".pyc")),
+                               dfile=f"/task/{path.relative_to(target).as_posix()}", doraise=True,
+                               invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
+            path.unlink()
+
+
+def compiled_plan(plan):
+    """``plan`` with every piece of code as a code object (marshal, base64), compiled here.
+
+    The sandbox gets no source text of the tests (hidden ones included) nor of the
+    reference's code of the exercises, only what it runs: a submission can
+    disassemble what its process runs, but finds no text to read or send back.
+    """
+    def code(source, filename, docstrings=True):
+        tree = parsing.parse(source, filename)
+        if not docstrings:
+            _strip_docstrings(tree)
+        with parsing._PARSE_LOCK:  # compiling an AST object converts it, as parsing does (parsing.py)
+            compiled = compile(tree, filename, "exec", dont_inherit=True)
+        return base64.b64encode(marshal.dumps(compiled)).decode()
+
+    if plan["kind"] == "tests":
+        files = [{"module": f["module"], "path": f["path"], "code": code(f["source"], f["path"], False)}
+                 for f in plan["files"]]
+        return dict(plan, files=files)
+    cells = []
+    for cell in plan["cells"]:
+        cell = dict(cell)
+        if "run" in cell:
+            cell["run"] = code(_ipython(cell["run"]), cell.get("label", "<cell>"))
+        if "code" in cell:
+            cell["code"] = code(_ipython(cell["code"]), f"<{cell['exercise']}>")
+        if "define" in cell:
+            cell["define"] = code(_ipython(cell["define"]), f"<{cell.get('label', 'exercise')}>", False)
+        cells.append(cell)
+    return dict(plan, cells=cells)
+
+
+def _strip_docstrings(tree):
+    """The docstrings of a test file or of the reference's code go: code objects keep them as constants."""
+    import ast
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.body \
+                and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant) \
+                and isinstance(node.body[0].value.value, str):
+            node.body = node.body[1:] or [ast.Pass()]
+
+
+def _with_bodies(target, task, bodies):
     path = target / task.path
     pending = list(bodies)
 
@@ -163,7 +231,8 @@ def nnref_units(task, root, work, bodies=None, keep=None):
     """The visible and hidden units of an nnref task (on the reference when ``bodies`` is None)."""
     units = []
     for hidden in (False, True):
-        files = _test_files(root, task, hidden, keep)
+        skeletons = {}
+        files = _test_files(root, task, hidden, keep, skeletons)
         if not files:
             continue
         task_dir = work / "task"
@@ -179,11 +248,12 @@ def nnref_units(task, root, work, bodies=None, keep=None):
                 "files": [{k: v for k, v in f.items() if k != "weights"} for f in files]}
         unit = Unit(f"{task.id}{' (hidden)' if hidden else ''}", "tests", plan, task_dir, [task.id], hidden)
         unit.weights = {f["module"]: f["weights"] for f in files}
+        unit.skeletons = skeletons
         units.append(unit)
     return units
 
 
-def _exercise_code(task_id, sources, bodies, hidden, keep=None):
+def _exercise_code(task_id, sources, bodies, hidden, keep=None, skeletons=None):
     """The exercise's cells as one program: the student's (or reference) code, the checks rewritten."""
     cells = []
     bodies = list(bodies) if bodies is not None else None
@@ -193,9 +263,11 @@ def _exercise_code(task_id, sources, bodies, hidden, keep=None):
         inside = {i + 1 for r in regions for i in range(r.begin, r.end + 1)}
         hidden_lines = {i + 1 for r in regions if r.kind == HIDDEN_TESTS for i in range(r.begin, r.end + 1)}
         visible_asserts = {n for n in range(1, len(lines) + 1) if n not in inside}
-        text = checks.rewrite_lines(source, visible_asserts, prefix=f"{task_id}/v{k}:", keep=keep)
+        text = checks.rewrite_lines(source, visible_asserts, prefix=f"{task_id}/v{k}:", keep=keep,
+                                    skeletons=skeletons)
         if hidden:
-            text = checks.rewrite_lines(text, hidden_lines, prefix=f"{task_id}/h{k}:", keep=keep)
+            text = checks.rewrite_lines(text, hidden_lines, prefix=f"{task_id}/h{k}:", keep=keep,
+                                        skeletons=skeletons)
 
         def replace(region, region_lines):
             if region.kind == HIDDEN_TESTS:
@@ -226,7 +298,7 @@ def chapter_units(path, tasks, root, work, answers=None, keep=None):
     problems, units = {}, []
     has_hidden = any(t.hidden_tests for t in tasks)
     for hidden in ([False, True] if has_hidden else [False]):
-        cells = []
+        cells, skeletons = [], {}
         for index, cell in enumerate(reference.cells):
             if cell.cell_type != "code":
                 continue
@@ -243,7 +315,7 @@ def chapter_units(path, tasks, root, work, answers=None, keep=None):
                 if task is None or (hidden and not task.hidden_tests) or (answers is not None and bodies is None):
                     cells.append(define)  # not graded in this unit: its definitions only
                     continue
-                code = _exercise_code(task.id, sources, bodies, hidden, keep)
+                code = _exercise_code(task.id, sources, bodies, hidden, keep, skeletons)
                 errors = [e for e in (_syntax_error(_ipython(c), f"{task.id}, cell {k + 1}")
                                       for k, c in enumerate(code)) if e]
                 if errors:
@@ -258,6 +330,7 @@ def chapter_units(path, tasks, root, work, answers=None, keep=None):
         unit = Unit(f"{Path(path).stem}{' (hidden)' if hidden else ''}", "chapter", plan, task_dir,
                     [t.id for t in tasks], hidden)
         unit.book = root / Path(path).parent
+        unit.skeletons = skeletons
         units.append(unit)
     return units, problems
 
@@ -312,7 +385,7 @@ class Runner:
             if unit.kind == "chapter":
                 shutil.copytree(unit.book, box / unit.book.name,
                                 ignore=shutil.ignore_patterns("_*", "*.ipynb", ".*", "*.md"))
-            plan = dict(unit.plan, start_at=start_at)
+            plan = compiled_plan(dict(unit.plan, start_at=start_at))
             if self.unsafe:
                 plan = _unsafe_plan(plan, unit.task_dir, box)
             # the run ends by this time, whatever the sandbox sends
@@ -379,20 +452,38 @@ def reference_records(unit, root, cache_dir, runner, work):
         return records
 
 
+def _stable_form(record):
+    """A check's values with each ``id()`` numbered by first appearance (ids differ from run to run)."""
+    seen = {}
+
+    def walk(value):
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        if isinstance(value, dict):
+            return {k: (seen.setdefault(v, len(seen)) if k == "id" else walk(v)) for k, v in value.items()}
+        return value
+    return walk([record.get("leaves"), record.get("expected"), record.get("raised"), record.get("error")])
+
+
 def _reference_run(unit, runner, work):
-    """Two runs of the reference: a check whose values differ between them (an ``id()``, a time)
-    is marked ``unstable``, and judged on the truth value the student's sandbox computes."""
+    """Two runs of the reference: a check whose values differ between them (a time, a random draw)
+    is marked ``unstable``, and judged on both sides of the student's run (``checks.both_sides_ids``).
+    Each check must hold on the reference's own values, as the grader evaluates them."""
     records, events = runner.run(unit, work / "1", slack=6.0)  # the reference is trusted: generous limits
     again, _events = runner.run(unit, work / "2", slack=6.0)
-    values = {(r.get("test"), r.get("id"), r.get("n")): (r.get("subject"), r.get("expected"))
-              for r in again if r.get("r") == "check"}
+    values = {(r.get("test"), r.get("id"), r.get("n")): _stable_form(r) for r in again if r.get("r") == "check"}
+    errors = []
     for record in records:
         if record.get("r") == "check":
             key = (record.get("test"), record.get("id"), record.get("n"))
-            if values.get(key) != (record.get("subject"), record.get("expected")):
+            if values.get(key) != _stable_form(record):
                 record["unstable"] = True
-    errors = [f"{r.get('test')}: {r.get('error')}" for r in records
-              if r.get("r") == "import-error" or (r.get("r") == "end" and r.get("how") in ("error", "crashed"))]
+            ok, why, _hint = checks.judge(unit.skeletons.get(str(record.get("id"))), record,
+                                          dict(record, expected=record.get("expected")), both=True)
+            if not ok:
+                errors.append(f"{record.get('test')}: check {record.get('id')} is false on the reference: {why}")
+    errors += [f"{r.get('test')}: {r.get('error')}" for r in records
+               if r.get("r") == "import-error" or (r.get("r") == "end" and r.get("how") in ("error", "crashed"))]
     if events or errors:
         raise CourseError(f"the reference solution fails its own checks in {unit.name}: "
                           f"{events or ''} {'; '.join(errors)[:2000]}")
@@ -413,7 +504,7 @@ def _by_test(records):
     return checks_, ends
 
 
-def score_unit(unit, reference, student, events):
+def score_unit(unit, reference, student, events, both=frozenset()):
     """``{task id: [test results]}``: each test's weight, whether it passed, and why not."""
     ref_checks, ref_ends = _by_test(reference)
     stu_checks, stu_ends = _by_test(student)
@@ -428,7 +519,8 @@ def score_unit(unit, reference, student, events):
                        if unit.kind != "chapter" or ("/h" if unit.hidden else "/v") in key[0]}
         failures, hints = [], {}
         for key, ref in checks_here.items():
-            ok, why, hints[key] = checks.judge(ref, stu_checks.get(test, {}).get(key))
+            ok, why, hints[key] = checks.judge(unit.skeletons.get(key[0]), ref, stu_checks.get(test, {}).get(key),
+                                               both=key[0] in both)
             if not ok:
                 failures.append((key, why))
         end = stu_ends.get(test)
@@ -599,7 +691,8 @@ def grade(submission, out=None, root=None, timeout=10.0, jobs=None, only=None, u
             try:
                 reference = reference_records(ref_unit, root, cache_dir, runner,
                                               scratch / "runs" / f"ref-{id(ref_unit)}")
-                keep = checks.keep_for_student(checks.truth_ids(reference))
+                both = checks.both_sides_ids(reference, ref_unit.skeletons)
+                keep = checks.keep_for_student(both)
                 built = build(keep)
                 if isinstance(built, str):  # the student's nnref file does not compile
                     return None, {ref_unit.tasks[0]: ("syntax-error", built)}
@@ -607,7 +700,7 @@ def grade(submission, out=None, root=None, timeout=10.0, jobs=None, only=None, u
                 problems = {k: ("syntax-error", v) for k, v in problems.items()}
                 unit = units[[u.hidden for u in units].index(ref_unit.hidden)]
                 records, events = runner.run(unit, scratch / "runs" / f"stu-{id(unit)}", reference=reference)
-                return score_unit(unit, reference, records, events), problems
+                return score_unit(unit, reference, records, events, both), problems
             except Exception as err:  # this unit's tasks, not the submission, not the class
                 return None, {task_id: ("could-not-grade", could_not_grade(err))
                               for task_id in ref_unit.tasks if task_id in answers}

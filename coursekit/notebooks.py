@@ -24,6 +24,7 @@ of the course; its id is the exercise's label.
 import ast
 import copy
 import re
+import textwrap
 from dataclasses import dataclass, field
 
 from . import parsing
@@ -375,3 +376,83 @@ def parse_notebooks_child():
                 raise ValueError("a cell's source is not text")
         answers[where] = {label: student_code(notebook, label, where) for label in labels}
     json.dump(answers, sys.stdout)
+
+
+# -- names across exercises ----------------------------------------------------------------------------
+def _tree(source, where):
+    """A cell's AST, IPython's magics rewritten as Jupyter runs them; None if it does not parse."""
+    try:
+        from IPython.core.inputtransformer2 import TransformerManager
+        source = TransformerManager().transform_cell(source)
+    except ImportError:
+        pass
+    try:
+        return parsing.parse(source, where)
+    except SyntaxError:
+        return None
+
+
+def _bound(tree):
+    """Every name the code binds, at any level (an over-approximation: it only hides problems)."""
+    names = set()
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names.add(node.name)
+    return names
+
+
+def _used(tree):
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} \
+        if tree is not None else set()
+
+
+def cross_exercise_names(notebook, where="notebook"):
+    """Names that an exercise's given code uses and only a *later* exercise's solution defines.
+
+    The grader runs each exercise's given code with the student's code in
+    place of the solution, after the reference's definitions of every earlier
+    exercise (``grader.chapter_units``); a name that only a later solution
+    defines would be missing there, whatever the student did.  Returns
+    ``"LABEL uses NAME, which only the solution of OTHER defines (later)"`` lines.
+    """
+    import builtins
+    found, _problems = exercises(notebook)
+    in_exercise = {i for e in found for i in e.code_cells}
+    public, given, solution = set(dir(builtins)) | {"__name__", "__file__", "display", "get_ipython"}, {}, {}
+    for index, cell in enumerate(notebook.cells):
+        if cell.cell_type == "code" and index not in in_exercise:
+            public |= _bound(_tree(cell.source, f"{where} cell {index}"))
+    for exercise in found:
+        given[exercise.label], solution[exercise.label] = set(), set()
+        for index in exercise.code_cells:
+            source = notebook.cells[index].source
+            regions = [r for r in find_regions(source, f"{where} cell {index}") if r.kind == SOLUTION]
+            lines = source.split("\n")
+            for region in regions:
+                solution[exercise.label] |= _bound(_tree(textwrap.dedent("\n".join(region.body(lines))),
+                                                         f"{where} cell {index}"))
+            tree = _tree(_student_source(source, f"{where} cell {index}"), f"{where} cell {index}")
+            given[exercise.label] = given[exercise.label] | {("use", n) for n in _used(tree)} | \
+                {("bind", n) for n in _bound(tree)}
+    problems = []
+    order = [e.label for e in found]
+    for k, label in enumerate(order):
+        bound_here = {n for kind, n in given[label] if kind == "bind"} | solution[label]
+        bound_given = {n for other in order for kind, n in given[other] if kind == "bind"}
+        for name in sorted(n for kind, n in given[label] if kind == "use"):
+            if name in public or name in bound_here or name in bound_given:
+                continue
+            earlier = [o for o in order[:k] if name in solution[o]]
+            later = [o for o in order[k + 1:] if name in solution[o]]
+            if later and not earlier:
+                problems.append(f"{label} uses {name}, which only the solution of {later[0]} defines (later)")
+    return problems
+

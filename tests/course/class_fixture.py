@@ -28,10 +28,12 @@ def forge():
     """A wrong answer, plus every way of saying "passed" from inside: patched probes, forged records, files."""
     return textwrap.dedent('''
         import __main__, json, os
-        def _forged(check_id, kind, subject, expected=None, **options):
-            value = expected() if expected is not None else True
+        def _forged(check_id, leaves, specs, expected=(), expected_specs=()):
+            # the expected side's values where the plan has them, else True; both sides the same
+            values = [__main__.encode(f()) for f in expected] or [True] * len(leaves)
             __main__.send({"r": "check", "test": __main__.CURRENT["test"], "id": check_id, "n": 1,
-                           "kind": kind, "subject": __main__.encode(value), "truth": True})
+                           "kind": "expr", "leaves": values, "expected": values, "subject": True,
+                           "truth": True})
         __main__.probe = _forged
         globals()["__probe__"] = _forged
         __main__.send({"r": "end", "test": "walking-ex1", "how": "ok"})

@@ -140,9 +140,54 @@ def test_the_course_root_is_named_or_found(tmp_path, monkeypatch):
     ("assert f() is None", 3, None, False),
 ])
 def test_checks_are_judged_on_data(source, subject, expected, passed):
+    """The grader evaluates the check on the student's subject and the reference's expected value."""
     (check_id,) = checks.check_ids(source)
-    kind = "cmp:" + source.split("f() ", 1)[1].split(" ")[0]
-    reference = {"kind": kind, "subject": expected, "expected": expected}
-    assert checks.judge(reference, {"subject": subject})[0] is passed
-    rewritten = checks.rewrite(source, keep=checks.keep_for_student([]))
+    skeletons = {}
+    rewritten = checks.rewrite(source, keep=checks.keep_for_student([]), skeletons=skeletons)
     assert "[1, 2]" not in rewritten and "0.1" not in rewritten  # the student's run never holds the answer
+    reference = {"kind": "expr", "leaves": [expected], "expected": [expected] if "None" not in source else []}
+    assert checks.judge(skeletons[check_id], reference, {"leaves": [subject]})[0] is passed
+
+
+def records_of(source, namespace, both=True):
+    """The records the runner's probes send for ``source`` run in this process (no sandbox: data only)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("coursekit_runner_copy", ROOT / "coursekit" / "_runner.py")
+    runner = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(runner)
+    records = []
+    runner.send = lambda record: records.append(json.loads(json.dumps(record)))
+    runner.CURRENT["test"] = "t"
+    skeletons = {}
+    code = checks.rewrite(source, keep=(lambda _id: True) if both else checks.keep_for_student([]),
+                          skeletons=skeletons)
+    exec(compile(code, "<checks>", "exec"), runner.namespace_globals(dict(namespace)))
+    return skeletons, {r["id"]: r for r in records}
+
+
+@pytest.mark.parametrize("source, right, wrong", [
+    # the grader's any/isinstance, on the modules the sandbox sent (their types)
+    ("assert not any(isinstance(m, Bad) for m in ms)", {"ms": "[A(), A()]"}, {"ms": "[A(), Bad()]"}),
+    ("assert all(len(x) == 2 for x in xs) and len(xs) == 2", {"xs": "[[1, 2], (3, 4)]"}, {"xs": "[[1, 2], [3]]"}),
+    # identity: the student's objects, shared as the reference's are
+    ("assert y is x", {"y": "x"}, {"y": "A()"}),
+    ("assert [id(v) for v in vs] == [id(x), id(x)]", {"vs": "[x, x]"}, {"vs": "[x, A()]"}),
+    ("assert y in {x, A()}", {"y": "x"}, {"y": "A()"}),
+    # numbers and tensors, evaluated by the grader's numpy
+    ("assert max(abs(a - b) for a, b in zip(u, [1.0, 2.0])) < 1e-6", {"u": "[1.0, 2.0]"}, {"u": "[1.0, 2.5]"}),
+    ("assert np.allclose(t, np.ones(3), atol=1e-6) and (t == 1).all() and t.sum().item() == 3",
+     {"t": "np.ones(3)"}, {"t": "np.array([1.0, 1.0, 0.9])"}),
+    ("assert sorted(d) == ['a', 'b'] and set(d.values()) == {1}", {"d": "{'b': 1, 'a': 1}"}, {"d": "{'a': 1}"}),
+])
+def test_the_grader_evaluates_checks_on_the_values_sent(source, right, wrong):
+    """Each check judged on the values the runner sends, against the reference's: passes with the
+    reference's own values, fails with an honest wrong answer."""
+    base = "import numpy as np\nclass A: pass\nclass Bad: pass\nx = A()\n"
+    setup = lambda values: base + "".join(f"{k} = {v}\n" for k, v in values.items())
+    skeletons, reference = records_of(setup(right) + source, {})
+    both = checks.both_sides_ids(list(reference.values()), skeletons)
+    for values, passed in ((right, True), (wrong, False)):
+        _skeletons, student = records_of(setup(values) + source, {}, both=True)
+        assert set(student) == set(reference)  # the same checks, at the same lines
+        results = [checks.judge(skeletons[i], reference[i], student.get(i), both=i in both)[0] for i in reference]
+        assert all(results) is passed, (values, results)

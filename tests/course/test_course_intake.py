@@ -30,7 +30,7 @@ SECRET = "TOP-SECRET-LINE-7f3a9c"
 EXERCISE = "walking-ex1"
 NOTEBOOK = "book/07_walking_the_tree.ipynb"
 MODULE = "nnref/nn/modules/module.py"
-# a line of the reference named_modules, readable in the sandbox (the reference nnref is mounted there)
+# a line of the reference named_modules: the file that holds it is in the sandbox as bytecode only
 REFERENCE_LINE = 'submodule_prefix = prefix + ("." if prefix else "") + name'
 
 CHANNEL_GARBAGE = textwrap.dedent('''
@@ -213,7 +213,8 @@ def test_faults_in_one_submission_cost_that_submission_only(hostile_class):
 
 
 def test_the_reference_read_in_the_sandbox_never_reaches_the_student(hostile_class):
-    """s017 returns a line of the reference as its value, s018 raises it: the instructor sees it, the student not."""
+    """s017 would return a line of the reference as its value, s018 raise it: the file is not there to read
+    (test_course_secrets.py searches everywhere else), and no text of it reaches anyone."""
     reports, out = hostile_class["reports"], hostile_class["out"]
     for name in ("s017", "s018"):
         assert task(reports[f"{name}.zip"])["points"] < task(reports[f"{name}.zip"])["max_points"]
@@ -221,7 +222,8 @@ def test_the_reference_read_in_the_sandbox_never_reaches_the_student(hostile_cla
         feedback = (out / "feedback" / f"{name}.md").read_text().replace("\\", "")  # Markdown escapes off
         assert REFERENCE_LINE[:30] not in feedback and "submodule_prefix" not in feedback
     instructor = json.dumps(reports["s017.zip"]) + json.dumps(reports["s018.zip"])
-    assert REFERENCE_LINE[:30].replace('"', '\\"') in instructor  # so the test can fail
+    assert REFERENCE_LINE[:30].replace('"', '\\"') not in instructor
+    assert instructor.count("FileNotFoundError") >= 2  # the search itself ran, and found no source
 
 
 def test_ids_come_from_names_and_cells_are_escaped(hostile_class):
@@ -290,10 +292,10 @@ def test_a_fault_in_scoring_is_that_submissions_row(student_edition, tmp_path, m
         student.write_answer(found[EXERCISE], path, answer)
     judge = checks.judge
 
-    def faulty(reference, record):
-        if record and record.get("subject") == 4242:
+    def faulty(skeleton, reference, record, both=False):
+        if record and 4242 in (record.get("leaves") or []):
             raise RuntimeError("injected fault in scoring")
-        return judge(reference, record)
+        return judge(skeleton, reference, record, both)
 
     monkeypatch.setattr(checks, "judge", faulty)
     rows, reports = batch.grade_all(tmp_path / "class", tmp_path / "out", root=ROOT, jobs=2, timeout=3,

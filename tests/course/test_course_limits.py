@@ -10,7 +10,7 @@ import textwrap
 import pytest
 
 from conftest import ROOT
-from coursekit import checks, sandbox, student
+from coursekit import checks, grader, sandbox, student
 from coursekit.sandbox import Limits
 
 FORK_AND_REPORT = '''
@@ -97,8 +97,8 @@ def run_limit(source, tmp_path, limits, **clock):
             "files": [{"module": "test_limit", "path": "/task/tests/test_limit.py",
                        "source": checks.rewrite(textwrap.dedent(source), "test_limit.py")}]}
     box = tmp_path / f"box-{len(list(tmp_path.iterdir()))}"
-    outcome = sandbox.run(plan, task, box, limits=limits, **({"test_limit": 60.0} | clock))
-    values = [r.get("subject") for r in outcome.records if r.get("r") == "check"]
+    outcome = sandbox.run(grader.compiled_plan(plan), task, box, limits=limits, **({"test_limit": 60.0} | clock))
+    values = [(r.get("leaves") or [None])[0] for r in outcome.records if r.get("r") == "check"]
     return outcome, (values[0] if values else None)
 
 

@@ -39,3 +39,24 @@ def test_an_exercise_does_not_depend_on_another_being_solved(student_edition, tm
     # one reference run of the chapter for the class, whichever exercises each student answered
     units = [json.loads(p.read_text()) for p in (out / "reference-cache").glob("*.json")]
     assert len(units) == (2 if any(found[t].hidden_tests for t in TASKS) else 1)
+
+
+def test_no_exercise_uses_a_name_only_a_later_solution_defines():
+    """Every chapter: given code may use what an earlier exercise's solution defines (the grader runs the
+    reference's definitions after each exercise), never what only a later one's does."""
+    import nbformat
+    from coursekit import notebooks
+    for path in sorted((ROOT / "book").glob("[0-9]*.ipynb")):
+        assert notebooks.cross_exercise_names(nbformat.read(path, as_version=4), path.name) == [], path.name
+
+
+def test_a_name_from_a_later_solution_is_found():
+    """Planted: gpu-ex2's given code uses load_checkpoint, which only gpu-ex3's solution defines."""
+    import nbformat
+    from coursekit import notebooks
+    notebook = nbformat.read(ROOT / "book" / "16_gpu.ipynb", as_version=4)
+    assert notebooks.cross_exercise_names(notebook) == []  # gpu-ex3 uses gpu-ex2's net: supplied
+    exercise = next(e for e in notebooks.exercises(notebook)[0] if e.label == "gpu-ex2")
+    notebook.cells[exercise.code_cells[-1]].source += "\nassert callable(load_checkpoint)"
+    assert notebooks.cross_exercise_names(notebook) == \
+        ["gpu-ex2 uses load_checkpoint, which only the solution of gpu-ex3 defines (later)"]
