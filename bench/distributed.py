@@ -139,7 +139,7 @@ def main(rounds=3):
              for name, results in (("nnref", nnref_results), ("PyTorch", torch_results))}
     lines += ["", f"What DDP adds to the step (the DDP step minus the step without DDP): nnref "
               f"{added['nnref'] * 1e3:.2f} ms, PyTorch {added['PyTorch'] * 1e3:.2f} ms. On a loaded machine "
-              "both rows grow: a rank that is waiting for a core delays the other at every collective."]
+              "both rows grow and vary from run to run (the load average is given above)."]
     (RESULTS / "distributed.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
