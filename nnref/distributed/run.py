@@ -17,7 +17,9 @@ as well; this wrapper adds:
 
 A rank that dies ends the job: after an error nnref does not call ``MPI_Finalize`` (see
 ``_mpi`` in ``distributed_c10d``), so ``mpiexec`` sees the process exit and stops the others at
-once.
+once.  Ranks stopped that way cannot unlink MPICH's shared-memory segment
+(``/dev/shm/mpich_shm_*``, a few MB a job); the launcher removes the segments its job made
+once no process maps them any more.
 """
 import argparse
 import os
@@ -68,8 +70,63 @@ def command(nproc, script, args=(), hostfile=None, log_dir=None):
     return line + [sys.executable, "-m", "nnref.distributed._rank", script, *args]
 
 
+_SHM = "/dev/shm"
+
+
+def _shm_segments():
+    """This user's MPICH shared-memory files."""
+    try:
+        names = os.listdir(_SHM)
+    except OSError:
+        return set()
+    found = set()
+    for name in names:
+        path = os.path.join(_SHM, name)
+        try:
+            if name.startswith("mpich_shm_") and os.stat(path).st_uid == os.getuid():
+                found.add(path)
+        except OSError:
+            pass  # removed meanwhile
+    return found
+
+
+def _mapped(paths):
+    """Those of ``paths`` that some process still maps (``/proc/PID/maps``)."""
+    used = set()
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                with open(f"/proc/{pid}/maps") as maps:
+                    text = maps.read()
+            except OSError:
+                continue  # ended meanwhile, or not ours to read
+            used.update(path for path in paths if path in text)
+    return used
+
+
+def _remove_leftover_segments(before):
+    """Unlink the segments made since ``before`` that no process maps: those of this job's
+    killed ranks (a live job, this user's or another's, maps its own)."""
+    new = _shm_segments() - before
+    if not new:
+        return  # the usual case: MPI_Finalize unlinked them
+    for path in new - _mapped(new):
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+
+
 def main(argv=None):
     options = _parser().parse_args(argv)
+    segments = _shm_segments()
+    try:
+        return _run(options)
+    finally:
+        _remove_leftover_segments(segments)
+
+
+def _run(options):
     if options.log_dir is not None:
         os.makedirs(options.log_dir, exist_ok=True)
     # mpiexec starts a new process group of its own; killing it (-9 is not needed: Hydra passes

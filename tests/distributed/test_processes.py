@@ -139,3 +139,27 @@ def test_log_dir_gives_each_rank_its_own_files(tmp_path):
     for rank in range(2):
         assert (logs / f"rank{rank}.out").read_text().splitlines() == [f"rank {rank} line {i}" for i in range(200)]
         assert (logs / f"rank{rank}.err").read_text() == f"rank {rank} complains\n"
+
+
+def _unmapped_new_segments(before):
+    """MPICH shared-memory files made since ``before`` that no process maps (left behind)."""
+    from nnref.distributed.run import _mapped, _shm_segments
+    new = _shm_segments() - before
+    return new - _mapped(new)
+
+
+def test_a_killed_rank_leaves_no_shared_memory_behind(tmp_path):
+    """A rank that fails makes mpiexec kill the others, which cannot unlink MPICH's segment in
+    /dev/shm; the launcher removes it (only it: a running job's segments are mapped)."""
+    from nnref.distributed.run import _shm_segments
+    script = tmp_path / "fails.py"
+    script.write_text("import torch, torch.distributed as dist\n"
+                      "dist.init_process_group('mpi')\n"
+                      "dist.all_reduce(torch.ones(2))  # the segment is in use\n"
+                      "if dist.get_rank() == 1:\n"
+                      "    raise ValueError('rank 1 fails on purpose')\n"
+                      "dist.all_reduce(torch.ones(2))\n")
+    before = _shm_segments()
+    done = run_nnref(script, 2, tmp_path, timeout=60, check=False)
+    assert done.returncode != 0
+    assert _unmapped_new_segments(before) == set()
