@@ -6,7 +6,7 @@ ranks (``python -m nnref.distributed.run -n 2``); each runs :func:`worker`, whic
 rank at once (a barrier before each repeat) and lets rank 0 write its medians.  The DDP step is
 ``Flatten, Linear(784, 512), ReLU, Linear(512, 512), ReLU, Linear(512, 10)``, cross entropy and
 SGD, batch 64 per rank (forward, backward with the bucketed all-reduce, ``step``,
-``zero_grad``).  Results: ``bench/results/distributed.json`` and ``distributed.md``.
+``zero_grad``), and the same step of the bare model on each rank (what DDP adds is the difference).  Results: ``bench/results/distributed.json`` and ``distributed.md``.
 """
 import json
 import os
@@ -53,20 +53,25 @@ def worker(library, out):
     torch.manual_seed(0)
     model = nn.Sequential(nn.Flatten(), nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(),
                           nn.Linear(512, 10))
-    ddp = nn.parallel.DistributedDataParallel(model)
-    optimizer = torch.optim.SGD(ddp.parameters(), lr=0.01)
     generator = torch.Generator().manual_seed(rank)
     x, y = torch.randn(64, 1, 28, 28, generator=generator), torch.randint(0, 10, (64,), generator=generator)
 
-    def step():
-        loss = nn.functional.cross_entropy(ddp(x), y)
-        loss.backward()
-        optimizer.step()
-        optimizer.zero_grad()
+    def training_step(net):
+        optimizer = torch.optim.SGD(net.parameters(), lr=0.01)
 
-    for _ in range(5):
-        step()  # warm-up, and the bucket rebuild after the first step
-    results["DDP MLP step"] = _median_time(step, 40, dist.barrier)
+        def step():
+            loss = nn.functional.cross_entropy(net(x), y)
+            loss.backward()
+            optimizer.step()
+            optimizer.zero_grad()
+        for _ in range(5):
+            step()  # warm-up (for DDP also the bucket rebuild after the first step)
+        return step
+
+    # The same step without DDP, on every rank at once: what DDP adds is the difference.
+    results["MLP step without DDP"] = _median_time(training_step(model), 40, dist.barrier)
+    results["DDP MLP step"] = _median_time(training_step(nn.parallel.DistributedDataParallel(model)), 40,
+                                           dist.barrier)
     if rank == 0:
         Path(out).write_text(json.dumps(results))
     dist.destroy_process_group()
@@ -101,7 +106,7 @@ def _best(runs):
             for name in runs[0]}
 
 
-def main(rounds=2):
+def main(rounds=3):
     """``rounds`` alternating runs (PyTorch, nnref, PyTorch, nnref, ...), so that a change in
     the machine's load hits both libraries."""
     torch_runs, nnref_runs = [], []
@@ -124,10 +129,17 @@ def main(rounds=2):
              f"Wall time per call, 2 ranks on this machine ({os.cpu_count()} CPUs, one thread per rank): "
              f"the median of the repeats of a run, the best of {rounds} alternating runs per library "
              f"(`python -m bench.distributed`); load average (1 min) at the end {load:.2f}. The step is "
-             "forward, backward with the bucketed all-reduce, `step()`, `zero_grad()`, batch 64 per rank.", "",
+             "forward, backward with the bucketed all-reduce, `step()`, `zero_grad()`, batch 64 per rank; "
+             "the step without DDP runs the same on each rank with no communication, so the difference "
+             "between the two rows is what DDP adds.", "",
              "| Measure | nnref (MPI) | PyTorch (gloo) | nnref / PyTorch |", "| --- | --- | --- | --- |"]
     lines += [f"| {name} | {ours * 1e3:.2f} ms | {theirs * 1e3:.2f} ms | {ours / theirs:.2f}x |"
               for name, ours, theirs in rows]
+    added = {name: results["DDP MLP step"] - results["MLP step without DDP"]
+             for name, results in (("nnref", nnref_results), ("PyTorch", torch_results))}
+    lines += ["", f"What DDP adds to the step (the DDP step minus the step without DDP): nnref "
+              f"{added['nnref'] * 1e3:.2f} ms, PyTorch {added['PyTorch'] * 1e3:.2f} ms. On a loaded machine "
+              "both rows grow and vary from run to run (the load average is given above)."]
     (RESULTS / "distributed.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 

@@ -1,12 +1,14 @@
 """Real processes: nnref's ranks under ``python -m nnref.distributed.run`` (mpiexec), PyTorch's
 joined by gloo on 127.0.0.1, running the same programs (``programs/``) unchanged."""
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from .launch import run_nnref, run_torch, records
+from .launch import AS_LIBRARY, _env, run_nnref, run_torch, records
 
 pytest.importorskip("mpi4py")
 torch = pytest.importorskip("torch")
@@ -117,3 +119,47 @@ def test_a_rank_that_never_joins_a_collective_times_out(tmp_path):
     assert "rank 1 is done" in done.stdout  # so rank 0 was left waiting, not still starting
     assert done.returncode == 124
     assert "ran past --timeout 10 s and was stopped" in done.stderr
+
+
+def test_log_dir_gives_each_rank_its_own_files(tmp_path):
+    """--log-dir: each rank's stdout and stderr whole in a file of its own, nothing interleaved."""
+    script = tmp_path / "talks.py"
+    script.write_text("import sys, torch.distributed as dist\n"
+                      "dist.init_process_group('mpi')\n"
+                      "rank = dist.get_rank()\n"
+                      "for i in range(200):\n"
+                      "    print(f'rank {rank} line {i}')\n"
+                      "print(f'rank {rank} complains', file=sys.stderr)\n")
+    logs = tmp_path / "logs" / "deeper"  # made by the launcher
+    done = subprocess.run([sys.executable, "-m", "nnref.distributed.run", "-n", "2", "--timeout", "60",
+                           "--log-dir", str(logs), str(AS_LIBRARY), "nnref", str(script)],
+                          capture_output=True, text=True, env=_env(), timeout=80)
+    assert done.returncode == 0, done.stderr
+    assert "line" not in done.stdout
+    for rank in range(2):
+        assert (logs / f"rank{rank}.out").read_text().splitlines() == [f"rank {rank} line {i}" for i in range(200)]
+        assert (logs / f"rank{rank}.err").read_text() == f"rank {rank} complains\n"
+
+
+def _unmapped_new_segments(before):
+    """MPICH shared-memory files made since ``before`` that no process maps (left behind)."""
+    from nnref.distributed.run import _mapped, _shm_segments
+    new = _shm_segments() - before
+    return new - _mapped(new)
+
+
+def test_a_killed_rank_leaves_no_shared_memory_behind(tmp_path):
+    """A rank that fails makes mpiexec kill the others, which cannot unlink MPICH's segment in
+    /dev/shm; the launcher removes it (only it: a running job's segments are mapped)."""
+    from nnref.distributed.run import _shm_segments
+    script = tmp_path / "fails.py"
+    script.write_text("import torch, torch.distributed as dist\n"
+                      "dist.init_process_group('mpi')\n"
+                      "dist.all_reduce(torch.ones(2))  # the segment is in use\n"
+                      "if dist.get_rank() == 1:\n"
+                      "    raise ValueError('rank 1 fails on purpose')\n"
+                      "dist.all_reduce(torch.ones(2))\n")
+    before = _shm_segments()
+    done = run_nnref(script, 2, tmp_path, timeout=60, check=False)
+    assert done.returncode != 0
+    assert _unmapped_new_segments(before) == set()
