@@ -104,12 +104,15 @@ def _explain_assert(statement, line, namespace):
                     if isinstance(node, ast.Assert) and node.lineno <= line <= node.end_lineno), None)
     if failing is None:
         return []
-    said = [f"    {ast.unparse(failing.test)}"]
+    said = [f"    assert {ast.unparse(failing.test)}"]
     test = failing.test
     sides = [test.left, *test.comparators] if isinstance(test, ast.Compare) else []
     for side in sides:
-        if isinstance(side, ast.Constant):
-            continue
+        try:
+            ast.literal_eval(side)
+            continue  # a value written in the check says itself
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            pass
         try:
             value = eval(compile(ast.Expression(side), "<check>", "eval"), namespace)
         except Exception as err:  # noqa: BLE001 - the value is only reported
