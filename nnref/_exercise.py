@@ -2,8 +2,8 @@
 
 Not a PyTorch name (hence the underscore): a reading aid of the course, like
 ``nnref._source``.  An exercise's checks are written once, in the chapter: the
-``assert``s of its solution cells, outside the ``### BEGIN SOLUTION`` /
-``### END SOLUTION`` markers (book/AUTHORING.md).  The autograder (coursekit)
+``assert``s of its solution cells, outside the solution markers
+(coursekit/markers.py, book/AUTHORING.md).  The autograder (coursekit)
 grades with them; ``check`` runs them on what the learner's own cell defined,
 so it reads the chapter notebook itself: the one JupyterLab names, else the
 one in the working folder (a kernel's is the notebook's) holding the label.
@@ -87,15 +87,30 @@ def _ipython(source):
     return TransformerManager().transform_cell(source)
 
 
-def _line_of(error, filename):
-    """The line of the checks at which ``error`` was raised (its innermost frame there)."""
-    line = None
+def _line_of(error, filename, statement):
+    """The line of ``statement`` (in the checks) at which ``error`` was raised: its innermost frame there."""
+    line = statement.lineno
     trace = error.__traceback__
     while trace is not None:
-        if trace.tb_frame.f_code.co_filename == filename:
+        if (trace.tb_frame.f_code.co_filename == filename
+                and statement.lineno <= trace.tb_lineno <= statement.end_lineno):
             line = trace.tb_lineno
         trace = trace.tb_next
     return line
+
+
+def _innermost(error):
+    """The file of the innermost frame ``error`` went through."""
+    trace = error.__traceback__
+    while trace.tb_next is not None:
+        trace = trace.tb_next
+    return trace.tb_frame.f_code.co_filename
+
+
+def _raised(label, error, filename, statement, checks):
+    line = _line_of(error, filename, statement)
+    return [f"\u2717 {label}: checking your answer raised {type(error).__name__}: {error}",
+            f"    in: {checks.splitlines()[line - 1].strip()}"]
 
 
 def _explain_assert(statement, line, namespace):
@@ -125,26 +140,29 @@ def _explain_assert(statement, line, namespace):
 def _verdict(label, checks, namespace):
     """The lines that say how the checks went, running them on ``namespace``."""
     filename = f"<checks of {label}>"
-    tree = ast.parse(_ipython(checks), filename)
+    checks = _ipython(checks)
+    tree = ast.parse(checks, filename)
     asserts = sum(isinstance(node, ast.Assert) for node in ast.walk(tree))
     if not asserts:
-        return [f"{label}: the notebook has no checks for this exercise"]
+        return [f"\u2717 {label}: the notebook has no checks for this exercise"]
     for statement in tree.body:
         code = compile(ast.Module([statement], type_ignores=[]), filename, "exec")
         try:
             with contextlib.redirect_stdout(io.StringIO()):  # what the checks print is not the verdict
                 exec(code, namespace)
         except NameError as err:
-            return [f"\u2717 {label}: `{err.name}` is not defined. The exercise asks your cell to define it: "
-                    "write it in the cell above and run that cell, then this one."]
-        except AssertionError:
-            line = _line_of(sys.exc_info()[1], filename) or statement.lineno
-            return [f"\u2717 {label}: this check fails on your answer:", *_explain_assert(statement, line, namespace)]
+            if _innermost(err) == filename:  # a name the checks read, not one the learner's code misses
+                return [f"\u2717 {label}: `{err.name}` is not defined. The exercise asks your cell to define "
+                        "it: write it in the cell above and run that cell, then this one."]
+            return _raised(label, err, filename, statement, checks)
+        except AssertionError as err:
+            if _innermost(err) == filename:
+                line = _line_of(err, filename, statement)
+                return [f"\u2717 {label}: this check fails on your answer:",
+                        *_explain_assert(statement, line, namespace)]
+            return _raised(label, err, filename, statement, checks)
         except Exception as err:  # noqa: BLE001 - whatever the answer raises is reported, not raised
-            line = _line_of(err, filename) or statement.lineno
-            shown = ast.get_source_segment(_ipython(checks), statement) or ""
-            return [f"\u2717 {label}: checking your answer raised {type(err).__name__}: {err}",
-                    f"    in: {shown.splitlines()[line - statement.lineno].strip() if shown else ''}"]
+            return _raised(label, err, filename, statement, checks)
     return [f"\u2713 {label}: your answer passes the exercise's checks."]
 
 
