@@ -19,6 +19,7 @@ from coursekit.markers import SOLUTION, find_regions  # noqa: E402
 from nnref._exercise import _REGION, verdict  # noqa: E402
 
 CHAPTERS = sorted((ROOT / "book").glob("[0-9][0-9]_*.ipynb"))
+CLOSING = re.compile(r"^(`{3,})\{solution-end\}[ \t]*\n\1[ \t]*$", re.M)
 ONLY_DIRECTIVE = re.compile(r"\s*(`{3,})\{solution-(start|end)\}[^\n]*\n(?::[\w-]+:[^\n]*\n)*\s*\1\s*")
 
 
@@ -91,12 +92,19 @@ def test_every_exercise_has_task_learner_cell_self_check_then_collapsed_solution
             meta = cells[index].metadata
             assert meta.get("jupyter", {}).get("source_hidden") is True and meta.get("collapsed") is True, \
                 f"{label}: solution cell {index} is not collapsed in JupyterLab"
-        closing = next(i for i in range(exercise.code_cells[-1] + 1, len(cells))
-                       if "{solution-end}" in cells[i].source)
-        for cell in cells[exercise.code_cells[-1] + 1:closing + 1]:
-            explains = cell.cell_type == "markdown" and not ONLY_DIRECTIVE.fullmatch(cell.source)
-            assert not explains or cell.metadata.get("jupyter", {}).get("source_hidden") is True, \
-                f"{label}: the solution's explanation is not collapsed in JupyterLab"
+            # JupyterLab shows a collapsed cell's first line: the setup's or the solution marker
+            regions = find_regions(cells[index].source)
+            assert not regions or regions[0].begin > 0 or regions[0].kind != SOLUTION or \
+                cells[index].source.startswith("### BEGIN SOLUTION"), f"{label}: cell {index} shows its solution"
+        # Then the closing directive: after the explanation, in a collapsed cell; else at the top of
+        # the next markdown cell (a cell of nothing but a closing directive renders empty in JupyterLab).
+        closing = cells[exercise.code_cells[-1] + 1]
+        explanation = CLOSING.split(closing.source)[0] if closing.cell_type == "markdown" else None
+        assert explanation is not None and explanation != closing.source, \
+            f"{label}: the cell after the solution must close it ({{solution-end}})"
+        assert not explanation.strip() or (closing.metadata.get("jupyter", {}).get("source_hidden") is True
+                                           and closing.source.startswith("*Explanation*\n")), \
+            f"{label}: the solution's explanation is not collapsed in JupyterLab behind its first line, *Explanation*"
         # The task names what the checks read, as the self-check's messages name it.
         task = cells[exercise.cell].source
         unnamed = [name for name in answer_names(notebook, exercise) if f"`{name}`" not in task]
