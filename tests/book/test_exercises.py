@@ -182,3 +182,25 @@ def test_self_check_fails_unsolved_and_wrong_and_passes_on_the_solution(path):
         assert report["solved"] == [f"\u2713 {label}: your answer passes the exercise's checks."], report
         for name, said in report["wrong"].items():  # None, then an object(): one of them is wrong
             assert any(first.startswith(f"\u2717 {label}:") for first in said), (label, name, said)
+
+
+def test_student_edition_self_check_runs_the_same_checks(tmp_path, monkeypatch):
+    """The student edition keeps each exercise's checks (a raw cell) without any solution: the
+    self-check there runs what it runs in the book, and fails on an unsolved exercise."""
+    from nnref._exercise import checks_of
+    for path in CHAPTERS:
+        notebook, found = _exercises(path)
+        (tmp_path / "reference").mkdir(exist_ok=True)
+        (tmp_path / "student").mkdir(exist_ok=True)
+        nbformat.write(notebook, tmp_path / "reference" / path.name)
+        student = notebooks.student_notebook(notebook, path.name)
+        nbformat.write(student, tmp_path / "student" / path.name)
+        for exercise in found:
+            monkeypatch.chdir(tmp_path / "reference")
+            reference_checks, _ = checks_of(exercise.label)
+            monkeypatch.chdir(tmp_path / "student")
+            student_checks, _ = checks_of(exercise.label)
+            assert student_checks.strip() == reference_checks.strip(), exercise.label
+            assert verdict(exercise.label, {})[0].startswith(f"\u2717 {exercise.label}:")
+        (tmp_path / "reference" / path.name).unlink()
+        (tmp_path / "student" / path.name).unlink()
