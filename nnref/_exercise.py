@@ -109,8 +109,8 @@ def _innermost(error):
 
 def _raised(label, error, filename, statement, checks):
     line = _line_of(error, filename, statement)
-    return [f"\u2717 {label}: checking your answer raised {type(error).__name__}: {error}",
-            f"    in: {checks.splitlines()[line - 1].strip()}"]
+    return [f"\u2717 {label}: checking your answer raised {type(error).__name__}:",
+            f"    {error}", f"    in: {checks.splitlines()[line - 1].strip()}"]
 
 
 def _explain_assert(statement, line, namespace):
@@ -152,8 +152,9 @@ def _verdict(label, checks, namespace):
                 exec(code, namespace)
         except NameError as err:
             if _innermost(err) == filename:  # a name the checks read, not one the learner's code misses
-                return [f"\u2717 {label}: `{err.name}` is not defined. The exercise asks your cell to define "
-                        "it: write it in the cell above and run that cell, then this one."]
+                return [f"\u2717 {label}: `{err.name}` is not defined.",
+                        "    The exercise asks your cell to define it: write it in the cell above,",
+                        "    run that cell, then this one."]
             return _raised(label, err, filename, statement, checks)
         except AssertionError as err:
             if _innermost(err) == filename:

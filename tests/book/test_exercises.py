@@ -130,7 +130,7 @@ def test_the_self_check_says_what_is_wrong(tmp_path, monkeypatch):
     assert wrong == ["\u2717 demo-ex: this check fails on your answer:", "    assert total == 3",
                      "    where total is 4"]
     broken = verdict("demo-ex", {"total": None})
-    assert broken[0].startswith("\u2717 demo-ex: checking your answer raised TypeError") or \
+    assert broken[0] == "\u2717 demo-ex: checking your answer raised TypeError:" or \
         broken[0].startswith("\u2717 demo-ex: this check fails")
     # the setup before the first region is the learner's: the checks do not redefine base
     assert verdict("demo-ex", {"total": 3}) == ["\u2713 demo-ex: your answer passes the exercise's checks."]
