@@ -9,6 +9,8 @@ cells (see book/AUTHORING.md)::
     question ...
     ```{exercise-end}
     ```
+    <code cell tagged exercise-answer: the learner's cell>
+    <code cell tagged exercise-check: the self-check, nnref._exercise.check("walking-ex2")>
     ```{solution-start} walking-ex2
     :class: dropdown
     ```
@@ -19,7 +21,9 @@ cells (see book/AUTHORING.md)::
     ```
 
 Several directives may share one markdown cell.  An exercise is one task
-of the course; its id is the exercise's label.
+of the course; its id is the exercise's label.  The student edition puts its
+stubs in the learner's cell and keeps the checks, the solution cells without
+their solution, as a raw cell the self-check reads (book/AUTHORING.md).
 """
 import ast
 import copy
@@ -34,6 +38,7 @@ from .markers import (HIDDEN_TESTS, SOLUTION, YOUR_CODE, find_regions, replace_r
 DIRECTIVE = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<name>exercise-start|exercise-end|solution-start|"
                        r"solution-end|exercise|solution)\}[ \t]*(?P<argument>\S*)")
 ASSERT = re.compile(r"^\s*assert\b", re.M)
+ANSWER_TAG = "exercise-answer"  # the learner's cell, between the task and its self-check
 
 
 @dataclass
@@ -44,6 +49,7 @@ class Exercise:
     cell: int                       # the markdown cell that opens the exercise
     solution_cell: int = None       # the markdown cell that opens its solution
     code_cells: list = field(default_factory=list)  # code cells inside the solution block
+    answer_cells: list = field(default_factory=list)  # the learner's cells: before the solution, tagged
     closed: bool = False            # the solution block has its solution-end
 
 
@@ -102,6 +108,8 @@ def exercises(notebook):
         if cell.cell_type == "code":
             if inside is not None and inside in by_label:
                 by_label[inside].code_cells.append(index)
+            elif found and found[-1].solution_cell is None and ANSWER_TAG in cell.metadata.get("tags", []):
+                found[-1].answer_cells.append(index)
             continue
         for _line, name, argument, options, _closing in events:
             if name in ("exercise-start", "exercise"):
@@ -202,13 +210,28 @@ def student_notebook(notebook, name="notebook", solved_lines=None):
     """A copy of ``notebook`` for students.
 
     Solution code becomes ``# YOUR CODE HERE`` / ``raise NotImplementedError()``
-    between YOUR CODE markers, hidden tests go, the explanations inside
-    solution blocks go, and the solution cells lose their stored outputs.
+    between YOUR CODE markers, in the learner's cell (tagged ``exercise-answer``)
+    where the exercise has one, else in the solution cell; hidden tests go, the
+    explanations inside solution blocks go.  The solution cells of an exercise
+    with a learner's cell become its checks: a raw cell (run by the self-check,
+    never by "Run All") without the solution or the setup before it, which the
+    learner's cell starts with.  The cells left lose their stored outputs.
     So do the cells whose stored listing of nnref source shows a solution
     (``solved_lines``, see ``shows_a_solution``): run again, they list the
     student's own code.  Every other cell, outputs included, is unchanged.
     """
     notebook = copy.deepcopy(notebook)
+    found, _problems = exercises(notebook)
+    stubs = {}   # learner's cell -> the stubs of its exercise's solution regions
+    checks = {}  # solution cell of an exercise with a learner's cell -> whether it is the first
+    for exercise in found:
+        if not exercise.answer_cells:
+            continue
+        regions = [region for index in exercise.code_cells
+                   for region in find_regions(notebook.cells[index].source, f"{name} cell {index}")
+                   if region.kind == SOLUTION]
+        stubs[exercise.answer_cells[-1]] = [line for _region in regions for line in stub_lines("")]
+        checks.update({index: k == 0 for k, index in enumerate(exercise.code_cells)})
     cells = []
     for index, cell, _events, inside in _walk(notebook):
         if cell.cell_type == "code" and _listing_shows(cell, solved_lines or {}):
@@ -220,6 +243,17 @@ def student_notebook(notebook, name="notebook", solved_lines=None):
                 cell.source = "\n".join(kept).strip("\n")
                 if not cell.source.strip():
                     continue
+        elif index in stubs:
+            cell.source = "\n".join([cell.source.rstrip("\n"), "", *stubs[index]])
+        elif index in checks:
+            source = cell.source
+            if checks[index]:  # the setup before the first region is the learner's cell's start
+                regions = find_regions(source, f"{name} cell {index}")
+                source = "\n".join(source.splitlines()[regions[0].begin:]) if regions else source
+            source = replace_regions(source, lambda region, _lines: [], f"{name} cell {index}").strip("\n")
+            if source.strip():
+                cells.append(_raw_cell(source, cell))
+            continue
         elif cell.cell_type == "code" and inside is not None:
             cell.source = _student_source(cell.source, f"{name} cell {index}").rstrip("\n")
             if not cell.source.strip():
@@ -231,8 +265,16 @@ def student_notebook(notebook, name="notebook", solved_lines=None):
     return notebook
 
 
+def _raw_cell(source, like):
+    """A raw cell holding ``source``, with the id of the cell ``like`` it replaces (if cells have ids)."""
+    raw = {"cell_type": "raw", "metadata": {}, "source": source}
+    if "id" in like:
+        raw["id"] = like["id"]
+    return type(like)(raw)
+
+
 def student_code(notebook, label, where="notebook"):
-    """The student's code for exercise ``label``: the YOUR CODE bodies of its solution cells, in order.
+    """The student's code for exercise ``label``: the YOUR CODE bodies of its learner's and solution cells, in order.
 
     None when the notebook has no such exercise any more.
     """
@@ -241,7 +283,7 @@ def student_code(notebook, label, where="notebook"):
     if exercise is None:
         return None
     bodies = []
-    for index in exercise.code_cells:
+    for index in exercise.answer_cells + exercise.code_cells:
         source = notebook.cells[index].source
         lines = source.splitlines()
         bodies += ["\n".join(r.body(lines)) for r in find_regions(source, f"{where} cell {index}")

@@ -259,7 +259,7 @@ def write_answer(task, edition, bodies):
     found, _problems = notebooks.exercises(notebook)
     exercise = next(e for e in found if e.label == task.id)
     bodies = list(bodies)
-    for index in exercise.code_cells:
+    for index in exercise.answer_cells + exercise.code_cells:
         cell = notebook.cells[index]
         count = sum(r.kind == YOUR_CODE for r in find_regions(cell.source))
         cell.source = fill_your_code(cell.source, bodies[:count])
@@ -329,9 +329,10 @@ Replace the two middle lines by your code and keep the two `###` lines: the
 grader reads what is between them, and only that. Everything outside them
 (the tests in the exercise cells, the rest of nnref) is the instructor's.
 
-**Chapter exercises.** Each solution cell of a chapter's exercises holds
-such a block, followed by `assert`s that check your answer; they pass when
-your code is right.
+**Chapter exercises.** Each exercise of a chapter has a cell for your
+answer holding such a block, and under it a one-line self-check,
+`check("label")`, that runs the exercise's checks (the `assert`s of the raw
+cell further down) on your answer and says what is wrong.
 
 {exercise_table}
 

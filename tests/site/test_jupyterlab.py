@@ -57,7 +57,10 @@ COLLECT = r"""(() => {
   const out = {};
   for (const cell of cells) {
     const index = cell.dataset.windowedListIndex;
-    if (cell.classList.contains('jp-MarkdownCell')) {
+    if (cell.querySelector('.jp-InputPlaceholder')) {
+      // Collapsed (an exercise's solution, jupyter.source_hidden): only its first line shows.
+      out[index] = {kind: 'collapsed', text: cell.querySelector('.jp-InputPlaceholder').innerText.trim()};
+    } else if (cell.classList.contains('jp-MarkdownCell')) {
       // Rendered: the editor hidden, jupyterlab-myst's output filled in.
       const text = cell.querySelector('.myst')?.innerText.trim();
       if (!cell.querySelector('.jp-InputArea-editor.lm-mod-hidden') || !text) return null;

@@ -564,3 +564,35 @@ def test_site_lays_out_math_listings_and_search(site, width):
     assert formulas and listings, (formulas, listings)
     assert text_escapes >= 2, "\\text{in\\_features} (chapters 6 and 15) not found typeset"
     assert not problems, "\n".join(problems)
+
+
+# Each solution on a chapter page: sphinx-exercise's dropdown, folded when the page opens.
+SOLUTIONS = """(() => [...document.querySelectorAll('div.solution')].map(d => ({
+    folded: d.classList.contains('toggle-hidden'),
+    shown: [...d.querySelectorAll('pre')].filter(p => p.offsetParent !== null
+                                                   && getComputedStyle(p).visibility !== 'hidden').length,
+    code: [...d.querySelectorAll('pre')].map(p => p.textContent).join('\\n')})))()"""
+
+
+def test_exercise_solutions_are_folded_dropdowns(site):
+    """Every exercise's solution code is on the page inside its dropdown, folded: the reader
+    meets the task, the learner's cell and the self-check first (book/AUTHORING.md)."""
+    import nbformat
+    from coursekit import notebooks
+    from coursekit.markers import SOLUTION, find_regions
+    chapters = [f for f in _toc_files() if re.fullmatch(r"book/\d\d_\w+", f)]
+    assert chapters
+    with Chromium(width=1280, height=900, offline=True) as browser:
+        for chapter in chapters:
+            notebook = nbformat.read(ROOT / f"{chapter}.ipynb", as_version=4)
+            found, _problems = notebooks.exercises(notebook)
+            browser.open((site / f"{chapter}.html").as_uri())
+            solutions = browser.evaluate(SOLUTIONS)
+            assert len(solutions) == len(found), f"{chapter}: {len(solutions)} solutions for {len(found)} exercises"
+            for exercise, solution in zip(found, solutions):
+                source = notebook.cells[exercise.code_cells[0]].source
+                region = next(r for r in find_regions(source) if r.kind == SOLUTION)
+                first = next(line.strip() for line in region.body(source.splitlines()) if line.strip())
+                assert first in solution["code"], f"{chapter}, {exercise.label}: the solution is not in its dropdown"
+                assert solution["folded"] and not solution["shown"], \
+                    f"{chapter}, {exercise.label}: the solution is in plain view when the page opens"
