@@ -545,6 +545,7 @@ class Module(metaclass=TorchNamedABC):
                 destination[prefix + name] = buf if keep_vars else buf.detach()
         if type(self).get_extra_state is not Module.get_extra_state:
             destination[prefix + _EXTRA_STATE_KEY_SUFFIX] = self.get_extra_state()
+        ### END SOLUTION
     def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
         """An ``OrderedDict`` of every parameter and persistent buffer, keyed by dotted name.
 
@@ -785,6 +786,7 @@ class Module(metaclass=TorchNamedABC):
                     memo.add(v)
                 name = module_prefix + ("." if module_prefix else "") + k
                 yield name, v
+        ### END SOLUTION
     def parameters(self, recurse=True):
         """Every parameter (what an optimizer is given), each once."""
         for _name, param in self.named_parameters(recurse=recurse):
@@ -830,6 +832,7 @@ class Module(metaclass=TorchNamedABC):
                     continue
                 submodule_prefix = prefix + ("." if prefix else "") + name
                 yield from module.named_modules(memo, submodule_prefix, remove_duplicate)
+        ### END SOLUTION
 
     # -- modes and gradients -------------------------------------------------------------
     def train(self, mode=True):
