@@ -41,6 +41,7 @@ def _sequential_add(self, other):
     raise ValueError("add operator supports only objects of Sequential class, but "
                      f"{str(type(other))} is given.")
 
+
 def _sequential_iadd(self, other):
     if isinstance(other, Sequential):
         offset = len(self)
@@ -50,11 +51,13 @@ def _sequential_iadd(self, other):
     raise ValueError("add operator supports only objects of Sequential class, but "
                      f"{str(type(other))} is given.")
 
+
 def _sequential_check_factor(self, other):
     if not isinstance(other, int):
         raise TypeError(f"unsupported operand type(s) for *: {type(self)} and {type(other)}")
     if other <= 0:
         raise ValueError(f"Non-positive multiplication factor {other} for {type(self)}")
+
 
 def _sequential_mul(self, other):
     """``Sequential`` of the layers repeated ``other`` times: the same modules (shared
@@ -68,8 +71,10 @@ def _sequential_mul(self, other):
             offset += 1
     return combined
 
+
 def _sequential_rmul(self, other):
     return self.__mul__(other)
+
 
 def _sequential_imul(self, other):
     self._check_factor(other)
@@ -79,6 +84,7 @@ def _sequential_imul(self, other):
             self.add_module(str(i + offset), self._modules[str(i)])
         offset += length
     return self
+
 
 def _sequential_pop(self, key):
     """Remove the module at ``key`` and return it."""
@@ -96,6 +102,7 @@ def _module_list_add(self, other):
     for i, module in enumerate(chain(self, other)):
         combined.add_module(str(i), module)
     return combined
+
 
 def _module_list_repr(self):
     """Like ``Module.__repr__``, but a run of identical modules prints once: ``(0-2): 3 x ...``."""
@@ -125,6 +132,7 @@ def _module_list_repr(self):
     main_str += "\n  " + "\n  ".join(lines) + "\n"
     main_str += ")"
     return main_str
+
 
 def _module_list_pop(self, key):
     """Remove the module at ``key`` and return it."""

@@ -1,11 +1,10 @@
 """``nnref.nn.modules.module`` (``torch/nn/modules/module.py``): ``Module`` lives in the
 teaching core (``nnref/core/nn/modules/module.py``); this public module re-exports it with the
-process-wide hooks and adds what the notes do not teach, attached with the core's ``bind``: the
-other conversions (``cuda``, ``cpu``, ``type``, ``bfloat16``, ``to_empty``), ``get_buffer``, the
-legacy ``register_backward_hook`` and its warnings, the registration hooks, copying and the
+process-wide hooks and adds what the notes do not teach, attached with the core's ``bind``:
+``type`` and ``to_empty``, the registration hooks, the private state_dict hook, copying and the
 refusal to pickle, DataParallel's replicas.  It fills the core's seams: the checkpoint
 converter, the snapshot that makes a failed ``load_state_dict`` change nothing, and the legacy
-backward hooks' wiring.
+backward hook's FutureWarnings.
 """
 import copy
 import itertools
@@ -19,8 +18,9 @@ from ...core.nn.modules.module import (  # noqa: F401 - this module's public and
     _global_buffer_registration_hooks, _global_forward_hooks, _global_forward_hooks_always_called,
     _global_forward_hooks_with_kwargs, _global_forward_pre_hooks, _global_module_registration_hooks,
     _global_parameter_registration_hooks, _IncompatibleKeys, _parse_to, _registered, _typename,
-    _WrappedHook, bind, register_module_forward_hook, register_module_forward_pre_hook,
-    register_module_full_backward_hook, register_module_full_backward_pre_hook)
+    _WrappedHook, bind, register_module_backward_hook, register_module_forward_hook,
+    register_module_forward_pre_hook, register_module_full_backward_hook,
+    register_module_full_backward_pre_hook)
 from ...core.utils.hooks import RemovableHandle
 from ..parameter import is_lazy
 
@@ -37,15 +37,6 @@ __all__ = [
 ]
 
 
-def register_module_backward_hook(hook):
-    """The deprecated (legacy) backward hook, for every module; prefer the full one."""
-    if _core._global_is_full_backward_hook is True:
-        raise RuntimeError("Cannot use both regular backward hooks and full backward hooks as a "
-                           "global Module hook. Please use only one of them.")
-    _core._global_is_full_backward_hook = False
-    handle = RemovableHandle(_global_backward_hooks)
-    _global_backward_hooks[handle.id] = hook
-    return handle
 
 
 def _registration_hook(hooks, hook):
@@ -53,15 +44,18 @@ def _registration_hook(hooks, hook):
     hooks[handle.id] = hook
     return handle
 
+
 def register_module_module_registration_hook(hook):
     """Run ``hook(module, name, submodule)`` whenever any module registers a child; a returned
     module replaces it (``torch.nn.modules.module.register_module_module_registration_hook``)."""
     return _registration_hook(_global_module_registration_hooks, hook)
 
+
 def register_module_parameter_registration_hook(hook):
     """Run ``hook(module, name, param)`` whenever any module registers a parameter; a returned
     parameter replaces it."""
     return _registration_hook(_global_parameter_registration_hooks, hook)
+
 
 def register_module_buffer_registration_hook(hook):
     """Run ``hook(module, name, tensor)`` whenever any module registers a buffer; a returned
@@ -72,16 +66,6 @@ def register_module_buffer_registration_hook(hook):
 # -- Module's methods beyond the notes, bound below ------------------------------------------
 
 
-def get_buffer(self, target):
-    """The buffer at dotted path ``target`` (``"bn.running_mean"``)."""
-    module_path, _, buffer_name = target.rpartition(".")
-    mod = self.get_submodule(module_path)
-    if not hasattr(mod, buffer_name):
-        raise AttributeError(mod._get_name() + " has no attribute `" + buffer_name + "`")
-    buffer = getattr(mod, buffer_name)
-    if buffer_name not in mod._buffers:
-        raise AttributeError("`" + buffer_name + "` is not a buffer")
-    return buffer
 
 def to_empty(self, *, device, recurse=True):
     """Move every parameter and buffer to ``device`` without copying their values: new,
@@ -91,48 +75,22 @@ def to_empty(self, *, device, recurse=True):
     from ..._creation import empty_like
     return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
 
-def cuda(self, device=None):
-    """Move every parameter and buffer to the GPU (needs CuPy)."""
-    return self._apply(lambda t: t.cuda(device))
-
-def cpu(self):
-    """Move every parameter and buffer to the CPU."""
-    return self._apply(lambda t: t.cpu())
 
 def _type(self, dst_type):
     """Cast every parameter and buffer to ``dst_type`` (a dtype or a type name)."""
     return self._apply(lambda t: t.type(dst_type))
 
-def bfloat16(self):
-    """Cast floating point parameters and buffers to bfloat16."""
-    return self._apply(lambda t: t.bfloat16() if t.is_floating_point() else t)
-
-def register_backward_hook(self, hook):
-    """The deprecated (legacy) backward hook: ``hook(module, grad_input, grad_output)``.
-
-    It is registered on the ``grad_fn`` of the module's output, that is on
-    the *last* operation of ``forward``: for a module made of several
-    operations, ``grad_input`` is that operation's input gradients, not the
-    module's.  Use :meth:`register_full_backward_hook`.
-    """
-    if self._is_full_backward_hook is True:
-        raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a "
-                           "single Module. Please use only one of them.")
-    self._is_full_backward_hook = False
-    handle = RemovableHandle(self._backward_hooks)
-    self._backward_hooks[handle.id] = hook
-    return handle
 
 def _maybe_warn_non_full_backward_hook(self, inputs, result, grad_fn):
     """Warn, as PyTorch does, when a legacy backward hook cannot see the module's gradients
-    (``stacklevel=3``: at ``_call_impl``, as PyTorch's, through ``_legacy_backward_hooks``)."""
+    (the core's ``_call_impl`` calls it through its seam ``warn_non_full_backward_hook``)."""
     if not isinstance(result, Tensor):
         if not (isinstance(result, tuple) and all(isinstance(r, Tensor) for r in result)):
             warnings.warn("Using non-full backward hooks on a Module that does not return a "
                           "single Tensor or a tuple of Tensors is deprecated and will be removed "
                           "in future versions. This hook will be missing some of the grad_output. "
                           "Please use register_full_backward_hook to get the documented behavior.",
-                          FutureWarning, stacklevel=3)
+                          FutureWarning, stacklevel=2)
             return
     else:
         result = (result,)
@@ -143,7 +101,7 @@ def _maybe_warn_non_full_backward_hook(self, inputs, result, grad_fn):
                           "input a single Tensor or a tuple of Tensors is deprecated and will be "
                           "removed in future versions. This hook will be missing some of the "
                           "grad_input. Please use register_full_backward_hook to get the "
-                          "documented behavior.", FutureWarning, stacklevel=3)
+                          "documented behavior.", FutureWarning, stacklevel=2)
             return
     else:
         inputs = (inputs,)
@@ -152,13 +110,13 @@ def _maybe_warn_non_full_backward_hook(self, inputs, result, grad_fn):
     if len(out_grad_fn) == 0 or (len(out_grad_fn) == 1 and grad_fn not in out_grad_fn):
         warnings.warn("Using a non-full backward hook when outputs are nested in python data "
                       "structure is deprecated and will be removed in future versions. This hook "
-                      "will be missing some grad_output.", FutureWarning, stacklevel=3)
+                      "will be missing some grad_output.", FutureWarning, stacklevel=2)
     elif len(out_grad_fn) > 1:
         warnings.warn("Using a non-full backward hook when outputs are generated by different "
                       "autograd Nodes is deprecated and will be removed in future versions. This "
                       "hook will be missing some grad_output. Please use "
                       "register_full_backward_hook to get the documented behavior.",
-                      FutureWarning, stacklevel=3)
+                      FutureWarning, stacklevel=2)
     else:
         inputs_grad_fn = {i.grad_fn for i in inputs if i.grad_fn is not None}
         next_functions = {n[0] for n in grad_fn.next_functions}
@@ -167,7 +125,8 @@ def _maybe_warn_non_full_backward_hook(self, inputs, result, grad_fn):
                           "autograd Nodes is deprecated and will be removed in future versions. "
                           "This hook will be missing some grad_input. Please use "
                           "register_full_backward_hook to get the documented behavior.",
-                          FutureWarning, stacklevel=3)
+                          FutureWarning, stacklevel=2)
+
 
 def _register_state_dict_hook(self, hook):
     """Run ``hook(module, state_dict, prefix, local_metadata)`` after ``state_dict``.
@@ -182,6 +141,7 @@ def _register_state_dict_hook(self, hook):
     self._state_dict_hooks[handle.id] = hook
     return handle
 
+
 def __reduce_ex__(self, protocol):
     """``pickle.dump(model, f)`` fails at once, saying how to save the weights instead.
 
@@ -193,16 +153,19 @@ def __reduce_ex__(self, protocol):
     from ...serialization import _not_picklable_message
     raise TypeError(_not_picklable_message(self))
 
+
 def __copy__(self):
     new = type(self).__new__(type(self))
     new.__dict__.update(self.__dict__)
     return new
+
 
 def __deepcopy__(self, memo):
     new = type(self).__new__(type(self))
     memo[id(self)] = new
     new.__dict__.update(copy.deepcopy(self.__dict__, memo))
     return new
+
 
 def _replicate_for_data_parallel(self):
     """A shallow copy for one device of DataParallel: shares children and buffers, no parameters."""
@@ -215,37 +178,18 @@ def _replicate_for_data_parallel(self):
     return replica
 
 
-bind(Module, get_buffer=get_buffer, to_empty=to_empty, cuda=cuda, cpu=cpu, type=_type,
-     bfloat16=bfloat16, register_backward_hook=register_backward_hook,
+bind(Module, to_empty=to_empty, type=_type,
      _maybe_warn_non_full_backward_hook=_maybe_warn_non_full_backward_hook,
      _register_state_dict_hook=_register_state_dict_hook, __reduce_ex__=__reduce_ex__,
      __copy__=__copy__, __deepcopy__=__deepcopy__,
      _replicate_for_data_parallel=_replicate_for_data_parallel)
 
 
-def _legacy_backward_hooks(module, args, result, hooks):
-    """The legacy hooks of one call of ``module``: on the grad_fn of its first output tensor.
-
-    That node is the last operation of ``forward``: that is why a legacy hook sees that
-    operation's gradients only (``Module._call_impl``'s last step in PyTorch).
-    """
-    var = result
-    while not isinstance(var, Tensor):
-        if isinstance(var, dict):
-            var = next(v for v in var.values() if isinstance(v, Tensor))
-        else:
-            var = var[0]
-    grad_fn = var.grad_fn
-    if grad_fn is not None:
-        for hook in hooks:
-            grad_fn.register_hook(_WrappedHook(hook, module))
-        module._maybe_warn_non_full_backward_hook(args, result, grad_fn)
-
-
 def _convert_state_dict(state_dict):
     """A state_dict of PyTorch tensors, converted through numpy (the checkpoint code's converter)."""
     from ...serialization import convert_torch_tensors
     return convert_torch_tensors(state_dict)
+
 
 
 class _Snapshot:
@@ -305,4 +249,4 @@ _NO_EXTRA_STATE = object()
 
 install(_core, "convert_state_dict", _convert_state_dict)
 install(_core, "load_snapshot", _Snapshot)
-install(_core, "legacy_backward_hooks", _legacy_backward_hooks)
+install(_core, "warn_non_full_backward_hook", _maybe_warn_non_full_backward_hook)

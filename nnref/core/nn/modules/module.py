@@ -8,8 +8,8 @@ tensor (``to``, ``float``); ``_call_impl`` is ``model(x)``, hooks around ``forwa
 ``state_dict``/``load_state_dict`` save and restore parameters and buffers.  The class comes
 first, the process-wide hooks and small helpers after it.
 
-The mirror's ``nnref/nn/modules/module.py`` attaches the rest with :func:`bind` (``cuda``,
-``to_empty``, the legacy backward hook, copying and pickling, ...) and fills this file's seams.
+The mirror's ``nnref/nn/modules/module.py`` attaches the rest with :func:`bind` (``to_empty``,
+``type``, the registration hooks, copying and the refusal to pickle, ...) and fills the seams.
 """
 import functools
 import itertools
@@ -32,21 +32,21 @@ __all__ = [
     "register_module_forward_pre_hook",
     "register_module_forward_hook",
     "register_module_full_backward_pre_hook",
+    "register_module_backward_hook",
     "register_module_full_backward_hook",
     "Module",
 ]
 
-__seams__ = ("convert_state_dict", "load_snapshot", "legacy_backward_hooks")
+__seams__ = ("convert_state_dict", "load_snapshot", "warn_non_full_backward_hook")
 
-# Seams, None in the plain core.  ``convert_state_dict(state_dict)`` turns a state_dict of
-# PyTorch tensors into nnref's (the checkpoint converter of nnref/serialization.py);
+# Seams, None in the plain core, filled by nnref/nn/modules/module.py.  ``convert_state_dict``
+# turns a state_dict of PyTorch tensors into nnref's (the checkpoint code's converter);
 # ``load_snapshot(module)`` records the model so that a failed load_state_dict can restore it
-# (``_Snapshot``); ``legacy_backward_hooks(module, args, result, hooks)`` puts the deprecated
-# register_backward_hook's hooks on the output's grad_fn.  The last two are in
-# nnref/nn/modules/module.py.
+# (``_Snapshot``); ``warn_non_full_backward_hook(module, args, result, grad_fn)`` gives
+# PyTorch's FutureWarnings where a legacy backward hook cannot see the module's gradients.
 convert_state_dict = None
 load_snapshot = None
-legacy_backward_hooks = None
+warn_non_full_backward_hook = None
 
 
 class Module(metaclass=TorchNamedABC):
@@ -186,6 +186,16 @@ class Module(metaclass=TorchNamedABC):
         if not isinstance(param, Parameter):
             raise AttributeError("`" + param_name + "` is not an nn.Parameter")
         return param
+    def get_buffer(self, target):
+        """The buffer at dotted path ``target`` (``"bn.running_mean"``)."""
+        module_path, _, buffer_name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if not hasattr(mod, buffer_name):
+            raise AttributeError(mod._get_name() + " has no attribute `" + buffer_name + "`")
+        buffer = getattr(mod, buffer_name)
+        if buffer_name not in mod._buffers:
+            raise AttributeError("`" + buffer_name + "` is not a buffer")
+        return buffer
     def get_extra_state(self):
         """Override (with :meth:`set_extra_state`) to save non-tensor state in ``state_dict``."""
         raise RuntimeError("Reached a code path in Module.get_extra_state() that should never be "
@@ -245,6 +255,12 @@ class Module(metaclass=TorchNamedABC):
             module.apply(fn)
         fn(self)
         return self
+    def cuda(self, device=None):
+        """Move every parameter and buffer to the GPU (needs CuPy)."""
+        return self._apply(lambda t: t.cuda(device))
+    def cpu(self):
+        """Move every parameter and buffer to the CPU."""
+        return self._apply(lambda t: t.cpu())
     def float(self):
         """Cast floating point parameters and buffers to float32."""
         return self._apply(lambda t: t.float() if t.is_floating_point() else t)
@@ -254,6 +270,9 @@ class Module(metaclass=TorchNamedABC):
     def half(self):
         """Cast floating point parameters and buffers to float16."""
         return self._apply(lambda t: t.half() if t.is_floating_point() else t)
+    def bfloat16(self):
+        """Cast floating point parameters and buffers to bfloat16."""
+        return self._apply(lambda t: t.bfloat16() if t.is_floating_point() else t)
     def to(self, *args, **kwargs):
         """Move and/or cast parameters and buffers.
 
@@ -313,6 +332,21 @@ class Module(metaclass=TorchNamedABC):
         self._backward_pre_hooks[handle.id] = hook
         if prepend:
             self._backward_pre_hooks.move_to_end(handle.id, last=False)
+        return handle
+    def register_backward_hook(self, hook):
+        """The deprecated (legacy) backward hook: ``hook(module, grad_input, grad_output)``.
+
+        It is registered on the ``grad_fn`` of the module's output, that is on
+        the *last* operation of ``forward``: for a module made of several
+        operations, ``grad_input`` is that operation's input gradients, not the
+        module's.  Use :meth:`register_full_backward_hook`.
+        """
+        if self._is_full_backward_hook is True:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a "
+                               "single Module. Please use only one of them.")
+        self._is_full_backward_hook = False
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
         return handle
     def register_full_backward_hook(self, hook, prepend=False):
         """Run ``hook(module, grad_input, grad_output)``: the gradients of the module's inputs and outputs.
@@ -422,7 +456,20 @@ class Module(metaclass=TorchNamedABC):
                 result = bw_hook.setup_output_hook(result)
 
             if non_full_backward_hooks:
-                legacy_backward_hooks(self, args, result, non_full_backward_hooks)
+                # The legacy hook sits on the grad_fn of the first output tensor, i.e. on the last
+                # operation of forward: that is why it sees that operation's gradients only.
+                var = result
+                while not isinstance(var, Tensor):
+                    if isinstance(var, dict):
+                        var = next(v for v in var.values() if isinstance(v, Tensor))
+                    else:
+                        var = var[0]
+                grad_fn = var.grad_fn
+                if grad_fn is not None:
+                    for hook in non_full_backward_hooks:
+                        grad_fn.register_hook(_WrappedHook(hook, self))
+                    if warn_non_full_backward_hook is not None:
+                        warn_non_full_backward_hook(self, args, result, grad_fn)
             return result
         except Exception:
             # forward or a hook raised: still run the always_call forward hooks that have not run.
@@ -922,11 +969,13 @@ _global_forward_hooks_always_called = OrderedDict()
 _global_forward_hooks_with_kwargs = OrderedDict()
 
 
+
 def register_module_forward_pre_hook(hook):
     """Run ``hook(module, args)`` before every module's ``forward`` (before its own pre-hooks)."""
     handle = RemovableHandle(_global_forward_pre_hooks)
     _global_forward_pre_hooks[handle.id] = hook
     return handle
+
 
 def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
     """Run ``hook(module, args, output)`` after every module's ``forward`` (before its own hooks)."""
@@ -939,11 +988,25 @@ def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
         _global_forward_hooks_always_called[handle.id] = True
     return handle
 
+
+def register_module_backward_hook(hook):
+    """The deprecated (legacy) backward hook, for every module; prefer the full one."""
+    global _global_is_full_backward_hook
+    if _global_is_full_backward_hook is True:
+        raise RuntimeError("Cannot use both regular backward hooks and full backward hooks as a "
+                           "global Module hook. Please use only one of them.")
+    _global_is_full_backward_hook = False
+    handle = RemovableHandle(_global_backward_hooks)
+    _global_backward_hooks[handle.id] = hook
+    return handle
+
+
 def register_module_full_backward_pre_hook(hook):
     """Run ``hook(module, grad_output)`` for every module once its output gradients are known."""
     handle = RemovableHandle(_global_backward_pre_hooks)
     _global_backward_pre_hooks[handle.id] = hook
     return handle
+
 
 def register_module_full_backward_hook(hook):
     """Run ``hook(module, grad_input, grad_output)`` for every module (before its own hooks)."""
@@ -964,6 +1027,7 @@ _global_parameter_registration_hooks = OrderedDict()
 _global_buffer_registration_hooks = OrderedDict()
 
 
+
 def _registered(hooks, module, name, value):
     """``value`` after the global registration ``hooks`` (each may return a replacement)."""
     for hook in hooks.values():
@@ -973,6 +1037,7 @@ def _registered(hooks, module, name, value):
     return value
 
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
+
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -987,6 +1052,7 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
 
     __str__ = __repr__
 
+
 def _addindent(s_, numSpaces):
     """Indent every line but the first (so a child's repr nests inside its parent's)."""
     s = s_.split("\n")
@@ -995,6 +1061,7 @@ def _addindent(s_, numSpaces):
     first = s.pop(0)
     s = [(numSpaces * " ") + line if line.strip() else "" for line in s]
     return first + "\n" + "\n".join(s)
+
 
 def _typename(obj):
     """``torch.typename``: ``'torch.FloatTensor'`` for a tensor, else the qualified class name."""
@@ -1006,6 +1073,7 @@ def _typename(obj):
     if qualname is None:
         module, qualname = obj.__class__.__module__ or "", obj.__class__.__qualname__
     return qualname if module in ("", "builtins") else f"{module}.{qualname}"
+
 
 class _WrappedHook:
     """A hook that gets the module as its first argument, holding the module weakly.
@@ -1028,6 +1096,7 @@ class _WrappedHook:
                 raise RuntimeError("You are trying to call the hook of a dead Module!")
             return self.hook(module, *args, **kwargs)
         return self.hook(*args, **kwargs)
+
 
 def _parse_to(*args, **kwargs):
     """Sort ``Module.to``'s arguments into ``(device, dtype, non_blocking)`` (``_C._nn._parse_to``).
