@@ -61,6 +61,7 @@ class Module(metaclass=TorchNamedABC):
     # Saved in state_dict metadata, so _load_from_state_dict can upgrade old checkpoints.
     _version = 1
     call_super_init = False
+
     def __init__(self, *args, **kwargs):
         if self.call_super_init is False and bool(kwargs):
             raise TypeError(f"{type(self).__name__}.__init__() got an unexpected keyword argument "
@@ -88,6 +89,7 @@ class Module(metaclass=TorchNamedABC):
         super().__setattr__("_modules", {})
         if self.call_super_init:
             super().__init__(*args, **kwargs)
+
     def forward(self, *input):
         """Define the computation of the module; every subclass overrides this.
 
@@ -122,6 +124,7 @@ class Module(metaclass=TorchNamedABC):
                 self._non_persistent_buffers_set.discard(name)
             else:
                 self._non_persistent_buffers_set.add(name)
+
     def register_parameter(self, name, param):
         """Add a parameter (what ``self.name = Parameter(...)`` does); ``None`` reserves the name."""
         if "_parameters" not in self.__dict__:
@@ -148,6 +151,7 @@ class Module(metaclass=TorchNamedABC):
         else:
             self._parameters[name] = _registered(_global_parameter_registration_hooks, self, name,
                                                  param)
+
     def add_module(self, name, module):
         """Add a child module (what ``self.name = module`` does); ``None`` reserves the name."""
         if not isinstance(module, Module) and module is not None:
@@ -161,9 +165,11 @@ class Module(metaclass=TorchNamedABC):
         elif name == "":
             raise KeyError('module name can\'t be empty string ""')
         self._modules[name] = _registered(_global_module_registration_hooks, self, name, module)
+
     def register_module(self, name, module):
         """Alias for :meth:`add_module`."""
         self.add_module(name, module)
+
     def get_submodule(self, target):
         """The submodule at dotted path ``target`` (``"net_b.linear"``); ``""`` is ``self``."""
         if target == "":
@@ -176,6 +182,7 @@ class Module(metaclass=TorchNamedABC):
             if not isinstance(mod, Module):
                 raise AttributeError("`" + item + "` is not an nn.Module")
         return mod
+
     def get_parameter(self, target):
         """The parameter at dotted path ``target`` (``"net_b.linear.weight"``)."""
         module_path, _, param_name = target.rpartition(".")
@@ -186,6 +193,7 @@ class Module(metaclass=TorchNamedABC):
         if not isinstance(param, Parameter):
             raise AttributeError("`" + param_name + "` is not an nn.Parameter")
         return param
+
     def get_buffer(self, target):
         """The buffer at dotted path ``target`` (``"bn.running_mean"``)."""
         module_path, _, buffer_name = target.rpartition(".")
@@ -196,10 +204,12 @@ class Module(metaclass=TorchNamedABC):
         if buffer_name not in mod._buffers:
             raise AttributeError("`" + buffer_name + "` is not a buffer")
         return buffer
+
     def get_extra_state(self):
         """Override (with :meth:`set_extra_state`) to save non-tensor state in ``state_dict``."""
         raise RuntimeError("Reached a code path in Module.get_extra_state() that should never be "
                            "called: only subclasses that override it are asked for extra state.")
+
     def set_extra_state(self, state):
         """Override (with :meth:`get_extra_state`) to restore the state it returned."""
         raise RuntimeError("Reached a code path in Module.set_extra_state() that should never be "
@@ -246,6 +256,7 @@ class Module(metaclass=TorchNamedABC):
             if buf is not None:
                 self._buffers[key] = fn(buf)
         return self
+
     def apply(self, fn):
         """Call ``fn(module)`` on every submodule (children first, post-order) and then on ``self``.
 
@@ -255,24 +266,31 @@ class Module(metaclass=TorchNamedABC):
             module.apply(fn)
         fn(self)
         return self
+
     def cuda(self, device=None):
         """Move every parameter and buffer to the GPU (needs CuPy)."""
         return self._apply(lambda t: t.cuda(device))
+
     def cpu(self):
         """Move every parameter and buffer to the CPU."""
         return self._apply(lambda t: t.cpu())
+
     def float(self):
         """Cast floating point parameters and buffers to float32."""
         return self._apply(lambda t: t.float() if t.is_floating_point() else t)
+
     def double(self):
         """Cast floating point parameters and buffers to float64."""
         return self._apply(lambda t: t.double() if t.is_floating_point() else t)
+
     def half(self):
         """Cast floating point parameters and buffers to float16."""
         return self._apply(lambda t: t.half() if t.is_floating_point() else t)
+
     def bfloat16(self):
         """Cast floating point parameters and buffers to bfloat16."""
         return self._apply(lambda t: t.bfloat16() if t.is_floating_point() else t)
+
     def to(self, *args, **kwargs):
         """Move and/or cast parameters and buffers.
 
@@ -307,6 +325,7 @@ class Module(metaclass=TorchNamedABC):
         if prepend:
             self._forward_pre_hooks.move_to_end(handle.id, last=False)
         return handle
+
     def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
         """Run ``hook(module, args, output)`` after ``forward``; a returned value replaces the output.
 
@@ -323,6 +342,7 @@ class Module(metaclass=TorchNamedABC):
         if prepend:
             self._forward_hooks.move_to_end(handle.id, last=False)
         return handle
+
     def register_full_backward_pre_hook(self, hook, prepend=False):
         """Run ``hook(module, grad_output)`` when the gradients of the module's outputs are known.
 
@@ -333,6 +353,7 @@ class Module(metaclass=TorchNamedABC):
         if prepend:
             self._backward_pre_hooks.move_to_end(handle.id, last=False)
         return handle
+
     def register_backward_hook(self, hook):
         """The deprecated (legacy) backward hook: ``hook(module, grad_input, grad_output)``.
 
@@ -348,6 +369,7 @@ class Module(metaclass=TorchNamedABC):
         handle = RemovableHandle(self._backward_hooks)
         self._backward_hooks[handle.id] = hook
         return handle
+
     def register_full_backward_hook(self, hook, prepend=False):
         """Run ``hook(module, grad_input, grad_output)``: the gradients of the module's inputs and outputs.
 
@@ -363,6 +385,7 @@ class Module(metaclass=TorchNamedABC):
         if prepend:
             self._backward_hooks.move_to_end(handle.id, last=False)
         return handle
+
     def _get_backward_hooks(self):
         """The (full, legacy) backward hooks that apply to this call: global ones first."""
         full_backward_hooks = []
@@ -377,6 +400,7 @@ class Module(metaclass=TorchNamedABC):
         if self._is_full_backward_hook is False:
             non_full_backward_hooks += self._backward_hooks.values()
         return full_backward_hooks, non_full_backward_hooks
+
     def _get_backward_pre_hooks(self):
         return [*_global_backward_pre_hooks.values(), *self._backward_pre_hooks.values()]
 
@@ -510,6 +534,7 @@ class Module(metaclass=TorchNamedABC):
             if name in modules:
                 return modules[name]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
     def __setattr__(self, name, value):
         def remove_from(*dicts_or_sets):
             for d in dicts_or_sets:
@@ -555,6 +580,7 @@ class Module(metaclass=TorchNamedABC):
                     self.register_buffer(name, value, persistent)
                 else:
                     super().__setattr__(name, value)
+
     def __delattr__(self, name):
         if name in self._parameters:
             del self._parameters[name]
@@ -572,6 +598,7 @@ class Module(metaclass=TorchNamedABC):
         handle = RemovableHandle(self._state_dict_pre_hooks)
         self._state_dict_pre_hooks[handle.id] = hook
         return handle
+
     def register_state_dict_post_hook(self, hook):
         """Run ``hook(module, state_dict, prefix, local_metadata)`` after ``state_dict``.
 
@@ -581,6 +608,7 @@ class Module(metaclass=TorchNamedABC):
         handle = RemovableHandle(self._state_dict_hooks)
         self._state_dict_hooks[handle.id] = hook
         return handle
+
     def _save_to_state_dict(self, destination, prefix, keep_vars):
         """Put this module's parameters and persistent buffers (not its children's) in ``destination``."""
         ### BEGIN SOLUTION task=module.save_to_state_dict points=2 chapter=10_state_dict
@@ -593,6 +621,7 @@ class Module(metaclass=TorchNamedABC):
         if type(self).get_extra_state is not Module.get_extra_state:
             destination[prefix + _EXTRA_STATE_KEY_SUFFIX] = self.get_extra_state()
         ### END SOLUTION
+
     def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
         """An ``OrderedDict`` of every parameter and persistent buffer, keyed by dotted name.
 
@@ -635,6 +664,7 @@ class Module(metaclass=TorchNamedABC):
             elif hook_result is not None:
                 raise RuntimeError("state_dict post-hook must return None")
         return destination
+
     def _register_load_state_dict_pre_hook(self, hook, with_module=False):
         """Run a hook before this module's entries are loaded.
 
@@ -646,10 +676,12 @@ class Module(metaclass=TorchNamedABC):
         self._load_state_dict_pre_hooks[handle.id] = _WrappedHook(hook,
                                                                   self if with_module else None)
         return handle
+
     def register_load_state_dict_pre_hook(self, hook):
         """Run ``hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
         unexpected_keys, error_msgs)`` before this module's entries are loaded."""
         return self._register_load_state_dict_pre_hook(hook, with_module=True)
+
     def register_load_state_dict_post_hook(self, hook):
         """Run ``hook(module, incompatible_keys)`` after this module and its children were checked.
 
@@ -659,6 +691,7 @@ class Module(metaclass=TorchNamedABC):
         handle = RemovableHandle(self._load_state_dict_post_hooks)
         self._load_state_dict_post_hooks[handle.id] = hook
         return handle
+
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
                               unexpected_keys, error_msgs):
         """Copy this module's own entries of ``state_dict`` into its parameters and buffers.
@@ -735,6 +768,7 @@ class Module(metaclass=TorchNamedABC):
                             unexpected_keys.append(key)
                     elif input_name[0] not in local_state:
                         unexpected_keys.append(key)
+
     def load_state_dict(self, state_dict, strict=True, assign=False):
         """Copy parameters and buffers from ``state_dict`` into this module and its descendants.
 
@@ -765,6 +799,7 @@ class Module(metaclass=TorchNamedABC):
             if snapshot is not None:
                 snapshot.restore()
             raise
+
     def _load_state_dict_as_pytorch(self, state_dict, strict, assign):
         """``torch.nn.Module.load_state_dict``'s body, line for line."""
         missing_keys, unexpected_keys, error_msgs = [], [], []
@@ -834,26 +869,32 @@ class Module(metaclass=TorchNamedABC):
                 name = module_prefix + ("." if module_prefix else "") + k
                 yield name, v
         ### END SOLUTION
+
     def parameters(self, recurse=True):
         """Every parameter (what an optimizer is given), each once."""
         for _name, param in self.named_parameters(recurse=recurse):
             yield param
+
     def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
         """``(dotted_name, parameter)`` pairs, in registration order, depth first."""
         yield from self._named_members(lambda module: module._parameters.items(), prefix=prefix,
                                        recurse=recurse, remove_duplicate=remove_duplicate)
+
     def buffers(self, recurse=True):
         """Every buffer (persistent or not), each once."""
         for _, buf in self.named_buffers(recurse=recurse):
             yield buf
+
     def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
         """``(dotted_name, buffer)`` pairs, in registration order, depth first."""
         yield from self._named_members(lambda module: module._buffers.items(), prefix=prefix,
                                        recurse=recurse, remove_duplicate=remove_duplicate)
+
     def children(self):
         """The direct submodules."""
         for _name, module in self.named_children():
             yield module
+
     def named_children(self):
         """``(name, module)`` for each direct submodule; a module registered twice comes once."""
         memo = set()
@@ -861,10 +902,12 @@ class Module(metaclass=TorchNamedABC):
             if module is not None and module not in memo:
                 memo.add(module)
                 yield name, module
+
     def modules(self, remove_duplicate=True):
         """Every module of the tree, ``self`` first."""
         for _, module in self.named_modules(remove_duplicate=remove_duplicate):
             yield module
+
     def named_modules(self, memo=None, prefix="", remove_duplicate=True):
         """``(dotted_name, module)`` for the whole tree, pre-order; ``self`` is named ``prefix``."""
         ### BEGIN SOLUTION task=module.named_modules points=2 chapter=07_walking_the_tree
@@ -890,14 +933,17 @@ class Module(metaclass=TorchNamedABC):
         for module in self.children():
             module.train(mode)
         return self
+
     def eval(self):
         """``train(False)``.  It does not turn off gradient recording; use ``no_grad`` for that."""
         return self.train(False)
+
     def requires_grad_(self, requires_grad=True):
         """Set ``requires_grad`` on every parameter (freeze with ``False``)."""
         for p in self.parameters():
             p.requires_grad_(requires_grad)
         return self
+
     def zero_grad(self, set_to_none=True):
         """Reset the gradients of every parameter: to ``None`` (default) or to zeros in place."""
         if getattr(self, "_is_replica", False):
@@ -921,9 +967,11 @@ class Module(metaclass=TorchNamedABC):
     # -- printing ------------------------------------------------------------------------
     def _get_name(self):
         return self.__class__.__name__
+
     def extra_repr(self):
         """The module's own settings for ``print(model)`` (``Linear``: ``in_features=..., ...``)."""
         return ""
+
     def __repr__(self):
         # The extra repr and each child take one entry; children are indented under the parent.
         extra_lines = []
@@ -946,6 +994,7 @@ class Module(metaclass=TorchNamedABC):
                 main_str += "\n  " + "\n  ".join(lines) + "\n"
         main_str += ")"
         return main_str
+
     def __dir__(self):
         module_attrs = dir(self.__class__)
         attrs = list(self.__dict__.keys())
