@@ -39,7 +39,7 @@ __all__ = [
 
 __seams__ = ("convert_state_dict", "load_snapshot", "warn_non_full_backward_hook")
 
-# Seams, None in the plain core, filled by nnref/nn/modules/module.py.  ``convert_state_dict``
+# Seams: None in the plain core, filled by nnref/nn/modules/module.py.  ``convert_state_dict``
 # turns a state_dict of PyTorch tensors into nnref's (the checkpoint code's converter);
 # ``load_snapshot(module)`` records the model so that a failed load_state_dict can restore it
 # (``_Snapshot``); ``warn_non_full_backward_hook(module, args, result, grad_fn)`` gives
