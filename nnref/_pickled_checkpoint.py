@@ -19,6 +19,7 @@ nnref cannot rebuild PyTorch's: a whole-model file written by PyTorch is refused
 storage, C-contiguous), so the tensor records are PyTorch's.
 """
 from collections import OrderedDict
+import importlib
 import io
 import pickle
 
@@ -77,6 +78,21 @@ class _StorageRef:
         self.key, self.tensor = key, tensor
 
 
+def _public_module_of(obj):
+    """``'nnref.nn.modules.container'`` for a class of the teaching core (``nnref.core.nn.modules.
+    container.Sequential``) that the public module re-exports, else None: a checkpoint names the
+    public path, which stays where it is wherever the core keeps the class."""
+    module = getattr(obj, "__module__", None) or ""
+    if not module.startswith("nnref.core."):
+        return None
+    public = "nnref." + module[len("nnref.core."):]
+    try:
+        found = getattr(importlib.import_module(public), obj.__qualname__, None)
+    except ImportError:
+        return None
+    return public if found is obj else None
+
+
 class _Pickler(pickle._Pickler):
     """Python's pickler (the pure-Python one, whose ``save_global`` can write PyTorch's names)
     with tensors reduced as ``Tensor.__reduce_ex__`` reduces them in PyTorch."""
@@ -95,6 +111,11 @@ class _Pickler(pickle._Pickler):
     def save_global(self, obj, name=None):
         if type(obj) is _TorchGlobal:
             self.write(pickle.GLOBAL + f"{obj.module}\n{obj.name}\n".encode())
+            self.memoize(obj)
+            return
+        public = _public_module_of(obj)
+        if public is not None:
+            self.write(pickle.GLOBAL + f"{public}\n{obj.__qualname__}\n".encode())
             self.memoize(obj)
             return
         super().save_global(obj, name)

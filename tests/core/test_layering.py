@@ -147,6 +147,6 @@ def test_the_checker_sees_relative_imports_and_function_scope():
     imports = nnref_imports(path)
     assert ("nnref.serialization", True, next(
         line for target, inside, line in imports if target == "nnref.serialization")) in imports
-    assert any(target.startswith("nnref.core.autograd") and not inside for target, inside, _ in imports)
+    assert any(target.startswith("nnref.core.nn") and not inside for target, inside, _ in imports)
     assert rank("nnref.nn.modules.module") == 2 and rank("nnref.utils.hooks") == 1
     assert rank("nnref.utils.safetensors") == 3 and rank("nnref") == 4

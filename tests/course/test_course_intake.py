@@ -29,7 +29,7 @@ from coursekit import batch, checks, student
 SECRET = "TOP-SECRET-LINE-7f3a9c"
 EXERCISE = "walking-ex1"
 NOTEBOOK = "book/07_walking_the_tree.ipynb"
-MODULE = "nnref/nn/modules/module.py"
+MODULE = "nnref/core/nn/modules/module.py"
 # a line of the reference named_modules: the file that holds it is in the sandbox as bytecode only
 REFERENCE_LINE = 'submodule_prefix = prefix + ("." if prefix else "") + name'
 

@@ -1,17 +1,17 @@
-"""Containers: ``Sequential``, ``ModuleList``, ``ModuleDict``, ``ParameterList``, ``ParameterDict``.
-
-Mirrors ``torch/nn/modules/container.py``.  Each keeps its items in the
-ordinary ``_modules`` / ``_parameters`` dicts under string keys (``"0"``,
-``"1"``, ... for the lists), so everything ``Module`` does -- ``parameters()``,
-``state_dict()``, ``to()``, printing -- works on them unchanged.
+"""``nnref.nn.modules.container`` (``torch/nn/modules/container.py``): ``Sequential``,
+``ModuleList`` and ``ModuleDict`` live in the teaching core (``nnref/core/nn/modules/container.py``);
+this public module re-exports them, binds their operators (``+``, ``*``), ``pop`` and
+``ModuleList``'s compressed repr, and defines ``ParameterList`` and ``ParameterDict``, which keep
+their items in the ordinary ``_parameters`` dict.
 """
 import operator
 from collections import OrderedDict, abc as container_abcs
-from itertools import chain, islice
+from itertools import chain
 
 from ...core._tensor import Tensor
+from ...core.nn.modules.container import ModuleDict, ModuleList, Sequential
 from ..parameter import Parameter
-from .module import Module, _typename
+from .module import Module, _typename, bind
 
 __all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
 
@@ -27,329 +27,121 @@ def _addindent(s_, numSpaces):
     return first + "\n" + "\n".join(s)
 
 
-class Sequential(Module):
-    """Chains modules: ``forward`` feeds the input to the first, its output to the next, and so on.
-
-    ``Sequential(a, b, c)`` names the children ``"0"``, ``"1"``, ``"2"``;
-    ``Sequential(OrderedDict([("conv", a), ("relu", b)]))`` uses the given names.
-    """
-
-    def __init__(self, *args):
-        super().__init__()
-        if len(args) == 1 and isinstance(args[0], OrderedDict):
-            for key, module in args[0].items():
-                self.add_module(key, module)
-        else:
-            for idx, module in enumerate(args):
-                self.add_module(str(idx), module)
-
-    def _get_item_by_idx(self, iterator, idx):
-        """The idx-th item of the iterator (negative indices count from the end)."""
-        size = len(self)
-        idx = operator.index(idx)
-        if not -size <= idx < size:
-            raise IndexError(f"index {idx} is out of range")
-        idx %= size
-        return next(islice(iterator, idx, None))
-
-    def __getitem__(self, idx):
-        if isinstance(idx, slice):
-            return self.__class__(OrderedDict(list(self._modules.items())[idx]))
-        return self._get_item_by_idx(self._modules.values(), idx)
-
-    def __setitem__(self, idx, module):
-        key = self._get_item_by_idx(self._modules.keys(), idx)
-        return setattr(self, key, module)
-
-    def __delitem__(self, idx):
-        if isinstance(idx, slice):
-            for key in list(self._modules.keys())[idx]:
-                delattr(self, key)
-        else:
-            key = self._get_item_by_idx(self._modules.keys(), idx)
-            delattr(self, key)
-        # Renumber the remaining children 0, 1, 2, ...
-        str_indices = [str(i) for i in range(len(self._modules))]
-        self._modules = OrderedDict(zip(str_indices, self._modules.values()))
-
-    def __len__(self):
-        return len(self._modules)
-
-    def __add__(self, other):
-        if isinstance(other, Sequential):
-            ret = Sequential()
-            for layer in self:
-                ret.append(layer)
-            for layer in other:
-                ret.append(layer)
-            return ret
-        raise ValueError("add operator supports only objects of Sequential class, but "
-                         f"{str(type(other))} is given.")
-
-    def __iadd__(self, other):
-        if isinstance(other, Sequential):
-            offset = len(self)
-            for i, module in enumerate(other):
-                self.add_module(str(i + offset), module)
-            return self
-        raise ValueError("add operator supports only objects of Sequential class, but "
-                         f"{str(type(other))} is given.")
-
-    def _check_factor(self, other):
-        if not isinstance(other, int):
-            raise TypeError(f"unsupported operand type(s) for *: {type(self)} and {type(other)}")
-        if other <= 0:
-            raise ValueError(f"Non-positive multiplication factor {other} for {type(self)}")
-
-    def __mul__(self, other):
-        """``Sequential`` of the layers repeated ``other`` times: the same modules (shared
-        parameters), not copies."""
-        self._check_factor(other)
-        combined = Sequential()
-        offset = 0
-        for _ in range(other):
-            for module in self:
-                combined.add_module(str(offset), module)
-                offset += 1
-        return combined
-
-    def __rmul__(self, other):
-        return self.__mul__(other)
-
-    def __imul__(self, other):
-        self._check_factor(other)
-        length = offset = len(self)
-        for _ in range(other - 1):
-            for i in range(length):
-                self.add_module(str(i + offset), self._modules[str(i)])
-            offset += length
-        return self
-
-    def pop(self, key):
-        """Remove the module at ``key`` and return it."""
-        v = self[key]
-        del self[key]
-        return v
-
-    def __dir__(self):
-        keys = super().__dir__()
-        return [key for key in keys if not key.isdigit()]
-
-    def __iter__(self):
-        return iter(self._modules.values())
-
-    def forward(self, input):
-        for module in self:
-            input = module(input)
-        return input
-
-    def append(self, module):
-        """Add ``module`` at the end."""
-        self.add_module(str(len(self)), module)
-        return self
-
-    def insert(self, index, module):
-        """Insert ``module`` before position ``index``, shifting the later ones up."""
-        if not isinstance(module, Module):
-            raise AssertionError(f"module should be of type: {Module}")
-        n = len(self._modules)
-        if not (-n <= index <= n):
-            raise IndexError(f"Index out of range: {index}")
-        if index < 0:
-            index += n
-        for i in range(n, index, -1):
-            self._modules[str(i)] = self._modules[str(i - 1)]
-        self._modules[str(index)] = module
-        return self
-
-    def extend(self, sequential):
-        """Append every module of ``sequential`` (any iterable of modules)."""
-        for layer in sequential:
-            self.append(layer)
-        return self
+# -- the operators and pop of Sequential and ModuleList, bound below --------------------------------------------
 
 
-class ModuleList(Module):
-    """A list of modules that registers them (a plain Python list would hide them from the module).
+def _sequential_add(self, other):
+    if isinstance(other, Sequential):
+        ret = Sequential()
+        for layer in self:
+            ret.append(layer)
+        for layer in other:
+            ret.append(layer)
+        return ret
+    raise ValueError("add operator supports only objects of Sequential class, but "
+                     f"{str(type(other))} is given.")
 
-    It has no ``forward``: you decide how the modules are used.
-    """
 
-    def __init__(self, modules=None):
-        super().__init__()
-        if modules is not None:
-            self += modules
-
-    def _get_abs_string_index(self, idx):
-        """The key (``"0"``, ``"1"``, ...) of position ``idx``."""
-        idx = operator.index(idx)
-        if not (-len(self) <= idx < len(self)):
-            raise IndexError(f"index {idx} is out of range")
-        if idx < 0:
-            idx += len(self)
-        return str(idx)
-
-    def __getitem__(self, idx):
-        if isinstance(idx, slice):
-            return self.__class__(list(self._modules.values())[idx])
-        return self._modules[self._get_abs_string_index(idx)]
-
-    def __setitem__(self, idx, module):
-        idx = self._get_abs_string_index(idx)
-        return setattr(self, str(idx), module)
-
-    def __delitem__(self, idx):
-        if isinstance(idx, slice):
-            for k in range(len(self._modules))[idx]:
-                delattr(self, str(k))
-        else:
-            delattr(self, self._get_abs_string_index(idx))
-        # Renumber the remaining modules 0, 1, 2, ...
-        str_indices = [str(i) for i in range(len(self._modules))]
-        self._modules = OrderedDict(zip(str_indices, self._modules.values()))
-
-    def __len__(self):
-        return len(self._modules)
-
-    def __iter__(self):
-        return iter(self._modules.values())
-
-    def __iadd__(self, modules):
-        return self.extend(modules)
-
-    def __add__(self, other):
-        combined = ModuleList()
-        for i, module in enumerate(chain(self, other)):
-            combined.add_module(str(i), module)
-        return combined
-
-    def __repr__(self):
-        """Like ``Module.__repr__``, but a run of identical modules prints once: ``(0-2): 3 x ...``."""
-        list_of_reprs = [repr(item) for item in self]
-        if len(list_of_reprs) == 0:
-            return self._get_name() + "()"
-
-        start_end_indices = [[0, 0]]
-        repeated_blocks = [list_of_reprs[0]]
-        for i, r in enumerate(list_of_reprs[1:], 1):
-            if r == repeated_blocks[-1]:
-                start_end_indices[-1][1] += 1
-                continue
-            start_end_indices.append([i, i])
-            repeated_blocks.append(r)
-
-        lines = []
-        main_str = self._get_name() + "("
-        for (start_id, end_id), b in zip(start_end_indices, repeated_blocks):
-            local_repr = f"({start_id}): {b}"
-            if start_id != end_id:
-                n = end_id - start_id + 1
-                local_repr = f"({start_id}-{end_id}): {n} x {b}"
-            local_repr = _addindent(local_repr, 2)
-            lines.append(local_repr)
-
-        main_str += "\n  " + "\n  ".join(lines) + "\n"
-        main_str += ")"
-        return main_str
-
-    def __dir__(self):
-        keys = super().__dir__()
-        return [key for key in keys if not key.isdigit()]
-
-    def insert(self, index, module):
-        """Insert ``module`` before position ``index``."""
-        for i in range(len(self._modules), index, -1):
-            self._modules[str(i)] = self._modules[str(i - 1)]
-        self._modules[str(index)] = module
-
-    def append(self, module):
-        """Add ``module`` at the end."""
-        self.add_module(str(len(self)), module)
-        return self
-
-    def pop(self, key):
-        """Remove the module at ``key`` and return it."""
-        v = self[key]
-        del self[key]
-        return v
-
-    def extend(self, modules):
-        """Append every module of the iterable ``modules``."""
-        if not isinstance(modules, container_abcs.Iterable):
-            raise TypeError("ModuleList.extend should be called with an iterable, but got "
-                            + type(modules).__name__)
+def _sequential_iadd(self, other):
+    if isinstance(other, Sequential):
         offset = len(self)
-        for i, module in enumerate(modules):
-            self.add_module(str(offset + i), module)
+        for i, module in enumerate(other):
+            self.add_module(str(i + offset), module)
         return self
+    raise ValueError("add operator supports only objects of Sequential class, but "
+                     f"{str(type(other))} is given.")
 
 
-class ModuleDict(Module):
-    """An ordered dict of modules that registers them; like ``ModuleList`` it has no ``forward``."""
+def _sequential_check_factor(self, other):
+    if not isinstance(other, int):
+        raise TypeError(f"unsupported operand type(s) for *: {type(self)} and {type(other)}")
+    if other <= 0:
+        raise ValueError(f"Non-positive multiplication factor {other} for {type(self)}")
 
-    def __init__(self, modules=None):
-        super().__init__()
-        if modules is not None:
-            self.update(modules)
 
-    def __getitem__(self, key):
-        return self._modules[key]
+def _sequential_mul(self, other):
+    """``Sequential`` of the layers repeated ``other`` times: the same modules (shared
+    parameters), not copies."""
+    self._check_factor(other)
+    combined = Sequential()
+    offset = 0
+    for _ in range(other):
+        for module in self:
+            combined.add_module(str(offset), module)
+            offset += 1
+    return combined
 
-    def __setitem__(self, key, module):
-        self.add_module(key, module)
 
-    def __delitem__(self, key):
-        del self._modules[key]
+def _sequential_rmul(self, other):
+    return self.__mul__(other)
 
-    def __len__(self):
-        return len(self._modules)
 
-    def __iter__(self):
-        return iter(self._modules)
+def _sequential_imul(self, other):
+    self._check_factor(other)
+    length = offset = len(self)
+    for _ in range(other - 1):
+        for i in range(length):
+            self.add_module(str(i + offset), self._modules[str(i)])
+        offset += length
+    return self
 
-    def __contains__(self, key):
-        return key in self._modules
 
-    def clear(self):
-        """Remove every module."""
-        self._modules.clear()
+def _sequential_pop(self, key):
+    """Remove the module at ``key`` and return it."""
+    v = self[key]
+    del self[key]
+    return v
 
-    def pop(self, key):
-        """Remove ``key`` and return its module."""
-        v = self[key]
-        del self[key]
-        return v
 
-    def keys(self):
-        """The keys, in insertion order (``torch/nn/modules/container.py``)."""
-        return self._modules.keys()
+bind(Sequential, __add__=_sequential_add, __iadd__=_sequential_iadd, _check_factor=_sequential_check_factor,
+     __mul__=_sequential_mul, __rmul__=_sequential_rmul, __imul__=_sequential_imul, pop=_sequential_pop)
 
-    def items(self):
-        """The (key, module) pairs, in insertion order (``torch/nn/modules/container.py``)."""
-        return self._modules.items()
 
-    def values(self):
-        """The modules, in insertion order (``torch/nn/modules/container.py``)."""
-        return self._modules.values()
+def _module_list_add(self, other):
+    combined = ModuleList()
+    for i, module in enumerate(chain(self, other)):
+        combined.add_module(str(i), module)
+    return combined
 
-    def update(self, modules):
-        """Add or overwrite entries from a mapping or an iterable of ``(name, module)`` pairs."""
-        if not isinstance(modules, container_abcs.Iterable):
-            raise TypeError("ModuleDict.update should be called with an iterable of key/value pairs, "
-                            "but got " + type(modules).__name__)
 
-        if isinstance(modules, (OrderedDict, ModuleDict, container_abcs.Mapping)):
-            for key, module in modules.items():
-                self[key] = module
-        else:
-            for j, m in enumerate(modules):
-                if not isinstance(m, container_abcs.Iterable):
-                    raise TypeError("ModuleDict update sequence element #" + str(j)
-                                    + " should be Iterable; is" + type(m).__name__)
-                if not len(m) == 2:
-                    raise ValueError("ModuleDict update sequence element #" + str(j) + " has length "
-                                     + str(len(m)) + "; 2 is required")
-                self[m[0]] = m[1]
+def _module_list_repr(self):
+    """Like ``Module.__repr__``, but a run of identical modules prints once: ``(0-2): 3 x ...``."""
+    list_of_reprs = [repr(item) for item in self]
+    if len(list_of_reprs) == 0:
+        return self._get_name() + "()"
+
+    start_end_indices = [[0, 0]]
+    repeated_blocks = [list_of_reprs[0]]
+    for i, r in enumerate(list_of_reprs[1:], 1):
+        if r == repeated_blocks[-1]:
+            start_end_indices[-1][1] += 1
+            continue
+        start_end_indices.append([i, i])
+        repeated_blocks.append(r)
+
+    lines = []
+    main_str = self._get_name() + "("
+    for (start_id, end_id), b in zip(start_end_indices, repeated_blocks):
+        local_repr = f"({start_id}): {b}"
+        if start_id != end_id:
+            n = end_id - start_id + 1
+            local_repr = f"({start_id}-{end_id}): {n} x {b}"
+        local_repr = _addindent(local_repr, 2)
+        lines.append(local_repr)
+
+    main_str += "\n  " + "\n  ".join(lines) + "\n"
+    main_str += ")"
+    return main_str
+
+
+def _module_list_pop(self, key):
+    """Remove the module at ``key`` and return it."""
+    v = self[key]
+    del self[key]
+    return v
+
+
+bind(ModuleList, __add__=_module_list_add, __repr__=_module_list_repr, pop=_module_list_pop)
 
 
 def _tensor_entry_repr(p, type_text):

@@ -17,10 +17,10 @@ the backward graph:
 import sys
 import warnings
 
-from ...core._tensor import Tensor
-from ...core.autograd.engine import run_backward
-from ...core.autograd.function import Function
-from ...core.autograd.grad_mode import is_grad_enabled
+from ..._tensor import Tensor
+from ...autograd.engine import run_backward
+from ...autograd.function import Function
+from ...autograd.grad_mode import is_grad_enabled
 
 __all__ = ["BackwardHook", "BackwardHookFunction"]
 

@@ -1,0 +1,1 @@
+"""The core's ``nn``: ``Module``, ``Parameter`` and the containers (``torch/nn``)."""

@@ -1,0 +1,71 @@
+"""``nn.Parameter`` and ``nn.Buffer``: the tensors a module registers (``torch/nn/parameter.py``).
+
+A Parameter is an ordinary tensor with one extra meaning: assigning it to a
+module attribute (``self.weight = Parameter(...)``) files it in the module's
+``_parameters``, so ``parameters()``, ``state_dict()``, ``to()`` and optimizers
+see it.  A plain tensor assigned the same way stays a plain attribute.
+The lazy modules' ``UninitializedParameter`` is the mirror's (``nnref/nn/parameter.py``).
+"""
+from .._naming import TorchNamed
+from .._tensor import Tensor
+
+__all__ = ["Parameter", "Buffer"]
+
+__seams__ = ("empty",)
+
+# Seam: ``empty(0)`` is what ``Parameter()`` holds.  The mirror puts nnref.empty here, which
+# follows set_default_device (nnref/nn/parameter.py).
+empty = Tensor
+
+
+class Parameter(Tensor):
+    """A leaf tensor that requires grad by default and registers itself on modules.
+
+    ``Parameter(data)`` shares ``data``'s memory and version counter (like
+    ``data.detach()``) but is always a new leaf: whatever history ``data`` had is
+    cut off.  ``Parameter()`` holds an empty float tensor.
+    """
+
+    def __new__(cls, data=None, requires_grad=True):
+        if data is None:
+            data = empty(0)
+        # PyTorch's Tensor._make_subclass: same memory, fresh autograd identity.
+        param = cls._make(data._data, data._device)
+        param._version_counter = data._version_counter
+        param.requires_grad_(requires_grad)
+        return param
+
+    def __init__(self, data=None, requires_grad=True):
+        # Everything happened in __new__; Tensor.__init__ would re-create the storage.
+        pass
+
+    def __repr__(self):
+        return "Parameter containing:\n" + super().__repr__()
+
+    def __deepcopy__(self, memo):
+        if id(self) not in memo:
+            memo[id(self)] = type(self)(self.data.clone(), self.requires_grad)
+        return memo[id(self)]
+
+
+class _BufferMeta(TorchNamed):
+    """``isinstance(t, Buffer)`` is True for any tensor marked as a buffer (``torch/nn/parameter.py``)."""
+
+    def __instancecheck__(cls, instance):
+        if cls is Buffer and isinstance(instance, Tensor) and getattr(instance, "_is_buffer", False):
+            return True
+        return super().__instancecheck__(instance)
+
+
+class Buffer(Tensor, metaclass=_BufferMeta):
+    """A tensor that registers itself as a buffer when assigned to a module attribute
+    (``self.mask = nn.Buffer(t)``); ``persistent=False`` keeps it out of the ``state_dict``.
+    Like PyTorch's, ``Buffer(t)`` returns a plain tensor (a detached alias of ``t``) marked as a buffer."""
+
+    def __new__(cls, data=None, *, persistent=True):
+        if data is None:
+            data = empty(0)
+        t = data.detach().requires_grad_(data.requires_grad)
+        t.persistent = persistent
+        t._is_buffer = True
+        return t
