@@ -86,7 +86,8 @@ import zlib
 
 import numpy as np
 
-from .core import _device, _dtype
+from . import _cupy
+from .core import _dtype
 from .core._device import CPU, device as Device, to_host
 from .core._tensor import Size, Tensor, bind
 
@@ -580,7 +581,7 @@ def place(array, saved_device, map_location, fail, requires_grad=False, paramete
     t = Tensor._make(array, CPU)
     target = target_device(map_location, saved_device)
     if target.type != "cpu":
-        if map_location is None and _device._cupy is None:
+        if map_location is None and _cupy._cupy is None:
             # Starting CuPy imports code; nnref does that only when the user asked for the GPU.
             fail(f"a tensor was saved on {saved_device}, and nnref.load does not start the GPU on "
                  "its own: pass map_location='cpu' to load it on the CPU, or "
@@ -923,7 +924,6 @@ def _load_from(stream, name, map_location, weights_only=None):
 
 def _refuse_pickling(self, protocol):
     """Refused at pickling time, so no pickle holds a tensor that could never be loaded."""
-    from ..serialization import _not_picklable_message
     raise TypeError(_not_picklable_message(self))
 
 

@@ -451,7 +451,6 @@ def _iterate(self):
     """The slices along dim 0, made by one ``unbind`` (one ``UnbindBackward0``), as in PyTorch."""
     if self._data.ndim == 0:
         raise TypeError("iteration over a 0-d tensor")
-    from .._ops.shape import unbind
     return iter(unbind(self, 0))
 
 

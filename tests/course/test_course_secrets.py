@@ -54,7 +54,8 @@ def secrets():
 def snoop(lines):
     """The search; ``lines`` are split in two so that this code does not hold them whole."""
     halves = [(line[:10], line[10:]) for line in lines]
-    paths = [str(ROOT / "nnref" / "nn" / "modules" / "module.py"), "/task/nnref/nn/modules/module.py",
+    paths = [str(ROOT / "nnref" / "core" / "nn" / "modules" / "module.py"), "/task/nnref/core/nn/modules/module.py",
+             str(ROOT / "nnref" / "nn" / "modules" / "module.py"), "/task/nnref/nn/modules/module.py",
              str(ROOT / "tests" / "course" / "hidden" / "test_module_named_modules_hidden.py"), str(NOTEBOOK)]
     return textwrap.dedent(f'''
         import gc, os, sys, types

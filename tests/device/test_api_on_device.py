@@ -51,7 +51,7 @@ PLUMBING = {"__dict__", "__module__", "__slots__", "__weakref__", "__doc__", "__
 SUBMODULES = {"autograd", "cuda", "nn", "optim", "serialization", "utils", "viz", "functional", "init", "linalg",
               "modules", "parameter", "lr_scheduler", "compiler", "amp", "backends",
               "distributions", "rnn", "testing", "parametrize", "parametrizations",
-              "distributed", "parallel", "onnx", "profiler"}
+              "distributed", "parallel", "onnx", "profiler", "core"}
 
 
 def public_api():
