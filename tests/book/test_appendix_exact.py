@@ -56,6 +56,22 @@ def test_the_chapters_loops_give_pytorchs_sum_and_numpy_does_not(chapter_loops, 
     assert numpy_agrees < len(lengths) // 2  # another order: its last bits often differ
 
 
+def test_on_one_thread_the_loops_reach_the_last_level(chapter_loops):
+    """From 131,072 values on, level 3 of the cascade receives sums (the chapter's figure stops
+    short of it); on one thread PyTorch's sum of such a tensor is still the loops' sum."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        rng = np.random.default_rng(9)
+        for n in (140_000, 600_003):
+            values = (rng.standard_normal(n) * 10).astype(np.float32)
+            theirs = torch.from_numpy(values).sum().item()
+            assert chapter_loops["sum_like_aten"](values).item() == theirs, n
+            assert nnref.from_numpy(values).sum().item() == theirs, n
+    finally:
+        torch.set_num_threads(threads)
+
+
 def test_addcmul_rounds_once_where_the_capability_fuses():
     a, c = 1 + 2**-12, -(1 + 2**-11)
     fuses = torch.backends.cpu.get_cpu_capability() != "DEFAULT"
