@@ -45,7 +45,7 @@ def test_the_figure_draws_the_parameters_nnref_sums_with(chapter_loops):
 @pytest.mark.parametrize("dtype, lanes", [(np.float32, 8), (np.float64, 4)])
 def test_the_chapters_loops_give_pytorchs_sum_and_numpy_does_not(chapter_loops, dtype, lanes):
     rng = np.random.default_rng(7)
-    lengths = list(range(1, 600, 7)) + [1023, 4096, 20_000, 32_768]  # one thread: under 32,768 + 1
+    lengths = list(range(1, 64)) + list(range(64, 600, 7)) + [1023, 4096, 20_000, 32_768]
     numpy_agrees = 0
     for n in lengths:
         values = (rng.standard_normal(n) * 10).astype(dtype)
