@@ -35,7 +35,7 @@ from browser import Chromium, find_chromium
 
 ROOT = Path(__file__).resolve().parents[2]
 BOOK = ROOT / "book"
-CHAPTERS = sorted(BOOK.glob("[0-9]*_*.ipynb")) + [BOOK / "source_map.ipynb"]
+CHAPTERS = sorted(BOOK.glob("[0-9]*_*.ipynb")) + [BOOK / "appendix_exact.ipynb", BOOK / "source_map.ipynb"]
 SHOTS = ROOT / "_build" / "screenshots" / "jupyterlab"
 # The lab's own settings, as ./dev.sh lab passes them (--LabApp.app_settings_dir).
 LAB_SETTINGS = ROOT / "lab"
