@@ -25,7 +25,7 @@ from .graph import gradient_edge
 __all__ = ["backward", "grad", "queue_callback", "run_backward"]
 __seams__ = ("gradient_checker", "profiler")
 
-# Seams, both None in the plain core.  ``gradient_checker(node, grads)`` looks at each node's
+# Seams: both None in the plain core.  ``gradient_checker(node, grads)`` looks at each node's
 # gradients: the mirror's anomaly mode puts its NaN check there (nnref/autograd/anomaly_mode.py).
 # ``profiler`` times each node while nnref.autograd.profiler.profile() records
 # (nnref/autograd/profiler.py, _Recorder.node and .apply).
