@@ -11,11 +11,12 @@ from .autograd import engine, function  # noqa: F401 - backward
 from ._ops import conversion  # noqa: F401 - to
 
 # The core's files in the order a reader meets them: what a tensor is made of, the tensor,
-# the graph and the engine that runs it backward, then the operations.
+# the graph and the engine that runs it backward, then the operations, then the optimizers.
 READING_ORDER = (
     "_dtype.py", "_device.py", "_layout.py", "_naming.py",
     "autograd/grad_mode.py", "utils/hooks.py", "autograd/graph.py", "_tensor.py", "_tensor_str.py",
     "autograd/engine.py", "_views.py", "autograd/function.py",
     "_ops/_common.py", "_ops/conversion.py",
+    "optim/optimizer.py", "optim/sgd.py", "optim/adam.py",
     "_seams.py",
 )

@@ -21,8 +21,8 @@ from .optimizer import Optimizer, _params_with_grad
 __all__ = ["Adam"]
 __seams__ = ("tuned_update",)
 
-# fused=True / foreach=True: the mirror puts the update that writes into existing arrays here
-# (adam_update_, nnref/optim/_fused.py); None: those flags take _update too.
+# Seam: fused=True / foreach=True take the update that the mirror puts here, written into
+# existing arrays (adam_update_, nnref/optim/_fused.py); None here: those flags take _update.
 tuned_update = None
 
 
