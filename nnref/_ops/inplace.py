@@ -98,11 +98,12 @@ def add_(self, other, *args, alpha=1):
     """
     if not args and isinstance(other, Tensor):
         a, b = self._data, other._data
+        # (A writeable C-contiguous array shares no element between positions: check_writable's
+        # other test, made by the general path, which also raises its errors.)
         if (type(a) is np.ndarray and type(b) is np.ndarray and a.dtype in fused._AXPY
                 and b.dtype == a.dtype and b.shape == a.shape and a.flags.c_contiguous
-                and b.flags.c_contiguous and not np.may_share_memory(a, b)
-                and not needs_grad(self, other)):
-            check_writable(self)
+                and b.flags.c_contiguous and a.flags.writeable and not self._inference
+                and not needs_grad(self, other) and not np.may_share_memory(a, b)):
             fused.add_scaled_(a, alpha, b)
             self._bump_version()
             return self
