@@ -11,8 +11,6 @@ For each parameter with gradient ``g``, at step ``t``::
 """
 import functools
 
-import numpy as np
-
 from .. import _dtype
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad, no_grad
@@ -64,7 +62,7 @@ class Adam(Optimizer):
                     state = self.state[p]
                     if len(state) == 0:
                         # torch.tensor(0.0): a CPU tensor, even beside GPU parameters
-                        state["step"] = Tensor._make(np.zeros((), _step_dtype().numpy))
+                        state["step"] = Tensor._make(_step_dtype().numpy.type(0.0))
                         state["exp_avg"] = p.new_zeros(p.shape)
                         state["exp_avg_sq"] = p.new_zeros(p.shape)
                         if group["amsgrad"]:
