@@ -21,7 +21,7 @@ from ..core.autograd.grad_mode import _GradState, no_grad
 from ..core.autograd.graph import Node
 from . import fused
 from ._common import needs_grad
-from .arithmetic import add
+from .arithmetic import add, mul
 from ..core._views import check_inplace, rebase_history
 
 
@@ -108,6 +108,21 @@ def add_(self, other, *args, alpha=1):
             self._bump_version()
             return self
     return apply_inplace(self, add, other, *args, alpha=alpha)
+
+
+def mul_(self, other):
+    """``Tensor.mul_``: ``self *= other`` in place.  A float32/float64 CPU tensor times a Python
+    number with nothing to record (an optimizer's ``buf.mul_(momentum)``) is multiplied in its
+    own memory, in one pass; anything else takes the general path (``mul``), which rounds the
+    same way: the number in the tensor's dtype, one product."""
+    a = self._data
+    if (type(other) in (float, int) and type(a) is np.ndarray and a.dtype in fused._AXPY
+            and a.flags.writeable and not self._inference and not needs_grad(self)
+            and not any(stride == 0 and size > 1 for stride, size in zip(a.strides, a.shape))):
+        np.multiply(a, a.dtype.type(other), out=a)
+        self._bump_version()
+        return self
+    return apply_inplace(self, mul, other)
 
 
 class _OverwrittenBackward(Node):

@@ -129,3 +129,20 @@ def test_each_class_is_wrapped_once_and_listings_show_the_step_itself():
     step = nnref.optim.SGD.step
     assert step.hooked and not hasattr(step.__wrapped__, "__wrapped__")  # one wrapper, not three
     assert "def step(self, closure=None):" in inspect.getsource(step)
+
+
+@pytest.mark.exact
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("factor", [0.9, 3, -1.5e-3])
+def test_mul_by_a_number_in_place_rounds_as_pytorch(rng, dtype, factor):
+    """``mul_`` by a Python number writes into the tensor's memory (the optimizers' momentum
+    step): the same digits as PyTorch and as the general path (a strided tensor takes that)."""
+    a = rng.standard_normal((40, 7)).astype(dtype)
+    ours, theirs = nnref.tensor(a.copy()), torch.tensor(a.copy())
+    memory = ours._data.__array_interface__["data"][0]
+    ours.mul_(factor), theirs.mul_(factor)
+    assert ours._data.__array_interface__["data"][0] == memory
+    assert np.array_equal(numpy_of(ours), numpy_of(theirs))
+    strided, strided_t = nnref.tensor(a.copy()).t(), torch.tensor(a.copy()).t()
+    strided.mul_(factor), strided_t.mul_(factor)
+    assert np.array_equal(numpy_of(strided), numpy_of(strided_t))
