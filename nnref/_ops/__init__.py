@@ -150,8 +150,8 @@ _METHODS = {
     # softmax
     "softmax": softmax.softmax, "log_softmax": softmax.log_softmax,
     # in place
-    "add_": _inplace(arithmetic.add), "sub_": _inplace(arithmetic.sub),
-    "mul_": _inplace(arithmetic.mul), "div_": _inplace(arithmetic.div),
+    "add_": inplace.add_, "sub_": _inplace(arithmetic.sub),
+    "mul_": inplace.mul_, "div_": _inplace(arithmetic.div),
     "floor_divide_": _inplace(arithmetic.floor_divide), "remainder_": _inplace(arithmetic.remainder),
     "clamp_": _inplace(pointwise.clamp), "masked_fill_": _inplace(pointwise.masked_fill),
     "relu_": _inplace(pointwise.relu), "sigmoid_": _inplace(pointwise.sigmoid),

@@ -18,6 +18,10 @@ from ..core._tensor import Tensor
 from ..core.autograd.graph import Node, NotImplemented
 from ._common import (broadcast_error, check_same_device, needs_grad, operand_data, record,
                       result_type, wrap)
+from .fused import fma
+
+# The dtypes whose ``add``/``sub`` with ``alpha`` round as ATen's fused multiply-add.
+_FUSED_ALPHA = (_dtype.float32, _dtype.float64)
 
 
 def _tensor_or_none(x):
@@ -40,9 +44,12 @@ def _binary(operation, input, other, dtype, alpha=1, quiet=False):
         check_same_device(input, other)
     xp = array_module(_like(input, other)._device)
     a, b = operand_data(input, dtype), operand_data(other, dtype)
-    if alpha != 1:
-        b = b * dtype.numpy.type(alpha)
     try:
+        if alpha != 1:
+            if operation in ("add", "subtract") and dtype in _FUSED_ALPHA:
+                # ATen's add kernel is fmadd(other, alpha, self): rounded once where the CPU has FMA
+                return fma(b, dtype.numpy.type(alpha if operation == "add" else -alpha), a)
+            b = b * dtype.numpy.type(alpha)
         if quiet:
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
                 return _apply(operation, xp, a, b)

@@ -6,13 +6,29 @@ ATen's vectorised kernels are compiled with FMA contraction where the CPU capabi
 with has FMA instructions (AVX2, AVX512: ``nnref._capability``), so ``a * b + c`` in them rounds
 once; numpy has no fused multiply-add, so :func:`fma` builds one.  The ``DEFAULT`` build rounds
 the product and the sum apart, and so does :func:`fma` under that capability.
+
+:func:`add_scaled_` is ``param += alpha * update`` in one pass over memory, BLAS's ``axpy``: numpy
+has no fused "scale and add", so ``param -= lr * grad`` reads and writes the parameter-sized
+arrays twice, once for ``lr * grad`` into a scratch buffer, once for the subtraction.  OpenBLAS
+picks its kernel from the CPU as ATen does (``tests/capabilities.py`` tells both the same), so its
+``axpy`` rounds once where ATen's ``fmadd`` does: an optimizer's ``p.add_(grad, alpha=-lr)`` gives
+PyTorch's digits.  Without SciPy (or for dtypes BLAS lacks, like float16, or for CUDA arrays,
+which SciPy cannot read) it takes two passes.
 """
 import numpy as np
 
 from .._capability import fuses_multiply_add
 from ..core._device import array_module_of
 
-__all__ = ["fma", "fused_multiply_add", "linspace_values"]
+__all__ = ["fma", "fused_multiply_add", "linspace_values", "add_scaled_"]
+
+try:
+    from scipy.linalg import blas as _blas
+except ImportError:  # SciPy is optional: the fallback below is just one pass slower
+    _blas = None
+
+_AXPY = {} if _blas is None else {np.dtype(np.float32): _blas.saxpy, np.dtype(np.float64): _blas.daxpy}
+
 
 
 def fma(a, b, c):
@@ -62,3 +78,26 @@ def linspace_values(start, end, steps, dtype, xp):
     i = xp.arange(steps)
     return xp.where(i < steps // 2, fma(step, i.astype(dtype), first),
                     fma(-step, (steps - 1 - i).astype(dtype), last)).astype(dtype, copy=False)
+
+
+def add_scaled_(param, alpha, update, work=None):
+    """``param += alpha * update`` in place: PyTorch's ``param.add_(update, alpha=alpha)``.
+
+    With SciPy, BLAS's ``axpy`` does it in one pass; otherwise ``alpha * update`` goes
+    through ``work`` (a scratch array shaped like ``param``) or, without one, a temporary.
+    """
+    xp = array_module_of(param)
+    axpy = _AXPY.get(param.dtype) if xp is np else None  # SciPy's BLAS reads host memory only
+    if (axpy is not None and update.dtype == param.dtype and param.flags.c_contiguous
+            and update.flags.c_contiguous):
+        flat = param.reshape(-1)
+        result = axpy(update.reshape(-1), flat, a=alpha)
+        if result is flat or xp.shares_memory(result, flat):
+            return
+        param[...] = result.reshape(param.shape)  # BLAS could not write in place: copy back
+        return
+    if work is None:
+        param += alpha * update
+        return
+    xp.multiply(update, alpha, out=work)
+    xp.add(param, work, out=param)

@@ -11,13 +11,17 @@ data.  When the op is recorded (the tensor is part of a graph), the tensor's
 reads a snapshot of the old values so its own backward stays correct.  When the
 tensor is a view, its base's history is rewritten instead (``views.py``).
 """
+import numpy as np
+
 from ..core._device import array_module
 from ..core._dtype import category, checked_scalar
 from .. import _random
 from ..core._tensor import Tensor
 from ..core.autograd.grad_mode import _GradState, no_grad
 from ..core.autograd.graph import Node
+from . import fused
 from ._common import needs_grad
+from .arithmetic import add, mul
 from ..core._views import check_inplace, rebase_history
 
 
@@ -82,6 +86,43 @@ def apply_inplace(tensor, op, *operands, **kwargs):
     with no_grad():
         _write(tensor, op(tensor, *operands, **kwargs))
     return tensor
+
+
+def add_(self, other, *args, alpha=1):
+    """``Tensor.add_``: ``self += alpha * other`` in place.
+
+    An optimizer's step is mostly ``p.add_(update, alpha=-lr)`` under ``no_grad``: when nothing
+    is recorded and both are C-contiguous CPU arrays of one shape and of a dtype BLAS has, its
+    ``axpy`` (``fused.add_scaled_``) does it in one pass over memory, rounding as ATen's
+    ``fmadd``; anything else takes the general path, which rounds the same way (``add``).
+    """
+    if not args and isinstance(other, Tensor):
+        a, b = self._data, other._data
+        # (A writeable C-contiguous array shares no element between positions: check_writable's
+        # other test, made by the general path, which also raises its errors.)
+        if (type(a) is np.ndarray and type(b) is np.ndarray and a.dtype in fused._AXPY
+                and b.dtype == a.dtype and b.shape == a.shape and a.flags.c_contiguous
+                and b.flags.c_contiguous and a.flags.writeable and not self._inference
+                and not needs_grad(self, other) and not np.may_share_memory(a, b)):
+            fused.add_scaled_(a, alpha, b)
+            self._bump_version()
+            return self
+    return apply_inplace(self, add, other, *args, alpha=alpha)
+
+
+def mul_(self, other):
+    """``Tensor.mul_``: ``self *= other`` in place.  A float32/float64 CPU tensor times a Python
+    number with nothing to record (an optimizer's ``buf.mul_(momentum)``) is multiplied in its
+    own memory, in one pass; anything else takes the general path (``mul``), which rounds the
+    same way: the number in the tensor's dtype, one product."""
+    a = self._data
+    if (type(other) in (float, int) and type(a) is np.ndarray and a.dtype in fused._AXPY
+            and a.flags.writeable and not self._inference and not needs_grad(self)
+            and not any(stride == 0 and size > 1 for stride, size in zip(a.strides, a.shape))):
+        np.multiply(a, a.dtype.type(other), out=a)
+        self._bump_version()
+        return self
+    return apply_inplace(self, mul, other)
 
 
 class _OverwrittenBackward(Node):

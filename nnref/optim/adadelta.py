@@ -11,7 +11,7 @@ gradients, so the units match and ``lr`` (default 1.0) only rescales::
 """
 from .._creation import tensor, zeros_like
 from ..core._device import array_module_of
-from .adam import _step_dtype
+from ..core.optim.adam import _step_dtype
 from .optimizer import Optimizer, _check_hyperparameters, _no_differentiable
 
 __all__ = ["Adadelta"]

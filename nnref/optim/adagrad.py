@@ -14,7 +14,7 @@ constructor, for every parameter, as in PyTorch.
 from .._creation import full_like, tensor
 from ..core._device import array_module_of
 from ..core.autograd.grad_mode import no_grad
-from .adam import _step_dtype
+from ..core.optim.adam import _step_dtype
 from .optimizer import Optimizer, _params_with_grad
 
 __all__ = ["Adagrad"]

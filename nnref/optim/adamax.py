@@ -9,7 +9,7 @@ The second moment is replaced by a running maximum of ``|g|``, which needs no bi
 """
 from .._creation import tensor, zeros_like
 from ..core._device import array_module_of
-from .adam import _step_dtype
+from ..core.optim.adam import _step_dtype
 from .optimizer import Optimizer, _check_hyperparameters, _lerp, _no_differentiable
 
 __all__ = ["Adamax"]

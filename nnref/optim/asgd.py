@@ -13,7 +13,7 @@ Plain SGD with a decaying rate ``eta`` and a weight decay ``lambd``, plus a runn
 them, so their roundings are PyTorch's.
 """
 from .._creation import tensor, zeros, zeros_like
-from .adam import _step_dtype
+from ..core.optim.adam import _step_dtype
 from .optimizer import Optimizer, _check_hyperparameters, _no_differentiable
 
 __all__ = ["ASGD"]

@@ -13,7 +13,7 @@ import math
 
 from .._creation import tensor, zeros_like
 from ..core._device import array_module_of
-from .adam import _step_dtype
+from ..core.optim.adam import _step_dtype
 from .optimizer import (Optimizer, _addcmul, _check_hyperparameters, _lerp,
                         _no_differentiable)
 

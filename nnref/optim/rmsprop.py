@@ -11,7 +11,7 @@ For each parameter with gradient ``g``::
 from .._creation import tensor, zeros_like
 from ..core._device import array_module_of
 from ..core.autograd.grad_mode import no_grad
-from .adam import _step_dtype
+from ..core.optim.adam import _step_dtype
 from .optimizer import Optimizer, _params_with_grad
 
 __all__ = ["RMSprop"]

@@ -10,7 +10,7 @@ grown by ``etaplus`` while the sign holds and shrunk by ``etaminus`` when it fli
 """
 from .._creation import full_like, tensor, zeros_like
 from ..core._device import array_module_of
-from .adam import _step_dtype
+from ..core.optim.adam import _step_dtype
 from .optimizer import Optimizer, _check_hyperparameters, _no_differentiable
 
 __all__ = ["Rprop"]

@@ -51,6 +51,8 @@ HOST_ONLY = {
     ("_tensor.py", "_as_array", "asarray"): "Python data (lists, numbers) is read on the host, then moved",
     ("_tensor.py", "__init__", "zeros"): "the legacy constructor builds on the host, then moves",
     ("_creation.py", "tensor", "array"): "Python data (nested lists) is read on the host, then moved",
+    ("inplace.py", "add_", "may_share_memory"): "add_'s BLAS path, taken for two numpy arrays only",
+    ("inplace.py", "mul_", "multiply"): "mul_'s path in the array's own memory, for numpy arrays only",
     **{(file, scope, "linalg"): "numpy's LinAlgError, the exception numpy and CuPy raise (not an array)"
        for file, scope in (("linalg_decompositions.py", "cholesky"), ("linalg_solvers.py", "inv"),
                            ("linalg_solvers.py", "solve"))},

@@ -1,8 +1,9 @@
-"""The optimizers' one-pass ``param += alpha * update`` matches the plain numpy expression."""
+"""The one-pass ``param += alpha * update`` (``nnref._ops.fused.add_scaled_``, the optimizers' and
+``Tensor.add_``'s) matches the plain numpy expression."""
 import numpy as np
 import pytest
 
-from nnref.optim import _fused
+from nnref._ops import fused as _fused
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])

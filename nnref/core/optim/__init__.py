@@ -1,0 +1,1 @@
+"""The core's optimizers: ``Optimizer``, ``SGD`` and ``Adam``, written with tensor methods."""
