@@ -6,6 +6,7 @@ module says which part of PyTorch it mirrors.
 from . import _cupy  # fills the core's device seams: 'cuda' on CuPy, 'meta'
 from . import _ops  # binds the operations to Tensor's methods and operators
 from . import _tensor_docs  # docstrings of the methods _ops binds without one
+from . import _tensor_extras  # memory queries, predicates for what nnref lacks, copy.copy
 from . import accelerator, amp, autograd, backends, cuda, distributed, utils, viz
 from .amp import autocast
 from ._creation import (BFloat16Tensor, BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor,

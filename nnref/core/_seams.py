@@ -6,8 +6,7 @@ core calls a *seam*: a module-level name listed in its file's ``__seams__``, who
 default sits right there with one line saying what the mirror puts in its place.  The mirror
 replaces it with :func:`install` when ``nnref`` is imported (or while a mode is on, as the
 profiler does); the core looks the name up each time it calls it, so the installed version
-is what runs.  Loaded on its own, the core runs on the defaults
-(``tests/core/test_teaching_core.py`` checks that against PyTorch).
+is what runs.  Loaded on its own, the core runs on the defaults (checked against PyTorch).
 """
 
 __all__ = ["install", "seams_of"]

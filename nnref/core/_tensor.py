@@ -224,18 +224,6 @@ class Tensor(metaclass=TorchNamed):
 
     nelement = numel
 
-    def element_size(self):
-        """The size of one element in bytes (``torch.Tensor.element_size``,
-        ``c10/core/TensorImpl.h``)."""
-        return self._dtype.itemsize
-
-    def data_ptr(self):
-        """The address of the first element: numpy's ``ctypes.data`` (CuPy's ``data.ptr``), 0 when empty."""
-        data = self._data
-        if not data.size:
-            return 0
-        return data.ctypes.data if isinstance(data, np.ndarray) else data.data.ptr
-
     def __len__(self):
         if self._data.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
@@ -333,14 +321,6 @@ class Tensor(metaclass=TorchNamed):
         """True if the tensor lives on the ``meta`` device: a shape and a dtype, no values
         (``torch.Tensor.is_meta``, ``torch/csrc/autograd/python_variable.cpp``)."""
         return self._device.type == "meta"
-
-    def _never(self):
-        """False: nnref's tensors are dense, unquantized, unnested and on the CPU, a CUDA GPU or
-        ``meta`` (``torch.Tensor.is_sparse`` and its kin, ``torch/csrc/autograd/python_variable.cpp``)."""
-        return False
-
-    is_sparse = is_sparse_csr = is_quantized = is_mkldnn = is_nested = property(_never)
-    is_mps = is_xpu = is_ipu = is_xla = is_vulkan = is_mtia = is_maia = property(_never)
 
     def float(self, *, memory_format=None):
         """``self.to(nnref.float32)`` (``torch.Tensor.float``,
@@ -495,13 +475,6 @@ class Tensor(metaclass=TorchNamed):
         if self._grad is not None:
             new._grad = copy.deepcopy(self._grad, memo)
         new.__dict__.update(copy.deepcopy(self.__dict__, memo))
-        return new
-
-    def __copy__(self):
-        """A new tensor over the same memory, with the same ``requires_grad`` (as ``copy.copy``)."""
-        new = type(self)._make(self._data, self._device)
-        new._requires_grad = self.requires_grad
-        new.__dict__.update(self.__dict__)
         return new
 
 class Size(tuple, metaclass=TorchNamed):

@@ -27,7 +27,7 @@ PACKAGE = pathlib.Path(nnref.__file__).parent
 RANKS = {
     0: ("nnref.core", "nnref._meta", "nnref._cupy", "nnref._namespace", "nnref._source",
         "nnref._type_info", "nnref._settings", "nnref._capability"),
-    1: ("nnref._tensor_docs", "nnref._ops", "nnref.autograd", "nnref._creation", "nnref._random",
+    1: ("nnref._tensor_docs", "nnref._tensor_extras", "nnref._ops", "nnref.autograd", "nnref._creation", "nnref._random",
         "nnref.random", "nnref.utils.hooks", "nnref.cuda", "nnref.accelerator", "nnref.linalg",
         "nnref.amp", "nnref.backends", "nnref.distributed"),
     2: ("nnref.nn", "nnref.optim", "nnref.utils.data", "nnref.distributions"),
