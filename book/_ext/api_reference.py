@@ -65,7 +65,7 @@ _TOP_LEVEL = (
 )
 _TOP_LEVEL_NAMES = {  # nnref's own small functions (nnref/__init__.py), and the random factories
     "is_tensor": "tensor", "numel": "tensor", "is_floating_point": "tensor",
-    "is_inference": "tensor", "relu_": "ops", "result_type": "dtype", "scalar_tensor": "creation",
+    "is_inference": "tensor", "poisson": "random", "relu_": "ops", "result_type": "dtype", "scalar_tensor": "creation",
     "cosine_similarity": "ops", "pairwise_distance": "ops",  # nn.functional's, also at the top level
     **dict.fromkeys(["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "avg_pool1d",
                      "max_pool1d", "max_pool2d", "adaptive_avg_pool1d", "prelu", "selu", "celu",
