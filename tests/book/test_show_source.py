@@ -15,10 +15,10 @@ BOOK = Path(__file__).resolve().parents[2] / "book"
 def test_listing_is_the_installed_source_with_its_file_and_lines():
     listing = show_source(nnref.nn.Module.__init__)
     lines, first = inspect.getsourcelines(nnref.nn.Module.__init__)
-    assert listing.file == "nnref/nn/modules/module.py"
+    assert listing.file == "nnref/core/nn/modules/module.py"
     assert (listing.first_line, listing.last_line) == (first, first + len(lines) - 1)
     assert listing.code.splitlines()[0] == "def __init__(self, *args, **kwargs):"  # dedented
-    assert repr(listing).startswith(f"# nnref/nn/modules/module.py, lines {first}\u2013")
+    assert repr(listing).startswith(f"# nnref/core/nn/modules/module.py, lines {first}\u2013")
 
 
 def test_html_links_the_pytorch_file_the_module_names():

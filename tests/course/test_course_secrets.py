@@ -45,7 +45,7 @@ def secrets():
         "Whether ``target`` is ``start`` or below it (read from ``_modules``",  # a hidden test's docstring
         max((line.strip() for line in hidden_lines), key=len),                  # the chapter's hidden test
     ]
-    assert lines[0] in (ROOT / "nnref" / "nn" / "modules" / "module.py").read_text()
+    assert lines[0] in (ROOT / "nnref" / "core" / "nn" / "modules" / "module.py").read_text()
     assert lines[2] in hidden_file.read_text()
     assert len(lines[3]) > 30
     return lines
