@@ -1748,6 +1748,9 @@ CASES.update({
     "nnref.linalg.eigh": op(lambda a: nnref.linalg.eigh(_spd(a)).eigenvalues, (2, 3, 3)),
     "nnref.linalg.eigvalsh": op(lambda a: nnref.linalg.eigvalsh(_spd(a)), (2, 3, 3)),
     "nnref.linalg.svd": op(lambda a: nnref.linalg.svd(a).S, (2, 4, 3)),
+    "nnref.svd": op(lambda a: nnref.svd(a)[1], (2, 4, 3)),
+    "nnref.poisson": case(lambda d: _refusal_on_gpu(lambda: nnref.poisson(nnref.full((2, 3), 2.0, device=d)), d)),
+    "nnref.Tensor.svd": op(lambda a: a.svd()[1], (2, 4, 3)),
     "nnref.linalg.qr": case(lambda d: [f.abs() for f in nnref.linalg.qr(leaf(d, (4, 3), grad=False))]),
     "nnref.linalg.pinv": op(lambda a: nnref.linalg.pinv(a), (2, 4, 3)),
     "nnref.linalg.lstsq": op(lambda a, b: nnref.linalg.lstsq(_spd(a), b).solution, (2, 3, 3), (2, 3, 2)),
@@ -1899,6 +1902,18 @@ CASES.update({
 })
 
 
+def _refusal_on_gpu(draw, d):
+    """A draw of PyTorch's CPU stream: its shape and dtype on the CPU; on a GPU, the refusal's type
+    (the draw would not be PyTorch's there), so the two devices compare equal only if it refuses."""
+    if d.type == "cpu":
+        return [list(draw().shape), str(draw().dtype), "refused on a GPU"]
+    try:
+        draw()
+    except (RuntimeError, NotImplementedError) as exc:
+        return [[2, 3], "torch.float32", "refused on a GPU" if "on the CPU only" in str(exc) else str(exc)]
+    return "drawn on the GPU"
+
+
 # -- nnref.distributions: scores, moments and gradients on the device; seeded draws -------------------
 def _scored(make, value, draws=True):
     """A distribution of ``make(d, params)`` over float leaves ``params``: ``log_prob(value)``,
@@ -1942,6 +1957,21 @@ CASES.update({
                                                lambda d: labels(d, [[1.0, 2.0, 1.0], [0.0, 0.0, 4.0]])),
     "nnref.distributions.Exponential": _scored(lambda p: distributions.Exponential(p[0] * p[1]),
                                                lambda d: leaf(d, (2, 3), seed=3, values=positive, grad=False)),
+    # Their samplers draw PyTorch's CPU stream; on a GPU they refuse (Differences page), so only
+    # the scores, moments and gradients run on the device here.
+    "nnref.distributions.Gamma": _scored(lambda p: distributions.Gamma(p[0], p[1]),
+                                         lambda d: leaf(d, (2, 3), seed=5, values=positive, grad=False),
+                                         draws=False),
+    "nnref.distributions.Beta": _scored(lambda p: distributions.Beta(p[0], p[1]),
+                                        lambda d: leaf(d, (2, 3), seed=5, values=positive, grad=False) * 0.1,
+                                        draws=False),
+    "nnref.distributions.Dirichlet": _scored(lambda p: distributions.Dirichlet(p[0] * p[1]),
+                                             lambda d: distributions.Dirichlet(nnref.ones(3, device=d)).mean,
+                                             draws=False),
+    "nnref.distributions.Poisson": case(lambda d: (lambda rate: with_grads(
+        [distributions.Poisson(rate).log_prob(labels(d, [[1.0, 0.0, 2.0], [3.0, 1.0, 0.0]])),
+         distributions.Poisson(rate).mean, distributions.Poisson(rate).variance], [rate]))(
+        leaf(d, (2, 3), values=positive))),
     "nnref.distributions.Laplace": _scored(lambda p: distributions.Laplace(p[0], p[1]),
                                            lambda d: leaf(d, (2, 3), seed=5, grad=False)),
     "nnref.distributions.Independent": _scored(
