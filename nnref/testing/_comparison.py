@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 
 from ..core import _dtype
+from ..core._naming import torch_module_name
 from .._creation import as_tensor, tensor
 from ..core._tensor import Tensor
 
@@ -26,7 +27,7 @@ def _type_repr(cls):
     if cls is Tensor or (module == "nnref.core._tensor" and cls.__name__ == "Tensor"):
         return "<class 'torch.Tensor'>"
     if module == "nnref" or module.startswith("nnref."):
-        return f"<class '{'torch' + module[len('nnref'):]}.{cls.__qualname__}'>"
+        return f"<class '{torch_module_name(module)}.{cls.__qualname__}'>"
     return str(cls)
 
 
