@@ -80,7 +80,22 @@ class StandardGammaBackward0(Node):
 
     def backward(self, grad):
         alpha, result = self.saved_tensors
-        return (grad * wrap(_standard_gamma_grad(alpha._data, result._data), alpha),)
+        return (grad * standard_gamma_grad(alpha, result.detach()),)
+
+
+class StandardGammaGradBackward0(Node):
+    """PyTorch has no derivative of ``_standard_gamma_grad`` (``derivatives.yaml``:
+    ``not_implemented``), so a Gamma draw has a first derivative in ``alpha`` and no second:
+    recorded all the same, so that a second backward through it raises instead of skipping it."""
+
+    def backward(self, grad):
+        raise NotImplementedError("the derivative for '_standard_gamma_grad' is not implemented.")
+
+
+def standard_gamma_grad(alpha, sample):
+    """``torch._standard_gamma_grad``: ``d sample / d alpha`` of a Gamma(alpha, 1) draw."""
+    result = wrap(_standard_gamma_grad(alpha._data, sample._data), alpha)
+    return record(result, StandardGammaGradBackward0, (alpha,))
 
 
 def standard_gamma(alpha, generator=None):
