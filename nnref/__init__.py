@@ -98,12 +98,14 @@ from math import e, inf, nan, pi  # noqa: E402 - torch.inf and friends are Pytho
 # The functions that take out= in PyTorch (the Tensor methods do not).
 from ._ops.out import with_out as _with_out  # noqa: E402
 
-(add, sub, mul, div, pow, neg, remainder, floor_divide, matmul, mm, bmm, mv, dot, addmm, sum, mean,
- prod, cumsum, logsumexp, amax, amin, all, any, exp, log, sqrt, abs, sin, cos, tanh, sigmoid, clamp,
- maximum, minimum, cat, stack) = map(_with_out, (
-    add, sub, mul, div, pow, neg, remainder, floor_divide, matmul, mm, bmm, mv, dot, addmm, sum,
-    mean, prod, cumsum, logsumexp, amax, amin, all, any, exp, log, sqrt, abs, sin, cos, tanh, sigmoid,
-    clamp, maximum, minimum, cat, stack))
+(add, sub, mul, div, pow, neg, remainder, floor_divide, addmm, cumsum, exp, log, sqrt, abs, sin, cos, tanh,
+ sigmoid, clamp, maximum, minimum, cat, stack) = map(_with_out, (
+    add, sub, mul, div, pow, neg, remainder, floor_divide, addmm, cumsum, exp, log, sqrt, abs, sin, cos,
+    tanh, sigmoid, clamp, maximum, minimum, cat, stack))
+# Reductions and matrix products: PyTorch does not check their out= against the inputs.
+matmul, mm, bmm, mv, dot, sum, mean, prod, logsumexp, amax, amin = (
+    _with_out(f, overlap="unchecked") for f in (matmul, mm, bmm, mv, dot, sum, mean, prod, logsumexp, amax, amin))
+all, any = (_with_out(f, overlap="unchecked", out_dtypes=(bool, uint8)) for f in (all, any))
 (log1p, expm1, log2, log10, rsqrt, square, tan, sinh, cosh, asin, acos, atan, erf, floor, ceil, trunc,
  frac) = map(_with_out, (log1p, expm1, log2, log10, rsqrt, square, tan, sinh, cosh, asin, acos, atan, erf,
                          floor, ceil, trunc, frac))
@@ -131,19 +133,20 @@ true_divide = _with_out(Tensor.true_divide)
 greater, greater_equal, less, less_equal, not_equal = map(_with_out, (gt, ge, lt, le, ne))
 from ._ops.order_statistics import kthvalue, median, mode, nanmedian  # noqa: E402
 from ._ops.reduce_more import aminmax, nanmean, nansum, std_mean, var_mean  # noqa: E402
-nanmean, nansum = _with_out(nanmean), _with_out(nansum)
+nanmean, nansum = (_with_out(f, overlap="unchecked") for f in (nanmean, nansum))
 from ._ops.shape_composites import (atleast_1d, atleast_2d, atleast_3d, broadcast_tensors,  # noqa: E402
                                     column_stack, diff, dsplit, dstack, fliplr, flipud, hsplit, hstack,
                                     rot90, tensor_split, vsplit, vstack)
 column_stack, diff, dstack, hstack, vstack = map(_with_out, (column_stack, diff, dstack, hstack, vstack))
 from ._ops.blas import addbmm, addmv, addr, baddbmm, cross, kron, vdot  # noqa: E402
-addbmm, addmv, addr, baddbmm, cross, kron, vdot = map(_with_out, (addbmm, addmv, addr, baddbmm, cross, kron, vdot))
+addbmm, addmv, addr, baddbmm, cross, kron = map(_with_out, (addbmm, addmv, addr, baddbmm, cross, kron))
+vdot = _with_out(vdot, overlap="unchecked")
 from ._ops.blas import dist  # noqa: E402
 from ._ops.tensordot import inner, tensordot  # noqa: E402
-inner, tensordot = _with_out(inner), _with_out(tensordot)
+inner, tensordot = (_with_out(f, overlap="unchecked") for f in (inner, tensordot))
 from ._ops.integration import cumulative_trapezoid, trapezoid, trapz  # noqa: E402
 from ._ops.histograms import histc, histogram  # noqa: E402
-histc = _with_out(histc)
+histc = _with_out(histc, overlap="unchecked")
 from ._ops.cdist import cdist  # noqa: E402
 from ._ops.float_parts import frexp, ldexp  # noqa: E402
 ldexp = _with_out(ldexp)
@@ -154,9 +157,10 @@ renorm = _with_out(renorm)
 from ._ops.shape_composites import narrow_copy  # noqa: E402
 from ._ops.queries import (broadcast_shapes, can_cast, get_device, is_complex, is_nonzero,  # noqa: E402
                           is_same_size, is_signed)
-narrow_copy = _with_out(narrow_copy)
+narrow_copy = _with_out(narrow_copy, overlap="copied")
 from ._ops.index_ops import index_copy, index_fill, masked_scatter, select_scatter, slice_scatter, take  # noqa: E402
-index_copy, slice_scatter, take = map(_with_out, (index_copy, slice_scatter, take))
+index_copy, take = map(_with_out, (index_copy, take))
+slice_scatter = _with_out(slice_scatter, overlap="copied")
 from ._ops.scatter_reduce import scatter_reduce  # noqa: E402
 scatter_reduce = _with_out(scatter_reduce)
 from ._ops.searching import bucketize, isin, searchsorted  # noqa: E402

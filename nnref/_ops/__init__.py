@@ -22,10 +22,10 @@ def _reflected(op):
     return method
 
 
-def _inplace(op):
+def _inplace(op, apply=inplace.apply_inplace):
     @functools.wraps(op)
     def method(self, *args, **kwargs):
-        return inplace.apply_inplace(self, op, *args, **kwargs)
+        return apply(self, op, *args, **kwargs)
     method.__name__ = op.__name__ + "_"
     return method
 
@@ -376,8 +376,9 @@ from . import index_ops  # noqa: E402
 
 for _name in index_ops.__all__:
     setattr(Tensor, _name, getattr(index_ops, _name))
-for _name in ("index_copy", "index_fill", "masked_scatter"):
+for _name in ("index_copy", "index_fill"):
     setattr(Tensor, _name + "_", _inplace(getattr(index_ops, _name)))
+Tensor.masked_scatter_ = _inplace(index_ops.masked_scatter, index_ops.apply_masked_scatter_)
 
 __all__ += ["index_ops"]
 
@@ -428,7 +429,8 @@ __all__ += ["histograms"]
 
 from . import float_parts  # noqa: E402
 
-Tensor.frexp, Tensor.ldexp, Tensor.ldexp_ = float_parts.frexp, float_parts.ldexp, _inplace(float_parts.ldexp)
+Tensor.frexp, Tensor.ldexp, Tensor.ldexp_ = float_parts.frexp, float_parts.ldexp, _inplace(float_parts.ldexp,
+                                                                         inplace.apply_inplace_from_copies)
 __all__ += ["float_parts"]
 
 from . import correlation  # noqa: E402

@@ -14,6 +14,7 @@ from ..core._dtype import checked_scalar
 from ..core._tensor import Tensor, _wrap_dim
 from ..core.autograd.graph import Node
 from ._common import check_same_device, record, wrap
+from .inplace import apply_inplace_from_copies
 
 __all__ = ["index_copy", "index_fill", "masked_scatter", "select_scatter", "slice_scatter", "diagonal_scatter", "take"]
 
@@ -145,6 +146,17 @@ def masked_scatter(input, mask, source):
     out = wrap(data, input)
     mask = mask if mask._data.shape == input._data.shape else wrap(xp.ascontiguousarray(full_mask), mask)
     return record(out, MaskedScatterBackward0, (input, source), mask=mask, source_sizes=source._data.shape)
+
+
+def apply_masked_scatter_(self, op, mask, source):
+    """``masked_scatter_``: PyTorch checks no overlap and reads ``source`` while it writes, so a
+    source sharing ``self``'s memory gives a result of its loop order, which nnref does not model."""
+    if (type(self._data) is type(source._data) and source._data.size
+            and array_module(self._device).may_share_memory(self._data, source._data)):
+        raise NotImplementedError("nnref cannot reproduce masked_scatter_ with a source that shares "
+                                  "memory with the tensor written to: PyTorch's result depends on the "
+                                  "order of its writes. Pass source.clone().")
+    return apply_inplace_from_copies(self, op, mask, source)
 
 
 class _ScatterIntoRegion(Node):

@@ -11,6 +11,7 @@ import warnings
 
 import numpy as np
 
+from ..core import _dtype
 from ..core._device import array_module, array_module_of
 from ..core._tensor import Tensor, _wrap_dim
 from ..core.autograd.graph import Node
@@ -297,7 +298,7 @@ def setitem(tensor, index, value):
     ints and slices is ``CopySlices``, and a write with index arrays straight
     into the tensor is ``index_put_`` (``IndexPutBackward0``).
     """
-    from .inplace import check_writable, copy_, fill_
+    from .inplace import check_no_partial_overlap, check_writable, copy_, fill_
     check_writable(tensor)
     xp = array_module(tensor._device)
     if index is Ellipsis or isinstance(index, slice) and _keeps_whole_dim(index, tensor.shape[0]):
@@ -307,6 +308,12 @@ def setitem(tensor, index, value):
     region, viewed = _region(tensor._data, steps)
     if isinstance(value, Tensor):
         value = _fit_value(value, region.shape if advanced is None else None)
+        # PyTorch fills a region, or the places of one boolean mask, from a 0-d value (reading it
+        # first), copies a broadcast value into a region with copy_, and writes through index
+        # arrays with index_put_, which refuses even a full overlap (``THPVariable_setitem``).
+        mask_fill = isinstance(index, Tensor) and index._dtype is _dtype.bool
+        if value._data.ndim or (advanced is not None and not mask_fill):
+            check_no_partial_overlap(wrap(region, tensor), (value,), full_too=advanced is not None)
     if not viewed and advanced is None:  # the whole tensor
         if isinstance(value, Tensor) and value._data.ndim:
             return copy_(tensor, value)

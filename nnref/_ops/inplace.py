@@ -13,7 +13,7 @@ tensor is a view, its base's history is rewritten instead (``views.py``).
 """
 import numpy as np
 
-from ..core._device import array_module
+from ..core._device import array_module, array_module_of
 from ..core._dtype import category, checked_scalar
 from .. import _random
 from .._capability import fuses_multiply_add
@@ -54,6 +54,96 @@ def check_writable(tensor):
                            "performing the operation.")
 
 
+def _non_overlapping_and_dense(data):
+    """``is_non_overlapping_and_dense`` (``c10/core/Contiguity.h``): in some order of its
+    dimensions the array is contiguous, so its elements fill ``nbytes`` bytes from its start."""
+    expected = data.itemsize
+    for stride, size in sorted((stride, size) for stride, size in zip(data.strides, data.shape) if size > 1):
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
+def _start(data):
+    return (data.__array_interface__ if isinstance(data, np.ndarray) else data.__cuda_array_interface__)["data"][0]
+
+
+def check_no_partial_overlap(output, inputs, *, full_too=False):
+    """Refuse to write ``output`` while reading an input that shares only some of its memory
+    (with ``full_too``, any of it: ``assert_no_overlap``, which ``index_put_`` makes).
+
+    PyTorch's TensorIterator ops and ``copy_`` raise where both tensors fill their byte ranges
+    (non-overlapping and dense) and those ranges overlap without coinciding
+    (``assert_no_partial_overlap``, ``aten/src/ATen/MemoryOverlap.cpp``); the same memory read
+    with the same strides is a full overlap (``a.add_(a)``), which is allowed.  Other layouts are
+    "too hard" for that test and PyTorch computes them element by element in its loop order, each
+    write visible to the reads after it.  nnref reads its inputs whole first, which gives the same
+    result only when every input element is read before it is overwritten: the same strides, the
+    input ahead of the output in memory (``x[:, :-1].copy_(x[:, 1:])``).  The other cases of
+    shared memory depend on PyTorch's loop order and vector width, which nnref does not model: it
+    says so instead of returning another result.
+    """
+    out = output._data
+    if not out.size:
+        return
+    begin = end = None
+    for tensor in inputs:
+        if not isinstance(tensor, Tensor) or tensor is output or type(tensor._data) is not type(out):
+            continue
+        data = tensor._data
+        if not data.size:
+            continue
+        if begin is None:
+            begin = _start(out)
+            end = begin + out.nbytes if _non_overlapping_and_dense(out) else _end(out, begin)
+        start = _start(data)
+        dense = _non_overlapping_and_dense(data)
+        stop = start + data.nbytes if dense else _end(data, start)
+        if not (start < end and begin < stop):
+            continue
+        if dense and _non_overlapping_and_dense(out):
+            if full_too or (start, stop) != (begin, end) or data.strides != out.strides:
+                raise RuntimeError("unsupported operation: some elements of the input tensor and the "
+                                   "written-to tensor refer to a single memory location. Please clone() "
+                                   "the tensor before performing the operation.")
+            continue
+        _check_read_before_written(output, tensor, start - begin)
+
+
+def shares_memory(a, b):
+    """Whether two arrays have an element in common (numpy's exact test, within a bounded effort;
+    beyond it, and on CuPy, whether their byte ranges meet)."""
+    if isinstance(a, np.ndarray):
+        try:
+            return np.shares_memory(a, b, max_work=10_000)
+        except np.exceptions.TooHardError:
+            pass
+    return array_module_of(a).may_share_memory(a, b)
+
+
+def _end(data, start):
+    """One past the last byte ``data`` reaches (its strides may skip memory between elements)."""
+    return start + sum((size - 1) * stride for size, stride in zip(data.shape, data.strides) if stride > 0) + data.itemsize
+
+
+def _check_read_before_written(output, tensor, ahead):
+    out = output._data
+    xp = array_module(output._device)
+    try:
+        data = xp.broadcast_to(tensor._data, out.shape)
+    except ValueError:
+        return  # the op itself reports shapes that do not broadcast
+    if ahead >= 0 and data.strides == out.strides and all(stride >= 0 for stride in out.strides):
+        return
+    if not shares_memory(out, tensor._data):
+        return
+    raise NotImplementedError(
+        "nnref cannot reproduce this in-place operation: the tensor written to and an input share "
+        "memory in a layout PyTorch does not check, so PyTorch's result depends on the order in "
+        "which its loop visits the elements. clone() the input first (e.g. x.copy_(y.clone())).")
+
+
 def _write(tensor, result):
     if category(result._dtype) > category(tensor._dtype):
         raise RuntimeError(f"result type {result._dtype._legacy_name[:-6]} can't be cast to the "
@@ -75,6 +165,13 @@ def _save_tensor_as_output(node, tensor):
 
 def apply_inplace(tensor, op, *operands, **kwargs):
     """Run ``op(tensor, *operands)`` and store the result in ``tensor``'s own memory."""
+    check_no_partial_overlap(tensor, operands + tuple(kwargs.values()))
+    return apply_inplace_from_copies(tensor, op, *operands, **kwargs)
+
+
+def apply_inplace_from_copies(tensor, op, *operands, **kwargs):
+    """``apply_inplace`` for the ops whose PyTorch in-place form first computes what it writes
+    into new memory (``ldexp_`` is ``self.mul_(2 ** other)``), so that shared memory is no risk."""
     check_writable(tensor)
     if needs_grad(tensor, *(o for o in operands if isinstance(o, Tensor))):
         check_inplace(tensor)
@@ -223,6 +320,7 @@ def copy_(tensor, other, non_blocking=False):
     if not isinstance(src, Tensor):
         raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not {type(src).__name__}")
     check_writable(tensor)
+    check_no_partial_overlap(tensor, (src,))
     data = src._data if src._device == tensor._device else src.to(tensor._device)._data
     xp = array_module(tensor._device)
     try:

@@ -12,7 +12,7 @@ import warnings
 from ..core._tensor import Tensor
 from ..core.autograd.grad_mode import _GradState
 from ._common import needs_grad
-from .inplace import _write
+from .inplace import _write, check_no_partial_overlap, shares_memory
 
 __all__ = ["with_out"]
 
@@ -34,8 +34,35 @@ def _resize(out, shape):
     out._data = array_module(out._device).empty(shape, dtype=out._dtype.numpy)
 
 
-def with_out(function):
-    """``function`` with PyTorch's keyword-only ``out=`` argument."""
+def _tensors(args):
+    """The tensors among the arguments, including those in a list (``cat``'s)."""
+    for arg in args:
+        if isinstance(arg, Tensor):
+            yield arg
+        elif isinstance(arg, (list, tuple)):
+            yield from _tensors(arg)
+
+
+def _refuse_shared_memory(function, out, tensors):
+    for tensor in tensors:
+        if type(tensor._data) is type(out._data) and shares_memory(out._data, tensor._data):
+            raise NotImplementedError(
+                f"nnref cannot reproduce {function.__name__}(..., out=...) with an out that shares memory "
+                f"with an input: PyTorch writes out while it still reads the input there, so its result "
+                f"depends on its loop order. Pass an out tensor of its own.")
+
+
+def with_out(function, *, overlap="checked", out_dtypes=None):
+    """``function`` with PyTorch's keyword-only ``out=`` argument.
+
+    What an ``out`` sharing memory with an input gives depends on how PyTorch's kernel writes it
+    (``overlap``): ``"checked"``, the TensorIterator ops, which refuse a partial overlap
+    (``check_no_partial_overlap``); ``"copied"``, the ops whose ``out=`` form computes into new
+    memory and copies it over (``slice_scatter``), where it does not matter; ``"unchecked"``, the
+    reductions and matrix products, which write ``out`` (a zero first) while still reading, so
+    that nnref, which does not model their loop order, refuses any sharing.  ``out_dtypes``, where
+    given, are the only dtypes ``out`` may have (``all``/``any``: bool and uint8).
+    """
     @functools.wraps(function)
     def wrapper(*args, out=None, **kwargs):
         if out is None:
@@ -43,11 +70,18 @@ def with_out(function):
         if not isinstance(out, Tensor):
             raise TypeError(f"{function.__name__}(): argument 'out' must be Tensor, not "
                             f"{type(out).__name__}")
-        tensors = [a for a in list(args) + list(kwargs.values()) if isinstance(a, Tensor)]
+        if out_dtypes is not None and out.dtype not in out_dtypes:
+            raise RuntimeError(f"{function.__name__} only supports bool tensor for result, got: "
+                               f"{out.dtype._legacy_name[:-6]}")
+        tensors = list(_tensors(list(args) + list(kwargs.values())))
         if _GradState.enabled and (out.requires_grad or needs_grad(*tensors)):
             raise RuntimeError(f"{function.__name__}(): functions with out=... arguments don't "
                                "support automatic differentiation, but one of the arguments "
                                "requires grad.")
+        if overlap == "checked":
+            check_no_partial_overlap(out, tensors)
+        elif overlap == "unchecked":
+            _refuse_shared_memory(function, out, tensors)
         result = function(*args, **kwargs)
         _resize(out, result._data.shape)
         _write(out, result)
