@@ -10,17 +10,18 @@ the product and the sum apart, and so does :func:`fma` under that capability.
 :func:`add_scaled_` is ``param += alpha * update`` in one pass over memory, BLAS's ``axpy``: numpy
 has no fused "scale and add", so ``param -= lr * grad`` reads and writes the parameter-sized
 arrays twice, once for ``lr * grad`` into a scratch buffer, once for the subtraction.  OpenBLAS
-picks its kernel from the CPU as ATen does (``tests/capabilities.py`` tells both the same), so its
-``axpy`` rounds once where ATen's ``fmadd`` does: an optimizer's ``p.add_(grad, alpha=-lr)`` gives
-PyTorch's digits.  Without SciPy (or for dtypes BLAS lacks, like float16, or for CUDA arrays,
-which SciPy cannot read) it takes two passes.
+picks its kernel from the CPU as ATen does (``tests/capabilities.py`` tells both the same), but
+not every kernel rounds as ATen's ``fmadd``: Haswell's fuses its vector body and rounds the last
+elements twice.  So ``axpy`` is used only where a probe showed it gives :func:`fma`'s digits on
+this machine (:func:`axpy_rounds_as_aten`); elsewhere, without SciPy, for dtypes BLAS lacks (like
+float16) and for CUDA arrays (which SciPy cannot read), the update takes :func:`fma`'s passes.
 """
 import numpy as np
 
 from .._capability import fuses_multiply_add
 from ..core._device import array_module_of
 
-__all__ = ["fma", "fused_multiply_add", "linspace_values", "add_scaled_"]
+__all__ = ["fma", "fused_multiply_add", "linspace_values", "add_scaled_", "axpy_rounds_as_aten"]
 
 try:
     from scipy.linalg import blas as _blas
@@ -28,7 +29,7 @@ except ImportError:  # SciPy is optional: the fallback below is just one pass sl
     _blas = None
 
 _AXPY = {} if _blas is None else {np.dtype(np.float32): _blas.saxpy, np.dtype(np.float64): _blas.daxpy}
-
+_AXPY_AS_ATEN = {}
 
 
 def fma(a, b, c):
@@ -80,21 +81,43 @@ def linspace_values(start, end, steps, dtype, xp):
                     fma(-step, (steps - 1 - i).astype(dtype), last)).astype(dtype, copy=False)
 
 
+def axpy_rounds_as_aten(dtype):
+    """Whether BLAS's ``axpy`` for ``dtype`` gives ``fma(update, alpha, param)`` here, measured once
+    on a probe long enough for every kernel's vector body and remainder (a few in ten thousand
+    elements of random values would round alike by chance, not 1021)."""
+    dtype = np.dtype(dtype)
+    if dtype not in _AXPY_AS_ATEN:
+        axpy = _AXPY.get(dtype)
+        if axpy is None:
+            _AXPY_AS_ATEN[dtype] = False
+        else:
+            rng = np.random.default_rng(0)
+            update, param = rng.standard_normal((2, 1021)).astype(dtype)
+            alpha = dtype.type(-0.1)
+            expected = fma(update, alpha, param)
+            _AXPY_AS_ATEN[dtype] = np.array_equal(axpy(update, param.copy(), a=alpha), expected)
+    return _AXPY_AS_ATEN[dtype]
+
+
 def add_scaled_(param, alpha, update, work=None):
     """``param += alpha * update`` in place: PyTorch's ``param.add_(update, alpha=alpha)``.
 
-    With SciPy, BLAS's ``axpy`` does it in one pass; otherwise ``alpha * update`` goes
-    through ``work`` (a scratch array shaped like ``param``) or, without one, a temporary.
+    Where BLAS's ``axpy`` rounds as ATen does, it does it in one pass; otherwise float32 and
+    float64 take :func:`fma`, and other dtypes ``alpha * update`` through ``work`` (a scratch
+    array shaped like ``param``) or, without one, a temporary.
     """
     xp = array_module_of(param)
     axpy = _AXPY.get(param.dtype) if xp is np else None  # SciPy's BLAS reads host memory only
     if (axpy is not None and update.dtype == param.dtype and param.flags.c_contiguous
-            and update.flags.c_contiguous):
+            and update.flags.c_contiguous and axpy_rounds_as_aten(param.dtype)):
         flat = param.reshape(-1)
         result = axpy(update.reshape(-1), flat, a=alpha)
         if result is flat or xp.shares_memory(result, flat):
             return
         param[...] = result.reshape(param.shape)  # BLAS could not write in place: copy back
+        return
+    if param.dtype in (np.float32, np.float64) and update.dtype == param.dtype:
+        param[...] = fma(update, param.dtype.type(alpha), param)
         return
     if work is None:
         param += alpha * update

@@ -16,7 +16,6 @@ import numpy as np
 from ..core._device import array_module, array_module_of
 from ..core._dtype import category, checked_scalar
 from .. import _random
-from .._capability import fuses_multiply_add
 from ..core._tensor import Tensor
 from ..core.autograd.grad_mode import _GradState, no_grad
 from ..core.autograd.graph import Node
@@ -191,15 +190,15 @@ def add_(self, other, *args, alpha=1):
 
     An optimizer's step is mostly ``p.add_(update, alpha=-lr)`` under ``no_grad``: when nothing
     is recorded and both are C-contiguous CPU arrays of one shape and of a dtype BLAS has, its
-    ``axpy`` (``fused.add_scaled_``) does it in one pass over memory, rounding as ATen's
-    ``fmadd`` (on a CPU capability without FMA, as ATen's DEFAULT build, the general path rounds
-    twice); anything else takes the general path, which rounds the same way (``add``).
+    ``axpy`` (``fused.add_scaled_``) does it in one pass over memory where it rounds as ATen's
+    kernel does on this machine (``fused.axpy_rounds_as_aten``); anything else takes the general
+    path, which rounds the same way (``add``).
     """
     if not args and isinstance(other, Tensor):
         a, b = self._data, other._data
         # (A writeable C-contiguous array shares no element between positions: check_writable's
         # other test, made by the general path, which also raises its errors.)
-        if (fuses_multiply_add() and type(a) is np.ndarray and type(b) is np.ndarray and a.dtype in fused._AXPY
+        if (type(a) is np.ndarray and type(b) is np.ndarray and fused.axpy_rounds_as_aten(a.dtype)
                 and b.dtype == a.dtype and b.shape == a.shape and a.flags.c_contiguous
                 and b.flags.c_contiguous and a.flags.writeable and not self._inference
                 and not needs_grad(self, other) and not np.may_share_memory(a, b)):
