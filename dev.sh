@@ -393,6 +393,13 @@ step_other_pythons() {
     [[ ${#failed[@]} -eq 0 ]] || { printf 'core tests failed under Python %s\n' "${failed[*]}" >&2; return 1; }
 }
 
+step_wait_other_pythons() {
+    local rc=0
+    wait "$OTHER_PYTHONS_PID" || rc=$?
+    cat _build/other-pythons.log
+    return "$rc"
+}
+
 step_bench() {
     # Same interpreter as the tests; bench.run pins the BLAS thread count itself.
     "$VPY" -m bench.run "$@"
@@ -477,8 +484,11 @@ cmd_test() {
     run_step "intersphinx inventories" step_inventories
     run_step "build book (warnings are errors)" step_build_book
     run_step "tests, notebooks, PyTorch parity, site in Chromium" step_all_tests
+    # The other Pythons' run (single-process) shares the machine with the capability runs.
+    step_other_pythons > _build/other-pythons.log 2>&1 &
+    OTHER_PYTHONS_PID=$!
     run_step "bit-for-bit tests as on lower CPU capabilities" step_capabilities
-    run_step "PyTorch-free tests under the other Pythons found" step_other_pythons
+    run_step "PyTorch-free tests under the other Pythons found" step_wait_other_pythons
 
     printf '\n'
     if [[ ${#FAILED_STEPS[@]} -gt 0 ]]; then

@@ -2,6 +2,7 @@
 import os
 import pathlib
 import re
+import select
 import subprocess
 import sys
 import warnings
@@ -9,20 +10,42 @@ import warnings
 import pytest
 
 pytest.importorskip("torch")
-pytestmark = pytest.mark.exact  # bit for bit: run again per CPU capability (tests/capabilities.py)
+# Not marked `exact`: the programs print a few digits and are compared to one unit in the last, so
+# running them again as on other CPU capabilities (tests/capabilities.py) would find nothing the
+# bit-for-bit unit tests there do not, at twice this file's cost.
 
 HERE = pathlib.Path(__file__).parent
 ROOT = HERE.parent.parent
 PROGRAMS = sorted(p for p in HERE.glob("[0-9]*.py"))
 
 
-def run(library, program):
+@pytest.fixture(scope="module")
+def runners(tmp_path_factory):
+    """One ``_as_library.py --serve`` process per library: each program runs in a child forked
+    from it, so PyTorch and nnref are imported once, not once per program."""
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
                OMP_NUM_THREADS="1", PYTHONHASHSEED="0")
-    done = subprocess.run([sys.executable, str(HERE / "_as_library.py"), library, str(program)],
-                          capture_output=True, text=True, env=env, timeout=300, cwd=str(HERE))
-    assert done.returncode == 0, f"{program.name} failed on {library}:\n{done.stderr[-3000:]}"
-    return done.stdout
+    servers = {library: subprocess.Popen([sys.executable, str(HERE / "_as_library.py"), "--serve", library],
+                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env,
+                                         cwd=str(HERE))
+               for library in ("torch", "nnref")}
+    outputs = tmp_path_factory.mktemp("program-output")
+
+    def run(library, program):
+        server = servers[library]
+        out, err = outputs / f"{program.stem}.{library}.out", outputs / f"{program.stem}.{library}.err"
+        server.stdin.write(f"{program}\t{out}\t{err}\n")
+        server.stdin.flush()
+        if not select.select([server.stdout], [], [], 300)[0]:
+            server.kill()
+            pytest.fail(f"{program.name} ran over 300 s on {library}")
+        code = int(server.stdout.readline())
+        assert code == 0, f"{program.name} failed on {library}:\n{err.read_text()[-3000:]}"
+        return out.read_text()
+    yield run
+    for server in servers.values():
+        server.stdin.close()
+        server.wait(timeout=30)
 
 
 # A printed number: sign, digits, an optional fraction and exponent (not part of a word like "fc1").
@@ -69,9 +92,9 @@ def test_there_are_programs():
 
 
 @pytest.mark.parametrize("program", PROGRAMS, ids=[p.stem for p in PROGRAMS])
-def test_program_prints_what_pytorch_prints(program):
-    expected = run("torch", program)
-    got = run("nnref", program)
+def test_program_prints_what_pytorch_prints(runners, program):
+    expected = runners("torch", program)
+    got = runners("nnref", program)
     assert expected.strip(), f"{program.name} printed nothing"
     beyond = differences_beyond_last_digit(got, expected)
     assert not beyond, "\n".join(f"line {n}:\n  nnref: {ours}\n  torch: {theirs}" for n, ours, theirs in beyond)

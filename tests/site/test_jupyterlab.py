@@ -8,8 +8,7 @@ fails when the page is broken:
 
 - MyST markup left raw (``{note}``, fences, ``:label:``), MyST error nodes (a formula
   KaTeX cannot typeset, an unknown directive or role);
-- a console error or warning (jupyterlab-myst built for another JupyterLab says so there), an
-  uncaught exception, a request that failed or was answered >= 400,
+- a console error, an uncaught exception, a request that failed or was answered >= 400,
   a request that left the machine;
 - the chapter opening with unsaved changes, or differing by one byte from the committed
   file after JupyterLab saved it and closed it (kernel metadata, serialisation);
@@ -150,9 +149,9 @@ def _problems(events):
     found = []
     for event in events:
         method, p = event.get("method"), event.get("params", {})
-        if method == "Runtime.consoleAPICalled" and p["type"] in ("error", "assert", "warning"):
-            found.append(f"console {p['type']}: " + " ".join(str(a.get("value", a.get("description", "")))
-                                                            for a in p["args"])[:300])
+        if method == "Runtime.consoleAPICalled" and p["type"] in ("error", "assert"):
+            found.append("console error: " + " ".join(str(a.get("value", a.get("description", "")))
+                                                      for a in p["args"])[:300])
         elif method == "Runtime.exceptionThrown":
             details = p["exceptionDetails"]
             found.append("uncaught: " + details.get("exception", {}).get("description", details["text"])[:300])
