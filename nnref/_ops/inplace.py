@@ -86,12 +86,13 @@ def check_no_partial_overlap(output, inputs, *, full_too=False):
     out = output._data
     if not out.size:
         return
+    may_share = np.may_share_memory if isinstance(out, np.ndarray) else array_module_of(out).may_share_memory
     begin = end = None
     for tensor in inputs:
         if not isinstance(tensor, Tensor) or tensor is output or type(tensor._data) is not type(out):
             continue
         data = tensor._data
-        if not data.size:
+        if not data.size or not may_share(out, data):  # (their memory bounds do not meet: the usual case)
             continue
         if begin is None:
             begin = _start(out)
