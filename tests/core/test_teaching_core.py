@@ -40,7 +40,7 @@ OVERSIZE = {
 }
 # The chapters' listings should cover half of the core (LISTING_GOAL); the floor is what they
 # cover now, and only rises.
-LISTING_GOAL, LISTING_FLOOR = 0.5, 0.40
+LISTING_GOAL, LISTING_FLOOR = 0.5, 0.5
 
 # Lowest first; a core file may import files of its own rank and below (the longest listed
 # prefix decides a file's rank).  The subpackages' __init__ files hold only a docstring.
