@@ -9,7 +9,7 @@ and the base the rest of nnref (the mirror) is built on.
 - its seams: called through their module, filled by the mirror when ``nnref`` is imported;
 - alone (a copy of the folder, no ``nnref`` importable) it runs a backward pass and agrees
   with PyTorch;
-- the chapters' listings show the core, and cover a share of it that only rises (the goal: half).
+- the chapters' listings show the core, and cover at least half of its lines.
 
 Each import check is also run on a copy of the core with an import planted against the rule,
 and must find it: a checker that found nothing there would pass vacuously.
@@ -38,9 +38,8 @@ OVERSIZE = {
     "nn/modules/module.py": (1200, "Module is one file, as PyTorch's module.py; the state_dict and "
                                    "loading methods are to move into a second core file"),
 }
-# The chapters' listings should cover half of the core (LISTING_GOAL); the floor is what they
-# cover now, and only rises.
-LISTING_GOAL, LISTING_FLOOR = 0.5, 0.5
+# The chapters' listings cover at least half of the core's lines (52% when this was written).
+LISTING_FLOOR = 0.5
 
 # Lowest first; a core file may import files of its own rank and below (the longest listed
 # prefix decides a file's rank).  The subpackages' __init__ files hold only a docstring.
@@ -415,8 +414,8 @@ def test_the_chapters_listings_cover_the_core():
     covered = sum(len(shown.get(file, ())) for file in sizes)
     never = sorted(f for f, n in sizes.items() if n > 3 and not shown.get(f))
     assert covered / sum(sizes.values()) >= LISTING_FLOOR, (
-        f"the chapters show {covered} of the core's {sum(sizes.values())} lines (the goal is "
-        f"{LISTING_GOAL:.0%}); never shown: {never}")
+        f"the chapters show {covered} of the core's {sum(sizes.values())} lines (at least "
+        f"{LISTING_FLOOR:.0%} must be); never shown: {never}")
 
 
 def test_the_readme_gives_the_halves_current_sizes():

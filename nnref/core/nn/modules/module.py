@@ -574,7 +574,7 @@ class Module(metaclass=TorchNamedABC):
                 if isinstance(value, Buffer) or buffers is not None and name in buffers:
                     if value is not None and not isinstance(value, Tensor):
                         raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
-                                        "(torch.Tensor or None expected)")
+                                        "(torch.nn.Buffer, torch.Tensor or None expected)")
                     persistent = (value.persistent if isinstance(value, Buffer)
                                   else name not in self._non_persistent_buffers_set)
                     self.register_buffer(name, value, persistent)
