@@ -163,6 +163,9 @@ index_copy, take = map(_with_out, (index_copy, take))
 slice_scatter = _with_out(slice_scatter, overlap="copied")
 from ._ops.scatter_reduce import scatter_reduce  # noqa: E402
 scatter_reduce = _with_out(scatter_reduce)
+addcmul, addcdiv, lerp, where, index_select, gather = map(_with_out, (addcmul, addcdiv, lerp, where,
+                                                                    index_select, gather))
+softmax, log_softmax = (_with_out(f, overlap="copied") for f in (softmax, log_softmax))
 from ._ops.searching import bucketize, isin, searchsorted  # noqa: E402
 from ._ops.index_factories import tril_indices, triu_indices, unravel_index  # noqa: E402
 from ._ops.diagonal_builders import block_diag, diag_embed, diagflat, msort  # noqa: E402

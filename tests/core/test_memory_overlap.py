@@ -170,6 +170,14 @@ OUT_FUNCTIONS = {
     "narrow_copy": lambda lib, s: lib.narrow_copy(s[0:8], 0, 0, 8, out=s[1:9]),
     "slice_scatter": lambda lib, s: lib.slice_scatter(s[0:8], s[0:8], out=s[1:9]),
     "exp, apart": lambda lib, s: lib.exp(s[0:8], out=s[8:16]),
+    "addcmul": lambda lib, s: lib.addcmul(s[1:6], s[1:6], s[1:6], out=s[0:5]),
+    "addcdiv, apart": lambda lib, s: lib.addcdiv(s[1:6], s[1:6], s[2:7], value=2, out=s[10:15]),
+    "lerp, apart": lambda lib, s: lib.lerp(s[1:6], s[2:7], 0.25, out=s[10:15]),
+    "where": lambda lib, s: lib.where(s[1:6] > 5, s[1:6], s[2:7], out=s[0:5]),
+    "index_select": lambda lib, s: lib.index_select(s[0:5], 0, lib.tensor([0, 1]), out=s[1:3]),
+    "gather, apart": lambda lib, s: lib.gather(s[0:5], 0, lib.tensor([4, 1]), out=s[10:12]),
+    "softmax": lambda lib, s: lib.softmax(s[0:5], 0, out=s[1:6]),
+    "log_softmax, apart": lambda lib, s: lib.log_softmax(s[0:5], 0, out=s[10:15]),
     "sum, apart": lambda lib, s: lib.sum(s[0:8], 0, keepdim=True, out=s[8:9]),
 }
 
