@@ -193,7 +193,8 @@ def test_intersphinx_inventories_are_local_and_up_to_date():
 
 
 def test_lab_requirements_pin_a_jupyterlab_that_enables_jupyterlab_myst():
-    """jupyterlab-myst 2.7.0 is left disabled by JupyterLab 4.5+ (an @jupyter/ydoc conflict)."""
+    """JupyterLab stays on 4.4 while the JupyterLab walk test cannot follow 4.5's windowed
+    notebook (requirements-lab.txt says why), with the jupyterlab-myst it was checked with."""
     lines = (ROOT / "requirements-lab.txt").read_text(encoding="utf-8").splitlines()
     pins = dict(l.split("==") for l in (l.split("#")[0].strip() for l in lines) if l)
     assert pins["jupyterlab-myst"] == "2.7.0"
