@@ -53,6 +53,11 @@ HOST_ONLY = {
     ("_creation.py", "tensor", "array"): "Python data (nested lists) is read on the host, then moved",
     ("inplace.py", "add_", "may_share_memory"): "add_'s BLAS path, taken for two numpy arrays only",
     ("inplace.py", "mul_", "multiply"): "mul_'s path in the array's own memory, for numpy arrays only",
+    ("inplace.py", "check_no_partial_overlap", "may_share_memory"): "the bounds test, for numpy arrays only",
+    ("inplace.py", "shares_memory", "shares_memory"): "numpy's exact overlap test, for numpy arrays only",
+    ("inplace.py", "shares_memory", "exceptions"): "numpy's TooHardError (an exception, not an array)",
+    ("fused.py", "axpy_rounds_as_aten", "random"): "the probe of the host BLAS's axpy",
+    ("fused.py", "axpy_rounds_as_aten", "array_equal"): "the probe of the host BLAS's axpy",
     **{(file, scope, "linalg"): "numpy's LinAlgError, the exception numpy and CuPy raise (not an array)"
        for file, scope in (("linalg_decompositions.py", "cholesky"), ("linalg_solvers.py", "inv"),
                            ("linalg_solvers.py", "solve"))},
