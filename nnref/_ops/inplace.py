@@ -65,7 +65,8 @@ def _non_overlapping_and_dense(data):
 
 
 def _start(data):
-    return (data.__array_interface__ if isinstance(data, np.ndarray) else data.__cuda_array_interface__)["data"][0]
+    """The address of the first element (CuPy's ``MemoryPointer`` for a device array)."""
+    return data.__array_interface__["data"][0] if isinstance(data, np.ndarray) else data.data.ptr
 
 
 def check_no_partial_overlap(output, inputs, *, full_too=False):
@@ -112,14 +113,14 @@ def check_no_partial_overlap(output, inputs, *, full_too=False):
 
 
 def shares_memory(a, b):
-    """Whether two arrays have an element in common (numpy's exact test, within a bounded effort;
-    beyond it, and on CuPy, whether their byte ranges meet)."""
+    """Whether two arrays have an element in common: numpy's exact test within a bounded effort
+    (beyond it, whether their byte ranges meet); CuPy's ``shares_memory`` on the device."""
     if isinstance(a, np.ndarray):
         try:
             return np.shares_memory(a, b, max_work=10_000)
         except np.exceptions.TooHardError:
-            pass
-    return array_module_of(a).may_share_memory(a, b)
+            return np.may_share_memory(a, b)
+    return bool(array_module_of(a).shares_memory(a, b))
 
 
 def _end(data, start):

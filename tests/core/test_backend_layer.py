@@ -56,6 +56,7 @@ HOST_ONLY = {
     ("inplace.py", "check_no_partial_overlap", "may_share_memory"): "the bounds test, for numpy arrays only",
     ("inplace.py", "shares_memory", "shares_memory"): "numpy's exact overlap test, for numpy arrays only",
     ("inplace.py", "shares_memory", "exceptions"): "numpy's TooHardError (an exception, not an array)",
+    ("inplace.py", "shares_memory", "may_share_memory"): "the bounds test, for numpy arrays only",
     ("fused.py", "axpy_rounds_as_aten", "random"): "the probe of the host BLAS's axpy",
     ("fused.py", "axpy_rounds_as_aten", "array_equal"): "the probe of the host BLAS's axpy",
     **{(file, scope, "linalg"): "numpy's LinAlgError, the exception numpy and CuPy raise (not an array)"
