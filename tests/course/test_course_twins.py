@@ -80,3 +80,27 @@ def test_the_student_edition_leaves_the_twin_out(student_edition, flag):
     reference = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
                                env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}, check=True)
     assert reference.stdout.strip() == "[0.5, 0.5]"
+
+
+@pytest.mark.parametrize("marker, problem", [
+    ("### BEGIN SOLUTION twin=sgd.updat", "twin=sgd.updat names no task marked in nnref"),
+    ("### BEGIN SOLUTION twin=sgd.update points=2", "a twin region takes twin=TASK only"),
+])
+def test_a_twin_marker_names_a_task_and_nothing_else(tmp_path, marker, problem):
+    from coursekit import tasks
+    root = course_copy(tmp_path / "course")
+    fused = root / "nnref" / "optim" / "_fused.py"
+    fused.write_text(fused.read_text().replace("### BEGIN SOLUTION twin=sgd.update", marker))
+    _found, problems = tasks.discover(root)
+    assert [p for p in problems if problem in p and "nnref/optim/_fused.py" in p], problems
+
+
+def test_the_twin_is_a_task_s_and_hidden_from_listings():
+    """sgd.update lists its twin's file, whose lines the student edition's chapter listings may not show."""
+    from coursekit import tasks
+    task = next(t for t in student.checked_tasks(ROOT) if t.id == "sgd.update")
+    assert task.twins == ["nnref/optim/_fused.py"]
+    lines = (ROOT / "nnref" / "optim" / "_fused.py").read_text().splitlines()
+    hidden = tasks.solved_lines(ROOT, [task])["nnref/optim/_fused.py"]
+    assert any("add_scaled_(param, -lr, d_p, work)" in lines[n - 1] for n in hidden)
+    assert not any("def sgd_update_" in lines[n - 1] for n in hidden)  # the signature and docstring stay
