@@ -24,6 +24,7 @@ os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
 
 # The optimizers' fused/foreach updates, beside what the seams hold now.
 FUSED = ["nnref.optim._fused"]
+CONTROL = "the reference solution (control)"  # coursekit.twins.CONTROL
 
 
 def attribute(module, names):
@@ -127,7 +128,8 @@ def listing_of(root, task):
             candidates.append({"label": label, "module": home, "names": names})
     arguments = positional + ([f"*{star}"] if star else []) + [f"{k}={k}" for k in keywords] + \
         ([f"**{dstar}"] if dstar else [])
-    return {"arguments": arguments, "generator": inspect.isgeneratorfunction(target), "candidates": candidates}
+    return {"arguments": arguments, "generator": inspect.isgeneratorfunction(target), "candidates": candidates,
+            "control": {"label": CONTROL, "control": True}}
 
 
 def screen(root, task, listing, candidate, scratch):
@@ -138,9 +140,8 @@ def screen(root, task, listing, candidate, scratch):
     The task's function is rebuilt from its source with the same delegate bodies the grader gets,
     and put wherever the reference has it.
     """
-    from coursekit.markers import SOLUTION, find_regions
-    from coursekit.twins import delegate_lines
     import pytest
+    import coursekit.twins  # noqa: F401 (imported once, here: patch() finds it in sys.modules)
 
     pid = os.fork()
     if pid:
@@ -150,35 +151,45 @@ def screen(root, task, listing, candidate, scratch):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 1)
         os.dup2(devnull, 2)
-        module = importlib.import_module(task["module"])
-        names = task["where"].split(".")
-        owner, original = attribute(module, names[:-1]), attribute(module, names)
-        source = (root / task["path"]).read_text(encoding="utf-8")
-        node = next(n for n in ast.walk(ast.parse(source)) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-                    and n.name == names[-1] and n.lineno == original.__code__.co_firstlineno)
-        # the function's lines, through its last END marker (a comment after its last statement)
-        ends = [r.end + 1 for r in find_regions(source) if r.kind == SOLUTION
-                and r.meta.get("task") == task["id"] and node.lineno <= r.begin + 1 <= node.end_lineno]
-        lines = source.splitlines()[node.lineno - 1:max([node.end_lineno, *ends])]
-        regions = [r for r in find_regions("\n".join(lines)) if r.kind == SOLUTION and r.meta.get("task") == task["id"]]
-        out, position = [], 0
-        for region, body in zip(regions, delegate_lines(regions, listing, candidate)):
-            out += lines[position:region.begin] + [body]
-            position = region.end + 1
-        namespace = module.__dict__ if owner is module else dict(module.__dict__)
-        exec(compile(textwrap.dedent("\n".join(out + lines[position:])), str(root / task["path"]), "exec"), namespace)
-        replacement = namespace[names[-1]]
-        setattr(owner, names[-1], replacement)
-        # every other name of the task's function (``__call__ = _call_impl``), as the grader's source has it
-        for other in [m for n, m in list(sys.modules.items()) if n.split(".")[0] == "nnref" and m is not None]:
-            for space in [other, *[v for v in vars(other).values() if isinstance(v, type)]]:
-                for name, value in list(vars(space).items()):
-                    if value is original:
-                        setattr(space, name, replacement)
-        status = pytest.main(["-q", "-x", "-p", "no:cacheprovider", "--rootdir", str(scratch), "-c",
+        if not candidate.get("control"):  # the control runs the tests on the reference as it is
+            patch(root, task, listing, candidate)
+        # --tb=no: nobody reads a failure's traceback here (a recursion's is a thousand frames to format)
+        status = pytest.main(["-q", "-x", "--tb=no", "-p", "no:cacheprovider", "--rootdir", str(scratch), "-c",
                               str(scratch / "pytest.ini"), str(root / task["tests"])])
     finally:
         os._exit(int(status))
+
+
+def patch(root, task, listing, candidate):
+    """Put the task's function, rebuilt with its body only calling ``candidate``, wherever the reference has it."""
+    from coursekit.markers import SOLUTION, find_regions
+    from coursekit.twins import delegate_lines
+
+    module = importlib.import_module(task["module"])
+    names = task["where"].split(".")
+    owner, original = attribute(module, names[:-1]), attribute(module, names)
+    source = (root / task["path"]).read_text(encoding="utf-8")
+    node = next(n for n in ast.walk(ast.parse(source)) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and n.name == names[-1] and n.lineno == original.__code__.co_firstlineno)
+    # the function's lines, through its last END marker (a comment after its last statement)
+    ends = [r.end + 1 for r in find_regions(source) if r.kind == SOLUTION
+            and r.meta.get("task") == task["id"] and node.lineno <= r.begin + 1 <= node.end_lineno]
+    lines = source.splitlines()[node.lineno - 1:max([node.end_lineno, *ends])]
+    regions = [r for r in find_regions("\n".join(lines)) if r.kind == SOLUTION and r.meta.get("task") == task["id"]]
+    out, position = [], 0
+    for region, body in zip(regions, delegate_lines(regions, listing, candidate)):
+        out += lines[position:region.begin] + [body]
+        position = region.end + 1
+    namespace = module.__dict__ if owner is module else dict(module.__dict__)
+    exec(compile(textwrap.dedent("\n".join(out + lines[position:])), str(root / task["path"]), "exec"), namespace)
+    replacement = namespace[names[-1]]
+    setattr(owner, names[-1], replacement)
+    # every other name of the task's function (``__call__ = _call_impl``), as the grader's source has it
+    for other in [m for n, m in list(sys.modules.items()) if n.split(".")[0] == "nnref" and m is not None]:
+        for space in [other, *[v for v in vars(other).values() if isinstance(v, type)]]:
+            for name, value in list(vars(space).items()):
+                if value is original:
+                    setattr(space, name, replacement)
 
 
 def screen_all(root, jobs, seconds, scratch):
@@ -217,8 +228,8 @@ def main():
     (scratch / "pytest.ini").write_text("[pytest]\n")
     os.chdir(scratch)
     report = {task["id"]: listing_of(root, task) for task in wanted}
-    screen_all(root, [(task, report[task["id"]], c) for task in wanted for c in report[task["id"]]["candidates"]],
-               seconds, scratch)
+    screen_all(root, [(task, report[task["id"]], c) for task in wanted
+                      for c in report[task["id"]]["candidates"] + [report[task["id"]]["control"]]], seconds, scratch)
     print(json.dumps(report))
 
 

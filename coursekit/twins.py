@@ -35,7 +35,7 @@ from pathlib import Path
 
 from . import batch
 from .markers import YOUR_CODE, fill_your_code, find_regions
-from .student import build, checked_tasks
+from .student import build, checked_tasks, reference_answer
 from .tasks import course_root
 
 # A screen that runs longer rules nothing out: its candidate is graded.
@@ -68,11 +68,16 @@ def delegate_lines(regions, listing, candidate):
     return [first] + [f"{r.indent}pass" for r in regions[1:]]
 
 
+CONTROL = "the reference solution (control)"
+
+
 def find(root=None, task_ids=None, work=None, jobs=2, timeout=10.0):
     """``(twins, tried)`` for the nnref tasks of the course at ``root`` (those in ``task_ids``).
 
     ``tried``: every candidate, ``{"task", "label", "screen", "status", "points", "max_points"}``
     (``status`` None where the screen already failed it); ``twins``: those the grader passed.
+    Each task also has a control, labelled ``CONTROL``: its reference solution, screened, and
+    graded beside the task's candidates when any is graded; it must pass, or nothing is shown.
     """
     root = course_root(root)
     found = [t for t in checked_tasks(root) if t.kind == "nnref" and (task_ids is None or t.id in task_ids)]
@@ -83,8 +88,11 @@ def find(root=None, task_ids=None, work=None, jobs=2, timeout=10.0):
         listings = candidates(root, found)
         tried = {(task_id, c["label"]): {"task": task_id, "label": c["label"], "screen": c["screen"], "status": None,
                                          "points": None, "max_points": None}
-                 for task_id, listing in listings.items() for c in listing["candidates"]}
+                 for task_id, listing in listings.items() for c in listing["candidates"] + [listing["control"]]}
         graded = {task_id: [c for c in listing["candidates"] if c["screen"]] for task_id, listing in listings.items()}
+        for task in found:
+            if graded[task.id]:
+                graded[task.id].append(listings[task.id]["control"])
         folder = work / "class"
         if folder.exists():
             shutil.rmtree(folder)
@@ -106,7 +114,8 @@ def find(root=None, task_ids=None, work=None, jobs=2, timeout=10.0):
                     text = target.read_text(encoding="utf-8")
                     regions = [r for r in find_regions(text, task.path)
                                if r.kind == YOUR_CODE and r.meta.get("task") == task.id]
-                    bodies = delegate_lines(regions, listings[task.id], candidate)
+                    bodies = (reference_answer(task, root) if candidate["label"] == CONTROL
+                              else delegate_lines(regions, listings[task.id], candidate))
                     target.write_text(fill_your_code(text, bodies, task.id, task.path), encoding="utf-8")
         if plan:
             _rows, reports = batch.grade_all(folder, work / "graded", root=root, jobs=jobs, timeout=timeout,
@@ -118,4 +127,8 @@ def find(root=None, task_ids=None, work=None, jobs=2, timeout=10.0):
                         tried[(result["id"], label)].update(
                             {k: result[k] for k in ("status", "points", "max_points")})
     tried = sorted(tried.values(), key=lambda t: (t["task"], t["label"]))
-    return [t for t in tried if t["status"] == "passed"], tried
+    controls = [t for t in tried if t["label"] == CONTROL]
+    broken = [t for t in controls if not t["screen"] or t["status"] not in (None, "passed")]
+    if broken:
+        raise RuntimeError(f"the reference solutions do not pass where the candidates are tried: {broken}")
+    return [t for t in tried if t["status"] == "passed" and t["label"] != CONTROL], tried

@@ -30,12 +30,16 @@ def course_copy(target):
 def test_no_shipped_function_passes_a_task(grading_timeout):
     found, tried = twins.find(ROOT, jobs=2, timeout=grading_timeout)
     tasks = {t.id for t in student.checked_tasks(ROOT) if t.kind == "nnref"}
-    assert {t["task"] for t in tried} == tasks  # every nnref task has candidates
+    assert {t["task"] for t in tried if t["label"] != twins.CONTROL} == tasks  # every nnref task has candidates
     assert found == [], [f"{t['task']} <- {t['label']}" for t in found]
-    # the known twin is a candidate, passes the screen (the reference keeps it), and fails in the grader
+    # the known twin is a candidate, passes the screen (the reference keeps it), and fails in the grader,
+    # where the task's reference solution, graded beside it, passes
     fused = [t for t in tried if t["label"] in ("nnref.optim._fused.sgd_update_",
                                                 "the seam nnref.core.optim.sgd.tuned_update")]
     assert len(fused) == 2 and all(t["screen"] and t["status"] == "failed" for t in fused), fused
+    controls = {t["task"]: t for t in tried if t["label"] == twins.CONTROL}
+    assert set(controls) == tasks and all(t["screen"] for t in controls.values())  # the screen can pass
+    assert controls["sgd.update"]["status"] == "passed"
 
 
 def test_a_twin_without_its_markers_is_found(tmp_path):
@@ -62,6 +66,7 @@ def test_a_planted_twin_is_found(tmp_path):
     mirror.write_text(mirror.read_text() + planted)
     found, tried = twins.find(root, task_ids={task.id}, jobs=2, timeout=6.0)
     assert [t["label"] for t in found] == ["nnref.nn.modules.module._walk"], tried
+    assert [t["status"] for t in tried if t["label"] == twins.CONTROL] == ["passed"]
 
 
 @pytest.mark.parametrize("flag", ["fused", "foreach"])
