@@ -6,7 +6,7 @@ from pathlib import Path
 import nbformat
 import yaml
 
-from . import batch, gradescope, grader, notebooks, student, tasks
+from . import batch, gradescope, grader, notebooks, student, tasks, twins
 from .tasks import CourseError
 
 
@@ -61,6 +61,19 @@ def cmd_check(args):
         print(problem)
     print(f"{len(found)} tasks, {len(problems)} problem(s)")
     return 1 if problems else 0
+
+
+def cmd_twins(args):
+    found, tried = twins.find(args.root, task_ids=set(args.task) if args.task else None, jobs=args.jobs,
+                              timeout=args.timeout)
+    graded = [t for t in tried if t["status"] is not None]
+    print(f"{len(tried)} candidates, {len(graded)} past the screen and graded:")
+    for t in graded:
+        print(f"{t['status']:>13}  {t['points']:>5g}/{t['max_points']:<2} {t['task']} <- {t['label']}")
+    for t in found:
+        print(f"twin: a body of {t['task']} that only calls {t['label']} passes; mark that code "
+              f"'### BEGIN SOLUTION twin={t['task']}' (book/instructors.md, No solution twin)")
+    return 1 if found else 0
 
 
 def cmd_mark(args):
@@ -133,6 +146,13 @@ def main(argv=None):
 
     p = commands.add_parser("check", help="check the markers; exit 1 if anything is wrong")
     p.set_defaults(run=cmd_check)
+
+    p = commands.add_parser("twins", help="look for shipped code that passes an nnref task as its whole answer; "
+                                          "exit 1 if any does")
+    p.add_argument("--task", action="append", help="only this nnref task (repeatable)")
+    p.add_argument("--timeout", type=float, default=10.0, help="time limit per test in seconds (10)")
+    p.add_argument("--jobs", type=int, default=2, help="sandboxes run at the same time (2)")
+    p.set_defaults(run=cmd_twins)
 
     p = commands.add_parser("mark", help="propose SOLUTION markers for unmarked exercise solutions")
     p.add_argument("notebooks", nargs="+")

@@ -16,7 +16,8 @@ Units (one sandbox run each):
 
 * an **nnref task**: its visible test file, then (in a second sandbox) its
   hidden one, on a copy of the reference nnref in which the task's code is the
-  student's and no other copy of that code exists;
+  student's and no other copy of that code exists (its twins, code marked
+  ``twin=TASK`` that does the same work, raise as in the student edition);
 * a **chapter**: the chapter's own cells (the reference notebook without its
   exercises' solutions), and at each graded exercise, in a forked child, the
   exercise's cells with the student's code in place of the solution; after
@@ -49,7 +50,7 @@ import nbformat
 
 from . import checks, intake, notebooks, parsing, sandbox
 from .markers import HIDDEN_TESTS, SOLUTION, STUB_BODY, find_regions, replace_regions
-from .student import checked_tasks, read_answers
+from .student import checked_tasks, read_answers, without_twins
 from .tasks import CourseError, course_root
 
 STATUSES = ("passed", "partial", "failed", "not-attempted", "syntax-error", "timeout", "crashed", "missing",
@@ -224,6 +225,9 @@ def _with_bodies(target, task, bodies):
 
     patched = replace_regions(path.read_text(encoding="utf-8"), replace, task.path)
     path.write_text(patched, encoding="utf-8")
+    for twin in task.twins:  # shipped code that does this task's work: left out, as in the student edition
+        twin_path = target / twin
+        twin_path.write_text(without_twins(twin_path.read_text(encoding="utf-8"), twin, task.id), encoding="utf-8")
     return _syntax_error(patched, task.path)
 
 

@@ -22,6 +22,11 @@ code::
     raise NotImplementedError()
     ### END YOUR CODE
 
+Shipped code that does a task's work (a *twin*, coursekit/twins.py) is marked
+``### BEGIN SOLUTION twin=TASK``; the student edition replaces it by an error
+naming the exercise (``twin_stub_lines``), and so does the grader while it
+grades that task.
+
 Regions do not nest; a region's body keeps the indentation of the code
 around it, and a stub takes the indentation of the ``BEGIN`` line.
 """
@@ -112,6 +117,14 @@ def stub_lines(indent, task=None):
     return ([f"{indent}### BEGIN {YOUR_CODE}{tag}"]
             + [indent + line for line in STUB_BODY]
             + [f"{indent}### END {YOUR_CODE}"])
+
+
+def twin_stub_lines(indent, name, task, home=""):
+    """What stands for a twin's body (``### BEGIN SOLUTION twin=TASK``, coursekit/twins.py) in the student
+    edition, and in the grader's copy of nnref while it grades ``task``: an error naming the exercise."""
+    message = (f"{name} is part of exercise {task}{f' ({home})' if home else ''}: the student edition "
+               "leaves it out, as it leaves out the exercise's code")
+    return [f"{indent}raise NotImplementedError({message!r})"]
 
 
 def replace_regions(text, replace, where="text"):

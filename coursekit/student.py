@@ -21,8 +21,9 @@ from pathlib import Path
 
 import nbformat
 
-from . import notebooks, tasks
-from .markers import SOLUTION, YOUR_CODE, fill_your_code, find_regions, replace_regions, stub_lines
+from . import notebooks, parsing, tasks
+from .markers import (SOLUTION, YOUR_CODE, fill_your_code, find_regions, replace_regions, stub_lines,
+                      twin_stub_lines)
 from .tasks import CourseError, course_root, discover
 
 
@@ -49,12 +50,31 @@ def _prepare(out, force):
     return out
 
 
-def student_source(text, where="text"):
-    """A Python file with each solution region turned into a stub (carrying its task id)."""
+def student_source(text, where="text", found=()):
+    """A Python file with each solution region turned into a stub (carrying its task id), each twin
+    region into an error naming its task (``without_twins``)."""
     def replace(region, _lines):
         if region.kind == SOLUTION:
             return stub_lines(region.indent, region.meta.get("task"))
         return []  # hidden tests leave nothing behind
+    return replace_regions(without_twins(text, where, found=found), replace, where)
+
+
+def without_twins(text, where, task_id=None, found=()):
+    """``text`` (the nnref file ``where``) with each twin region (``### BEGIN SOLUTION twin=TASK``,
+    of ``task_id`` or every one) replaced by an error naming the exercise (``markers.twin_stub_lines``)."""
+    if "twin=" not in text:
+        return text
+    tree = parsing.parse(text, where)
+    module = where.removesuffix(".py").replace("/", ".")
+    homes = {t.id: f"{t.where} in {t.path}" for t in found}
+
+    def replace(region, _lines):
+        twin = region.meta.get("twin")
+        if region.kind != SOLUTION or twin is None or task_id not in (None, twin):
+            return None
+        name = f"{module}.{tasks.enclosing_function(tree, region.begin + 1)}"
+        return twin_stub_lines(region.indent, name, twin, homes.get(twin, ""))
     return replace_regions(text, replace, where)
 
 
@@ -66,8 +86,8 @@ def build(out, root=None, force=False):
 
     shutil.copytree(root / "nnref", out / "nnref",
                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    for path in sorted({t.path for t in found if t.kind == "nnref"}):
-        text = student_source((root / path).read_text(encoding="utf-8"), path)
+    for path in sorted({p for t in found if t.kind == "nnref" for p in [t.path, *t.twins]}):
+        text = student_source((root / path).read_text(encoding="utf-8"), path, found)
         compile(text, path, "exec")  # a stub must leave valid Python behind
         (out / path).write_text(text, encoding="utf-8")
 

@@ -7,6 +7,9 @@ Two kinds of task:
   ``### END SOLUTION``.  Its tests are ``tests/course/tasks/test_<slug>.py``
   (the students get them) and ``tests/course/hidden/test_<slug>_hidden.py``
   (they do not), where ``slug`` is the id with ``.`` replaced by ``_``.
+  Shipped code that does the same work (a *twin*: an optimizer's fused
+  update beside ``SGD._update``) is marked ``### BEGIN SOLUTION twin=ID``:
+  it goes with the task (coursekit/twins.py).
 * **chapter tasks**: an exercise of a chapter notebook (``book/NN_name.ipynb``);
   its id is the exercise's label, its solution is what lies between
   ``### BEGIN SOLUTION`` and ``### END SOLUTION`` in the solution's code
@@ -71,6 +74,7 @@ class Task:
     regions: int               # number of solution regions
     tests: list = field(default_factory=list)         # visible test files, or a description
     hidden_tests: list = field(default_factory=list)  # hidden test files, or a description
+    twins: list = field(default_factory=list)  # nnref files with code that does this task's work (twin=)
 
     @property
     def slug(self):
@@ -103,7 +107,7 @@ def nnref_sources(root=None):
     return sorted(p for p in package.rglob("*.py") if "__pycache__" not in p.parts)
 
 
-def _enclosing_function(tree, line):
+def enclosing_function(tree, line):
     """Dotted name of the innermost def/class around 1-based ``line``."""
     best = []
 
@@ -134,7 +138,7 @@ def nnref_tasks(root=None, problems=None):
     """Tasks marked in nnref's source, in file order."""
     root = course_root(root)
     problems = [] if problems is None else problems
-    found = {}
+    found, twins = {}, []
     for path in nnref_sources(root):
         text = path.read_text(encoding="utf-8")
         if "### BEGIN" not in text:
@@ -152,6 +156,12 @@ def nnref_tasks(root=None, problems=None):
                 problems.append(f"{where}: only SOLUTION regions belong in nnref's source "
                                 f"(its hidden tests go in tests/course/hidden/)")
                 continue
+            if "twin" in region.meta:  # shipped code that does a task's work (coursekit/twins.py)
+                if set(region.meta) != {"twin"}:
+                    problems.append(f"{where}: a twin region takes twin=TASK only, not {sorted(region.meta)}")
+                else:
+                    twins.append((region.meta["twin"], relative, where))
+                continue
             unknown = set(region.meta) - NNREF_TASK_KEYS
             if unknown:
                 problems.append(f"{where}: unknown marker keys {sorted(unknown)}")
@@ -160,7 +170,7 @@ def nnref_tasks(root=None, problems=None):
                 problems.append(f"{where}: a solution region in nnref needs task=ID "
                                 "(lower-case words joined by dots)")
                 continue
-            function = _enclosing_function(tree, region.begin + 1)
+            function = enclosing_function(tree, region.begin + 1)
             task = found.get(task_id)
             if task is None:
                 found[task_id] = Task(
@@ -177,6 +187,11 @@ def nnref_tasks(root=None, problems=None):
                 for key in ("points", "chapter"):
                     if key in region.meta and str(getattr(task, key)) != region.meta[key]:
                         problems.append(f"{where}: {key}= differs from the task's first region")
+    for task_id, relative, where in twins:
+        if task_id not in found:
+            problems.append(f"{where}: twin={task_id} names no task marked in nnref")
+        elif relative not in found[task_id].twins:
+            found[task_id].twins.append(relative)
     return list(found.values())
 
 
@@ -300,9 +315,9 @@ def task_map(tasks):
 
 
 def solved_lines(root, found):
-    """For each nnref file with tasks, the 1-based lines of its SOLUTION regions, markers included."""
+    """For each nnref file with tasks or twins, the 1-based lines of its SOLUTION regions, markers included."""
     solved = {}
-    for path in sorted({task.path for task in found if task.kind == "nnref"}):
+    for path in sorted({p for task in found if task.kind == "nnref" for p in [task.path, *task.twins]}):
         text = (Path(root) / path).read_text(encoding="utf-8")
         solved[Path(path).as_posix()] = {line + 1 for region in find_regions(text, path)
                                          if region.kind == SOLUTION

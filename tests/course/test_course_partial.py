@@ -3,6 +3,7 @@
 gpu-ex3's given code uses ``net``, which gpu-ex2's solution defines: the grader runs the reference's
 definitions after each exercise (``grader.chapter_units``), so a student who skipped gpu-ex2, or got
 it wrong, is graded on gpu-ex3 as one who solved it; and the chapter's reference runs once for the class.
+Graded a second time, from scratch, the class gets the same gradebook.
 """
 import csv
 import json
@@ -28,11 +29,16 @@ def test_an_exercise_does_not_depend_on_another_being_solved(student_edition, tm
         path = Path(shutil.copytree(student_edition, tmp_path / "class" / name))
         for task_id, bodies in mine.items():
             student.write_answer(found[task_id], path, bodies)
+    gradebooks = []
+    for out in (tmp_path / "out", tmp_path / "again"):  # the second grading, from scratch, gives the same gradebook
+        done = subprocess.run([sys.executable, "-m", "coursekit", "--root", str(ROOT), "grade",
+                               str(tmp_path / "class"), "--out", str(out), *[a for t in TASKS for a in ("--task", t)],
+                               "--jobs", "2"], capture_output=True, text=True, timeout=600,
+                              env=dict(os.environ, PYTHONPATH=str(ROOT)))
+        assert done.returncode == 0, done.stderr[-2000:]
+        gradebooks.append((out / "gradebook.csv").read_bytes())
+    assert gradebooks[0] == gradebooks[1]
     out = tmp_path / "out"
-    done = subprocess.run([sys.executable, "-m", "coursekit", "--root", str(ROOT), "grade", str(tmp_path / "class"),
-                           "--out", str(out), *[a for t in TASKS for a in ("--task", t)], "--jobs", "2"],
-                          capture_output=True, text=True, timeout=600, env=dict(os.environ, PYTHONPATH=str(ROOT)))
-    assert done.returncode == 0, done.stderr[-2000:]
     rows = {r["id"]: r for r in csv.DictReader(open(out / "gradebook.csv", newline=""))}
     assert {i: (float(r["gpu-ex2"]), float(r["gpu-ex3"])) for i, r in rows.items()} == \
         {"s101": (1, 1), "s102": (0, 1), "s103": (0, 1)}
