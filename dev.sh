@@ -394,10 +394,9 @@ step_other_pythons() {
 }
 
 step_wait_other_pythons() {
-    local rc=0
-    wait "$OTHER_PYTHONS_PID" || rc=$?
+    while [[ ! -s _build/other-pythons.rc ]]; do sleep 1; done
     cat _build/other-pythons.log
-    return "$rc"
+    return "$(cat _build/other-pythons.rc)"
 }
 
 step_bench() {
@@ -484,9 +483,10 @@ cmd_test() {
     run_step "intersphinx inventories" step_inventories
     run_step "build book (warnings are errors)" step_build_book
     run_step "tests, notebooks, PyTorch parity, site in Chromium" step_all_tests
-    # The other Pythons' run (single-process) shares the machine with the capability runs.
-    step_other_pythons > _build/other-pythons.log 2>&1 &
-    OTHER_PYTHONS_PID=$!
+    # The other Pythons' run (single-process) shares the machine with the capability runs; its
+    # exit code goes to a file, since run_step's subshell cannot `wait` for this shell's job.
+    rm -f _build/other-pythons.rc
+    { set +e; ( set -e; step_other_pythons ) > _build/other-pythons.log 2>&1; echo $? > _build/other-pythons.rc; } &
     run_step "bit-for-bit tests as on lower CPU capabilities" step_capabilities
     run_step "PyTorch-free tests under the other Pythons found" step_wait_other_pythons
 

@@ -13,6 +13,7 @@ tensor is a view, its base's history is rewritten instead (``views.py``).
 """
 import numpy as np
 
+from ..core import _device
 from ..core._device import array_module, array_module_of
 from ..core._dtype import category, checked_scalar
 from .. import _random
@@ -85,7 +86,7 @@ def check_no_partial_overlap(output, inputs, *, full_too=False):
     says so instead of returning another result.
     """
     out = output._data
-    if not out.size:
+    if not out.size or not _device.has_values(out):  # ('meta' tensors have no memory to share)
         return
     may_share = np.may_share_memory if isinstance(out, np.ndarray) else array_module_of(out).may_share_memory
     begin = end = None

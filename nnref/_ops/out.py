@@ -9,6 +9,7 @@ was empty; and no argument may require grad while grad mode is on, since writing
 import functools
 import warnings
 
+from ..core import _device
 from ..core._tensor import Tensor
 from ..core.autograd.grad_mode import _GradState
 from ._common import needs_grad
@@ -44,6 +45,8 @@ def _tensors(args):
 
 
 def _refuse_shared_memory(function, out, tensors):
+    if not _device.has_values(out._data):  # ('meta' tensors have no memory to share)
+        return
     for tensor in tensors:
         if type(tensor._data) is type(out._data) and shares_memory(out._data, tensor._data):
             raise NotImplementedError(

@@ -83,9 +83,10 @@ def test_quantile_matches_torch(case, name):
     (ty, tg), (ny, ng) = results
     assert type(ny.grad_fn).__name__ == type(ty.grad_fn).__name__ == "SqueezeBackward4"
     _same(ny, ty)
-    # Several q on one sorted value: PyTorch's float32 sum of their gradients can differ by an ulp
-    # from the correctly rounded one nnref's gather backward makes.
-    _same(ng, tg, ulps=2)
+    # Several q on one sorted value: PyTorch's sum of their gradients (in its order, each term a
+    # product or, on a DEFAULT CPU, a twice-rounded lerp weight) can differ by a few ulps from the
+    # sum nnref's gather backward makes (measured up to 2.8 ulps in float64 under DEFAULT).
+    _same(ng, tg, ulps=4)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
