@@ -320,24 +320,32 @@ step_build_student_book() {
 }
 
 step_all_tests() {
-    # Two pytest runs side by side, one per core: the pages (the site and JupyterLab in Chromium,
-    # every chapter under nbval: stored outputs must reproduce), which mostly wait on the browser
-    # and the kernels, and everything else (the package tests, the PyTorch parity check of each
-    # chapter).  The pages' output is shown when both have ended.
+    # Three pytest runs side by side on the two cores, split by what they wait on: the pages
+    # (the site and JupyterLab in Chromium), which mostly wait on the browser and the server;
+    # the course's grader, which waits on its sandboxes; and everything else (the package
+    # tests, the chapters under nbval: stored outputs must reproduce, the PyTorch parity check
+    # of each chapter). Each run's output is shown when all three have ended.
     mkdir -p _build
     local cupy_site=""
     [[ -d "$CUPY_SITE" ]] && cupy_site="$CUPY_SITE"
-    local pages_rc=0 rest_rc=0
-    NNREF_SITE_DIR="$ROOT/_build/html" NNREF_CUPY_SITE="$cupy_site" "$VPY" -m pytest tests/site book \
+    export NNREF_SITE_DIR="$ROOT/_build/html" NNREF_CUPY_SITE="$cupy_site"
+    local pages course rc=0
+    "$VPY" -m pytest tests/site -p no:cacheprovider --junitxml=_build/test-results-pages.xml \
+        > _build/pages-tests.log 2>&1 &
+    pages=$!
+    "$VPY" -m pytest tests/course -p no:cacheprovider --junitxml=_build/test-results-course.xml \
+        > _build/course-tests.log 2>&1 &
+    course=$!
+    "$VPY" -m pytest tests book --ignore=tests/site --ignore=tests/course \
         --nbval --nbval-current-env --nbval-sanitize-with .ci/nbval_sanitize.cfg \
-        -p no:cacheprovider --junitxml=_build/test-results-pages.xml > _build/pages-tests.log 2>&1 &
-    local pages=$!
-    NNREF_SITE_DIR="$ROOT/_build/html" NNREF_CUPY_SITE="$cupy_site" "$VPY" -m pytest tests \
-        --ignore=tests/site -p no:cacheprovider --junitxml=_build/test-results.xml || rest_rc=$?
-    wait "$pages" || pages_rc=$?
-    printf '\n--- the pages: site, JupyterLab, chapters under nbval ---\n'
+        -p no:cacheprovider --junitxml=_build/test-results.xml || rc=1
+    wait "$course" || rc=1
+    printf '\n--- the course grader (tests/course) ---\n'
+    cat _build/course-tests.log
+    wait "$pages" || rc=1
+    printf '\n--- the pages: the site and JupyterLab in Chromium (tests/site) ---\n'
     cat _build/pages-tests.log
-    [[ $rest_rc -eq 0 && $pages_rc -eq 0 ]]
+    return "$rc"
 }
 
 step_capabilities() {
@@ -436,7 +444,7 @@ step_gpu_bench() {
 
 print_test_totals() {
     # The last line of the run: totals over everything pytest ran.
-    # (the main run's _build/test-results.xml and each capability's test-results-CAPABILITY.xml)
+    # (the three runs' _build/test-results*.xml and each capability's test-results-CAPABILITY.xml)
     "$VPY" - <<'PY'
 import glob
 import xml.etree.ElementTree as ET

@@ -102,10 +102,12 @@ from ._ops.out import with_out as _with_out  # noqa: E402
  sigmoid, clamp, maximum, minimum, cat, stack) = map(_with_out, (
     add, sub, mul, div, pow, neg, remainder, floor_divide, addmm, cumsum, exp, log, sqrt, abs, sin, cos,
     tanh, sigmoid, clamp, maximum, minimum, cat, stack))
-# Reductions and matrix products: PyTorch does not check their out= against the inputs.
-matmul, mm, bmm, mv, dot, sum, mean, prod, logsumexp, amax, amin = (
-    _with_out(f, overlap="unchecked") for f in (matmul, mm, bmm, mv, dot, sum, mean, prod, logsumexp, amax, amin))
-all, any = (_with_out(f, overlap="unchecked", out_dtypes=(bool, uint8)) for f in (all, any))
+# Reductions and matrix products: PyTorch does not check their out= against the inputs, nor, for
+# those whose kernel writes out directly, out's own shared elements.
+bmm, mv, dot, sum, prod, amax, amin = (
+    _with_out(f, overlap="unchecked", internal="unchecked") for f in (bmm, mv, dot, sum, prod, amax, amin))
+matmul, mm, mean, logsumexp = (_with_out(f, overlap="unchecked") for f in (matmul, mm, mean, logsumexp))
+all, any = (_with_out(f, overlap="unchecked", internal="unchecked", out_dtypes=(bool, uint8)) for f in (all, any))
 (log1p, expm1, log2, log10, rsqrt, square, tan, sinh, cosh, asin, acos, atan, erf, floor, ceil, trunc,
  frac) = map(_with_out, (log1p, expm1, log2, log10, rsqrt, square, tan, sinh, cosh, asin, acos, atan, erf,
                          floor, ceil, trunc, frac))
@@ -133,20 +135,21 @@ true_divide = _with_out(Tensor.true_divide)
 greater, greater_equal, less, less_equal, not_equal = map(_with_out, (gt, ge, lt, le, ne))
 from ._ops.order_statistics import kthvalue, median, mode, nanmedian  # noqa: E402
 from ._ops.reduce_more import aminmax, nanmean, nansum, std_mean, var_mean  # noqa: E402
-nanmean, nansum = (_with_out(f, overlap="unchecked") for f in (nanmean, nansum))
+nanmean = _with_out(nanmean, overlap="unchecked")
+nansum = _with_out(nansum, overlap="unchecked", internal="unchecked")
 from ._ops.shape_composites import (atleast_1d, atleast_2d, atleast_3d, broadcast_tensors,  # noqa: E402
                                     column_stack, diff, dsplit, dstack, fliplr, flipud, hsplit, hstack,
                                     rot90, tensor_split, vsplit, vstack)
 column_stack, diff, dstack, hstack, vstack = map(_with_out, (column_stack, diff, dstack, hstack, vstack))
 from ._ops.blas import addbmm, addmv, addr, baddbmm, cross, kron, vdot  # noqa: E402
 addbmm, addmv, addr, baddbmm, cross, kron = map(_with_out, (addbmm, addmv, addr, baddbmm, cross, kron))
-vdot = _with_out(vdot, overlap="unchecked")
+vdot = _with_out(vdot, overlap="unchecked", internal="unchecked")
 from ._ops.blas import dist  # noqa: E402
 from ._ops.tensordot import inner, tensordot  # noqa: E402
 inner, tensordot = (_with_out(f, overlap="unchecked") for f in (inner, tensordot))
 from ._ops.integration import cumulative_trapezoid, trapezoid, trapz  # noqa: E402
 from ._ops.histograms import histc, histogram  # noqa: E402
-histc = _with_out(histc, overlap="unchecked")
+histc = _with_out(histc, overlap="unchecked", internal="unchecked")
 from ._ops.cdist import cdist  # noqa: E402
 from ._ops.float_parts import frexp, ldexp  # noqa: E402
 ldexp = _with_out(ldexp)

@@ -49,6 +49,8 @@ def _shape_inplace(op):
     @functools.wraps(op)
     def method(self, *args, **kwargs):
         from ..core.autograd.grad_mode import _GradState
+        if self._inference and not _GradState.inference:
+            inplace.check_writable(self)  # (its error: an inference tensor changed outside inference_mode)
         if _GradState.enabled and self.requires_grad:
             if self.grad_fn is None:
                 raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "

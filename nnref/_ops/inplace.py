@@ -34,6 +34,14 @@ def _snapshot(tensor):
     return copy
 
 
+def check_not_inference(tensor):
+    """An inference tensor is written only inside ``inference_mode`` (it has no version counter)."""
+    if tensor._inference and not _GradState.inference:
+        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not allowed."
+                           "You can make a clone to get a normal tensor before doing inplace update."
+                           "See https://github.com/pytorch/rfcs/pull/17 for more details.")
+
+
 def check_writable(tensor):
     """An expanded tensor shares one element among many positions: writing to it is refused,
     and so is writing to an inference tensor outside ``inference_mode``.
@@ -41,17 +49,18 @@ def check_writable(tensor):
     PyTorch's test (``has_internal_overlap``): a dimension of size > 1 with stride 0.  numpy
     also marks such views, and a few others, read-only; CuPy arrays have no such flag.
     """
-    if tensor._inference and not _GradState.inference:
-        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not allowed."
-                           "You can make a clone to get a normal tensor before doing inplace update."
-                           "See https://github.com/pytorch/rfcs/pull/17 for more details.")
-    data = tensor._data
-    # An empty tensor has no element to share, whatever strides numpy gave it.
-    if data.size and (any(stride == 0 and size > 1 for stride, size in zip(data.strides, data.shape))
-            or not getattr(data.flags, "writeable", True)):
+    check_not_inference(tensor)
+    if has_internal_overlap(tensor._data):
         raise RuntimeError("unsupported operation: more than one element of the written-to tensor "
                            "refers to a single memory location. Please clone() the tensor before "
                            "performing the operation.")
+
+
+def has_internal_overlap(data):
+    """Some elements of ``data`` share one memory location (numpy's read-only views included)."""
+    # An empty tensor has no element to share, whatever strides numpy gave it.
+    return bool(data.size) and (any(stride == 0 and size > 1 for stride, size in zip(data.strides, data.shape))
+                                or not getattr(data.flags, "writeable", True))
 
 
 def _non_overlapping_and_dense(data):
@@ -166,15 +175,24 @@ def _save_tensor_as_output(node, tensor):
 
 
 def apply_inplace(tensor, op, *operands, **kwargs):
-    """Run ``op(tensor, *operands)`` and store the result in ``tensor``'s own memory."""
+    """Run ``op(tensor, *operands)`` and store the result in ``tensor``'s own memory.
+
+    The written tensor's own overlap is checked before its overlap with the inputs, as
+    TensorIterator's ``compute_mem_overlaps`` does: an expanded tensor that also shares memory
+    with an input gets the first error."""
+    check_writable(tensor)
     check_no_partial_overlap(tensor, operands + tuple(kwargs.values()))
-    return apply_inplace_from_copies(tensor, op, *operands, **kwargs)
+    return _write_result(tensor, op, *operands, **kwargs)
 
 
 def apply_inplace_from_copies(tensor, op, *operands, **kwargs):
     """``apply_inplace`` for the ops whose PyTorch in-place form first computes what it writes
     into new memory (``ldexp_`` is ``self.mul_(2 ** other)``), so that shared memory is no risk."""
     check_writable(tensor)
+    return _write_result(tensor, op, *operands, **kwargs)
+
+
+def _write_result(tensor, op, *operands, **kwargs):
     if needs_grad(tensor, *(o for o in operands if isinstance(o, Tensor))):
         check_inplace(tensor)
         result = op(_snapshot(tensor), *operands, **kwargs)

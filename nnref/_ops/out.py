@@ -13,7 +13,8 @@ from ..core import _device
 from ..core._tensor import Tensor
 from ..core.autograd.grad_mode import _GradState
 from ._common import needs_grad
-from .inplace import _write, check_no_partial_overlap, shares_memory
+from .inplace import (_write, check_no_partial_overlap, check_not_inference, check_writable, has_internal_overlap,
+                      shares_memory)
 
 __all__ = ["with_out"]
 
@@ -29,8 +30,8 @@ def _resize(out, shape):
                       "explicitly reuse an out tensor t by resizing it, inplace, to zero elements "
                       "with t.resize_(0).", UserWarning, stacklevel=4)
     if out._is_view():
-        raise RuntimeError("nnref cannot resize an out= tensor that is a view of another tensor; "
-                           "pass a tensor of the result's shape")
+        raise NotImplementedError("nnref cannot resize an out= tensor that is a view of another tensor; "
+                                  "pass a tensor of the result's shape")
     from ..core._device import array_module
     out._data = array_module(out._device).empty(shape, dtype=out._dtype.numpy)
 
@@ -55,7 +56,20 @@ def _refuse_shared_memory(function, out, tensors):
                 f"depends on its loop order. Pass an out tensor of its own.")
 
 
-def with_out(function, *, overlap="checked", out_dtypes=None):
+def _check_shared_elements(function, out, internal):
+    """An ``out`` whose elements share memory (an expanded tensor) is refused, as TensorIterator
+    refuses it (``assert_no_internal_overlap``); the kernels that write ``out`` themselves
+    (``sum``, ``mv``, ``bmm``: ``internal="unchecked"``) do not check and write each shared
+    element once per position, in their loop order, which nnref does not model."""
+    if internal == "unchecked" and _device.has_values(out._data) and has_internal_overlap(out._data):
+        raise NotImplementedError(
+            f"nnref cannot reproduce {function.__name__}(..., out=...) into a tensor whose elements share "
+            f"memory (an expanded tensor): PyTorch writes each shared element once per position, in its "
+            f"loop order. Pass an out tensor that owns its elements (.clone() it).")
+    check_writable(out)
+
+
+def with_out(function, *, overlap="checked", internal="checked", out_dtypes=None):
     """``function`` with PyTorch's keyword-only ``out=`` argument.
 
     What an ``out`` sharing memory with an input gives depends on how PyTorch's kernel writes it
@@ -63,7 +77,8 @@ def with_out(function, *, overlap="checked", out_dtypes=None):
     (``check_no_partial_overlap``); ``"copied"``, the ops whose ``out=`` form computes into new
     memory and copies it over (``slice_scatter``), where it does not matter; ``"unchecked"``, the
     reductions and matrix products, which write ``out`` (a zero first) while still reading, so
-    that nnref, which does not model their loop order, refuses any sharing.  ``out_dtypes``, where
+    that nnref, which does not model their loop order, refuses any sharing.  ``internal``: whether
+    PyTorch refuses an ``out`` whose own elements share memory (``_check_shared_elements``).  ``out_dtypes``, where
     given, are the only dtypes ``out`` may have (``all``/``any``: bool and uint8).
     """
     @functools.wraps(function)
@@ -81,11 +96,16 @@ def with_out(function, *, overlap="checked", out_dtypes=None):
             raise RuntimeError(f"{function.__name__}(): functions with out=... arguments don't "
                                "support automatic differentiation, but one of the arguments "
                                "requires grad.")
+        check_not_inference(out)
+        # The result first (it writes nothing), so that an out of another shape is resized, not
+        # judged, as PyTorch resizes it before it looks at its elements.
+        result = function(*args, **kwargs)
+        if tuple(out._data.shape) == tuple(result._data.shape):
+            _check_shared_elements(function, out, internal)
         if overlap == "checked":
             check_no_partial_overlap(out, tensors)
         elif overlap == "unchecked":
             _refuse_shared_memory(function, out, tensors)
-        result = function(*args, **kwargs)
         _resize(out, result._data.shape)
         _write(out, result)
         return out

@@ -1,6 +1,7 @@
 """Every in-place method and ``out=`` function nnref shares with PyTorch, called with an input that
-shares part of the written tensor's memory, in nnref and in PyTorch
-(``test_memory_overlap.py``; ``python tests/core/overlap_survey.py`` prints the table).
+shares part of the written tensor's memory, or writing into an expanded or an inference tensor,
+in nnref and in PyTorch (``test_memory_overlap.py``; ``python tests/core/overlap_survey.py
+[WRITTEN]`` prints the table).
 
 Each callable is tried with the argument forms below until one runs in both libraries on
 separate memory; that form is then run on overlapping views of one storage.
@@ -38,13 +39,24 @@ def _argument(lib, spec, view):
             "B": lambda: lib.tensor([True, False] * 4)}.get(spec, lambda: spec)() if isinstance(spec, str) else spec
 
 
-def _call(lib, kind, name, form, overlapping):
+# How the written tensor (``self`` of a method, ``out``) is laid out: beside its input, sharing
+# part of its memory, expanded (several positions of one element), or made in inference mode.
+WRITTEN = ("apart", "overlapping", "expanded", "inference")
+
+
+def _call(lib, kind, name, form, written):
     store = (lib.arange(24, dtype=lib.float32) % 7 + 1) / 4
-    out = store[1:9]
+    shape = (8,)
     if form and isinstance(form[0], tuple) and kind == "out":
         shape, form = form[0], form[1:]
-        out = store[1:1 + math.prod(shape)].view(shape)
-    view = store[0:8] if overlapping else store[12:20].clone()
+    out = store[1:1 + math.prod(shape)].view(shape)
+    if written == "expanded":
+        out = store[1:1 + math.prod(shape[1:])].view(shape[1:]).expand(shape) if shape[0] > 1 else \
+            store[1:2].view((1,) * len(shape)).expand(*shape[:-1], 2)
+    elif written == "inference":
+        with lib.inference_mode():
+            out = out.clone()
+    view = store[0:8] if written == "overlapping" else store[12:20].clone()
     args = [_argument(lib, spec, view) for spec in form]
     try:
         with warnings.catch_warnings():
@@ -74,12 +86,13 @@ def callables():
     return [("method", n) for n in methods] + [("out", n) for n in outs]
 
 
-def survey():
+def survey(written="overlapping"):
+    """One row per callable: what it gives with the written tensor laid out as ``written``."""
     rows = []
     for kind, name in callables():
         for form in METHOD_FORMS if kind == "method" else OUT_FORMS:
-            if _call(torch, kind, name, form, False)[0] == "ok" and _call(nnref, kind, name, form, False)[0] == "ok":
-                ours, theirs = _call(nnref, kind, name, form, True), _call(torch, kind, name, form, True)
+            if _call(torch, kind, name, form, "apart")[0] == "ok" and _call(nnref, kind, name, form, "apart")[0] == "ok":
+                ours, theirs = _call(nnref, kind, name, form, written), _call(torch, kind, name, form, written)
                 honest = ours[0] == "NotImplementedError" and "nnref cannot reproduce" in ours[1] and theirs[0] == "ok"
                 rows.append(Row(kind, name, "same" if same(ours, theirs) else "different", form, ours, theirs, honest))
                 break
@@ -89,5 +102,6 @@ def survey():
 
 
 if __name__ == "__main__":
-    for row in survey():
+    import sys
+    for row in survey(*sys.argv[1:]):
         print(row.kind, row.name, row.status, row.form, "" if row.status != "different" else (row.ours[0], row.theirs[0]))

@@ -229,6 +229,38 @@ def test_ldexp_in_place_reads_a_copy_as_pytorch_does():
     assert go(nnref) == go(torch)
 
 
+# Written with PyTorch's warning where nnref refuses (Differences page): filling an expanded tensor.
+FILLS_OF_EXPANDED = {"index_fill_", "masked_fill_"}
+
+
+@pytest.mark.parametrize("written", ["expanded", "inference"])
+def test_writing_into_an_expanded_or_inference_tensor_against_pytorch(written):
+    """The written tensor itself: expanded (one element at several positions), which TensorIterator
+    refuses and the reductions write once per position, or made in inference mode, which no
+    in-place write may change outside it, ``out=`` included."""
+    import overlap_survey
+    rows = overlap_survey.survey(written)
+    covered = [r for r in rows if r.status != "no form"]
+    assert len(covered) >= 180, f"only {len(covered)} callables reached"
+    wrong = [r for r in covered if r.status == "different" and not r.refused_honestly
+             and not (written == "expanded" and r.name in FILLS_OF_EXPANDED and r.ours[0] == "RuntimeError")
+             and not (r.kind == "out" and r.ours[0] == "NotImplementedError" and "cannot resize" in r.ours[1])]
+    assert not wrong, wrong[:10]
+
+
+@pytest.mark.parametrize("name", ["sum", "mv", "amax", "all", "histc"])
+def test_out_into_an_expanded_tensor_that_pytorch_does_not_check_is_refused(name):
+    calls = {"sum": lambda lib, o: lib.sum(lib.arange(6.).view(2, 3), 1, out=o),
+             "mv": lambda lib, o: lib.mv(lib.ones(2, 3), lib.arange(3.), out=o),
+             "amax": lambda lib, o: lib.amax(lib.arange(6.).view(2, 3), 1, out=o),
+             "all": lambda lib, o: lib.all(lib.ones(2, 3), 1, out=o.bool()),
+             "histc": lambda lib, o: lib.histc(lib.arange(3.), 2, out=o)}
+    out = nnref.zeros(1)
+    with pytest.raises(NotImplementedError, match=rf"nnref cannot reproduce {name}\(\.\.\., out=\.\.\.\) into a"):
+        calls[name](nnref, out.expand(2) if name != "all" else out.bool().expand(2))
+    calls[name](torch, torch.zeros(1).expand(2) if name != "all" else torch.zeros(1).bool().expand(2))
+
+
 def test_every_out_function_and_in_place_method_against_pytorch():
     """The whole API: each in-place method and out= function nnref shares with PyTorch, called on
     overlapping views with the first argument forms both accept."""
