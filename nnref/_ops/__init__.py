@@ -155,7 +155,7 @@ _METHODS = {
     "add_": inplace.add_, "sub_": _inplace(arithmetic.sub),
     "mul_": inplace.mul_, "div_": _inplace(arithmetic.div),
     "floor_divide_": _inplace(arithmetic.floor_divide), "remainder_": _inplace(arithmetic.remainder),
-    "clamp_": _inplace(pointwise.clamp), "masked_fill_": _inplace(pointwise.masked_fill),
+    "clamp_": _inplace(pointwise.clamp), "masked_fill_": _inplace(pointwise.masked_fill, inplace.apply_fill_),
     "relu_": _inplace(pointwise.relu), "sigmoid_": _inplace(pointwise.sigmoid),
     "tanh_": _inplace(pointwise.tanh), "exp_": _inplace(pointwise.exp), "log_": _inplace(pointwise.log),
     "sqrt_": _inplace(pointwise.sqrt), "abs_": _inplace(pointwise.abs), "sin_": _inplace(pointwise.sin),
@@ -378,8 +378,8 @@ from . import index_ops  # noqa: E402
 
 for _name in index_ops.__all__:
     setattr(Tensor, _name, getattr(index_ops, _name))
-for _name in ("index_copy", "index_fill"):
-    setattr(Tensor, _name + "_", _inplace(getattr(index_ops, _name)))
+Tensor.index_copy_ = _inplace(index_ops.index_copy)
+Tensor.index_fill_ = _inplace(index_ops.index_fill, inplace.apply_fill_)
 Tensor.masked_scatter_ = _inplace(index_ops.masked_scatter, index_ops.apply_masked_scatter_)
 
 __all__ += ["index_ops"]

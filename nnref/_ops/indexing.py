@@ -298,14 +298,27 @@ def setitem(tensor, index, value):
     ints and slices is ``CopySlices``, and a write with index arrays straight
     into the tensor is ``index_put_`` (``IndexPutBackward0``).
     """
-    from .inplace import check_no_partial_overlap, check_writable, copy_, fill_
-    check_writable(tensor)
+    from .inplace import (check_no_partial_overlap, check_not_inference, check_writable, copy_, fill_,
+                          has_internal_overlap)
+    if (isinstance(index, Tensor) and index._dtype is _dtype.bool and index.shape == tensor.shape
+            and not (isinstance(value, Tensor) and value._data.ndim) and has_internal_overlap(tensor._data)):
+        # One mask and one value: index_put_ passes it to masked_fill_, and both write into an
+        # expanded tensor with a warning (every chosen position gets the same value).
+        warnings.warn("Use of index_put_ on expanded tensors is deprecated. Please clone() the tensor before "
+                      "performing this operation. This also applies to advanced indexing e.g. "
+                      "tensor[indices] = tensor", UserWarning, stacklevel=2)
+        tensor.masked_fill_(index, value)
+        return
+    check_not_inference(tensor)
     xp = array_module(tensor._device)
     if index is Ellipsis or isinstance(index, slice) and _keeps_whole_dim(index, tensor.shape[0]):
         steps, advanced = [], None
     else:
         steps, advanced = _index_plan(index, tensor._data.ndim, xp)
     region, viewed = _region(tensor._data, steps)
+    # A region is written with copy_, which refuses shared elements in it (an int picked from an
+    # expanded dimension leaves none); index arrays write the whole tensor with index_put_.
+    check_writable(tensor if advanced is not None else wrap(region, tensor))
     if isinstance(value, Tensor):
         value = _fit_value(value, region.shape if advanced is None else None)
         # PyTorch fills a region, or the places of one boolean mask, from a 0-d value (reading it

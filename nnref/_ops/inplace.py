@@ -11,6 +11,8 @@ data.  When the op is recorded (the tensor is part of a graph), the tensor's
 reads a snapshot of the old values so its own backward stays correct.  When the
 tensor is a view, its base's history is rewritten instead (``views.py``).
 """
+import warnings
+
 import numpy as np
 
 from ..core import _device
@@ -192,6 +194,30 @@ def apply_inplace_from_copies(tensor, op, *operands, **kwargs):
     return _write_result(tensor, op, *operands, **kwargs)
 
 
+def apply_fill_(tensor, op, *operands):
+    """``masked_fill_``/``index_fill_`` (``op(input, ..., value)``): one value into chosen places.
+
+    PyTorch also writes it into an expanded tensor, with a deprecation warning
+    (``TensorAdvancedIndexing.cpp``): every position of a shared element that is chosen writes
+    the same value, so the result does not depend on the loop order.
+    """
+    data = tensor._data
+    if not (has_internal_overlap(data) and getattr(data.flags, "writeable", True)) or needs_grad(
+            tensor, *(o for o in operands if isinstance(o, Tensor))):
+        return apply_inplace(tensor, op, *operands)
+    check_not_inference(tensor)
+    warnings.warn(f"Use of {op.__name__}_ on expanded tensors is deprecated. Please clone() the tensor "
+                  "before performing this operation. This also applies to advanced indexing e.g. "
+                  "tensor[mask] = scalar", UserWarning, stacklevel=3)
+    with no_grad():
+        filled = op(_snapshot(tensor), *operands)._data
+        chosen = op(Tensor._make(array_module(tensor._device).zeros(data.shape, dtype=bool), tensor._device),
+                    *operands[:-1], True)._data
+    data[chosen] = filled[chosen]
+    tensor._bump_version()
+    return tensor
+
+
 def _write_result(tensor, op, *operands, **kwargs):
     if needs_grad(tensor, *(o for o in operands if isinstance(o, Tensor))):
         check_inplace(tensor)
@@ -274,9 +300,15 @@ class NormalBackward0(_OverwrittenBackward):
     pass
 
 
-def _overwrite(tensor, data, node_class, value=None):
-    """Write ``data`` over ``tensor``; if recorded, the node links the old tensor (and ``value``)."""
-    check_writable(tensor)
+def _overwrite(tensor, data, node_class, value=None, *, one_value=False):
+    """Write ``data`` over ``tensor``; if recorded, the node links the old tensor (and ``value``).
+
+    ``one_value``: every element gets the same value (``fill_``, ``zero_``), which PyTorch also
+    writes into an expanded tensor: its shared elements get that value whatever the order."""
+    if one_value and getattr(tensor._data.flags, "writeable", True):
+        check_not_inference(tensor)
+    else:
+        check_writable(tensor)
     recording = needs_grad(tensor, value)
     if recording:
         check_inplace(tensor)
@@ -292,16 +324,17 @@ def _overwrite(tensor, data, node_class, value=None):
 def zero_(tensor):
     """Fill the tensor with zeros in place and return it (``torch.Tensor.zero_``,
     ``aten/src/ATen/native/Fill.cpp``)."""
-    return _overwrite(tensor, 0, ZeroBackward0)
+    return _overwrite(tensor, 0, ZeroBackward0, one_value=True)
 
 
 def fill_(tensor, value):
     """Set every element to ``value`` (a number, or a 0-d tensor that then gets gradients)."""
     if not isinstance(value, Tensor):
-        return _overwrite(tensor, checked_scalar(value, tensor._dtype), FillBackward2)
+        return _overwrite(tensor, checked_scalar(value, tensor._dtype), FillBackward2, one_value=True)
     if value._data.ndim:
         raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                            f"{value._data.ndim} dimensions.")
+    # (a 0-d tensor is copied in, as copy_ does: an expanded tensor is refused)
     return _overwrite(tensor, value._data, FillBackward3, value)
 
 
