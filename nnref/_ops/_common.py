@@ -131,6 +131,26 @@ def from_accumulator(data, dtype):
         return data.astype(dtype.numpy)
 
 
+def running(scan, data, axis, dtype, device):
+    """``scan`` (``xp.cumsum``/``xp.cumprod``) of ``data`` along ``axis`` as ATen's scans do it.
+
+    The input is cast to the result's ``dtype`` first, then the running value is carried in
+    ``acc_type<T, is_cuda>`` (``aten/src/ATen/AccumulateType.h``) and each output rounded to
+    ``dtype``: on the CPU, double for float32 and float64, float for the 16-bit floats, int64 for
+    integers; on a GPU, float for every float type but double.
+    """
+    if dtype is _dtype.bool:
+        raise NotImplementedError(f'"{scan.__name__}_out_cpu" not implemented for \'Bool\'')
+    with np.errstate(over="ignore", invalid="ignore"):
+        source = data.astype(dtype.numpy, copy=False)
+        if dtype.is_floating_point and not (device.type == "cuda" and dtype.itemsize <= 4):
+            carried = np.dtype(np.float64) if dtype.itemsize >= 4 else np.dtype(np.float32)
+        else:
+            carried = dtype._accumulate
+        result = scan(source, axis=axis, dtype=carried)
+        return result if result.dtype == dtype.numpy else result.astype(dtype.numpy)
+
+
 def float_data(t):
     """``t``'s array, promoted to the default float dtype if it holds integers (exp, log, ...)."""
     if t._dtype.is_floating_point:

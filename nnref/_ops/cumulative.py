@@ -16,7 +16,7 @@ from ..core._device import array_module, array_module_of
 from ..core import _device
 from ..core._tensor import _wrap_dim
 from ..core.autograd.graph import Node
-from ._common import from_accumulator, needs_grad, record, wrap
+from ._common import from_accumulator, needs_grad, record, running, wrap
 from .reduction import _return_type
 
 __all__ = ["cumprod", "logcumsumexp", "cummax", "cummin"]
@@ -87,8 +87,7 @@ def cumprod(input, dim, *, dtype=None):
     if not data.ndim:
         result = data.astype(dtype.numpy)
     else:
-        with np.errstate(over="ignore", invalid="ignore"):
-            result = from_accumulator(xp.cumprod(data, axis=dim, dtype=dtype._accumulate), dtype)
+        result = running(xp.cumprod, data, dim, dtype, input._device)
     out = wrap(result, input)
     return record(out, CumprodBackward0, (input,), saved=(input,), dim=dim)
 

@@ -16,7 +16,7 @@ from ..core import _device
 from ..core._tensor import _wrap_dim
 from ..core.autograd.grad_mode import _GradState
 from ..core.autograd.graph import Node
-from ._common import float_data, from_accumulator, needs_grad, record, wrap
+from ._common import float_data, from_accumulator, needs_grad, record, running, wrap
 from .reduction import _dims, _expand_back
 
 __all__ = ["prod", "cumsum", "logsumexp"]
@@ -106,17 +106,23 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
         return _prod(input, data, dtype, dim, keepdim)
 
 
+def _in_dtype(result, dtype):
+    """A product back in ``dtype``: numpy multiplies bools as integers (a bool product is their ``all``)."""
+    return from_accumulator(result, dtype) if result.dtype != bool and dtype is not _dtype.bool else \
+        result.astype(bool)
+
+
 def _prod(input, data, dtype, dim, keepdim):
     xp = array_module(input._device)
     if dim is None:
-        out = wrap(from_accumulator(xp.asarray(xp.prod(data)), dtype), input)
+        out = wrap(_in_dtype(xp.asarray(xp.prod(data)), dtype), input)
         node = ProdBackward0((input,), saved=(input,)) if needs_grad(input) else None
         if node is not None:
             node.save_result(out)
     else:
         axis = _wrap_dim(dim, input._data.ndim)
         result = xp.prod(data, axis=axis, keepdims=keepdim) if data.ndim else data
-        out = wrap(from_accumulator(xp.asarray(result), dtype), input)
+        out = wrap(_in_dtype(xp.asarray(result), dtype), input)
         node = None
         if needs_grad(input):
             node = ProdBackward1((input,), (input,), dim=axis, keepdim=keepdim)
@@ -141,8 +147,8 @@ def _cumsum(input, dim, reverse, dtype):
         result = data.astype(dtype.numpy)
     else:
         source = xp.flip(data, axis=dim) if reverse else data
-        result = xp.cumsum(source, axis=dim, dtype=dtype._accumulate)
-        result = from_accumulator(xp.flip(result, axis=dim) if reverse else result, dtype)
+        result = running(xp.cumsum, source, dim, dtype, input._device)
+        result = xp.flip(result, axis=dim) if reverse else result
     out = wrap(xp.ascontiguousarray(result) if result.ndim else result, input)  # (ascontiguousarray makes 0-d 1-d)
     return record(out, CumsumBackward0, (input,), dim=dim, reverse=reverse)
 

@@ -69,7 +69,7 @@ def _float_sum(data, dims, keepdim, dtype):
 
     PyTorch casts the input to a float32 or float64 sum's dtype, then adds in the order of its CPU
     kernel, which nnref follows (``cascade_sum.py``) so that sums round to PyTorch's last bit;
-    16-bit floats accumulate in float32 through other loads, left to numpy.
+    into a 16-bit float it casts too, then accumulates in float32 through other loads, left to numpy.
     """
     xp = array_module_of(data)
     if dtype.numpy in _ATEN_ORDER_DTYPES and (data.dtype in _ATEN_ORDER_DTYPES or data.dtype.kind in "biu"):
@@ -77,7 +77,9 @@ def _float_sum(data, dims, keepdim, dtype):
         if follows_aten_sum(data):
             total = sum_in_aten_order(data, dims)
             return xp.expand_dims(total, dims) if keepdim else total
-    return from_accumulator(xp.sum(data, axis=dims, keepdims=keepdim, dtype=dtype._accumulate), dtype)
+    with np.errstate(over="ignore", invalid="ignore"):  # (beyond the 16-bit range: inf, then nan, as in PyTorch)
+        data = data.astype(dtype.numpy, copy=False)
+        return from_accumulator(xp.sum(data, axis=dims, keepdims=keepdim, dtype=dtype._accumulate), dtype)
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None):
