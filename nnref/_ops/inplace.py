@@ -11,6 +11,7 @@ data.  When the op is recorded (the tensor is part of a graph), the tensor's
 reads a snapshot of the old values so its own backward stays correct.  When the
 tensor is a view, its base's history is rewritten instead (``views.py``).
 """
+import inspect
 import warnings
 
 import numpy as np
@@ -194,7 +195,7 @@ def apply_inplace_from_copies(tensor, op, *operands, **kwargs):
     return _write_result(tensor, op, *operands, **kwargs)
 
 
-def apply_fill_(tensor, op, *operands):
+def apply_fill_(tensor, op, *operands, **kwargs):
     """``masked_fill_``/``index_fill_`` (``op(input, ..., value)``): one value into chosen places.
 
     PyTorch also writes it into an expanded tensor, with a deprecation warning
@@ -203,8 +204,9 @@ def apply_fill_(tensor, op, *operands):
     """
     data = tensor._data
     if not (has_internal_overlap(data) and getattr(data.flags, "writeable", True)) or needs_grad(
-            tensor, *(o for o in operands if isinstance(o, Tensor))):
-        return apply_inplace(tensor, op, *operands)
+            tensor, *(o for o in operands + tuple(kwargs.values()) if isinstance(o, Tensor))):
+        return apply_inplace(tensor, op, *operands, **kwargs)
+    operands = inspect.signature(op).bind(tensor, *operands, **kwargs).args[1:]
     check_not_inference(tensor)
     warnings.warn(f"Use of {op.__name__}_ on expanded tensors is deprecated. Please clone() the tensor "
                   "before performing this operation. This also applies to advanced indexing e.g. "
