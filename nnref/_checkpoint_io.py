@@ -66,6 +66,10 @@ def unsupported_type(obj):
                      "dtypes, devices, and lists/tuples/dicts/OrderedDicts of them")
 
 
+# --------------------------------------------------------------------------------------------
+# Saving: a tensor's bytes, the ZIP writer, the atomic write of a path
+# --------------------------------------------------------------------------------------------
+
 def little_endian_bytes(t):
     """The tensor's values as a flat byte array, C order, little-endian (no copy when possible)."""
     array = np.ascontiguousarray(to_host(t._data))
@@ -260,6 +264,10 @@ def _fsync_directory(directory):
         os.close(fd)
 
 
+# --------------------------------------------------------------------------------------------
+# Loading: the checked ZIP reader, dicts safe from colliding keys, where a tensor goes
+# --------------------------------------------------------------------------------------------
+
 class Archive:
     """A ZIP archive checked before anything is read: stored entries, in order, not overlapping.
 
@@ -388,8 +396,10 @@ def place(array, saved_device, map_location, fail, requires_grad=False, paramete
     return t.requires_grad_(requires_grad) if requires_grad else t
 
 
+# --------------------------------------------------------------------------------------------
 # The weights-only allowlist (torch/_weights_only_unpickler.py's ``_marked_safe_globals_set``):
 # serialization's add_safe_globals and friends change it in place, the PyTorch-format readers read it.
+# --------------------------------------------------------------------------------------------
 _marked_safe_globals_set = set()
 
 
