@@ -1,10 +1,11 @@
-"""What every checkpoint format shares (``nnref.serialization`` describes the formats and limits).
+"""What every checkpoint format shares: the helpers of ``torch/serialization.py``, kept below it.
 
-The formats (nnref's own in ``serialization.py``, PyTorch's zip in ``_torch_checkpoint.py`` and
-``_pickled_checkpoint.py``, safetensors in ``_safetensors.py``) build on these pieces, and
-``serialization`` builds on the formats: the errors, the nesting and hash-collision limits, the
-ZIP writer and the checked ZIP reader, the atomic write of a path, where a loaded tensor goes,
-and the allowlist of globals that ``serialization.add_safe_globals`` fills.
+The errors, the nesting and hash-collision limits, the ZIP writer and the checked ZIP reader,
+the atomic write of a path, where a loaded tensor goes, and the allowlist of globals that
+``serialization.add_safe_globals`` fills.  The formats (nnref's own in ``serialization.py``,
+PyTorch's zip in ``_torch_checkpoint.py`` and ``_pickled_checkpoint.py``, safetensors in
+``_safetensors.py``) build on these, and ``serialization`` on the formats; its docstring
+describes the formats and their limits.
 """
 from collections import OrderedDict
 import collections
