@@ -2,10 +2,10 @@
 
 The errors, the nesting and hash-collision limits, the ZIP writer and the checked ZIP reader,
 the atomic write of a path, where a loaded tensor goes, and the allowlist of globals that
-``serialization.add_safe_globals`` fills.  The formats (nnref's own in ``serialization.py``,
-PyTorch's zip in ``_torch_checkpoint.py`` and ``_pickled_checkpoint.py``, safetensors in
-``_safetensors.py``) build on these, and ``serialization`` on the formats; its docstring
-describes the formats and their limits.
+``serialization.add_safe_globals`` fills.  The formats (nnref's own in ``nnref.serialization``,
+PyTorch's zip in ``nnref._torch_checkpoint`` and ``nnref._pickled_checkpoint``, safetensors in
+``nnref._safetensors``) build on these, and ``nnref.serialization`` on the formats; its
+docstring describes the formats and their limits.
 """
 from collections import OrderedDict
 import collections
