@@ -261,3 +261,4 @@ _apply_numpy_names(linalg, linalg.__all__)
 # torch.onnx (imports; export() explains why nnref cannot), torch.profiler.
 from . import functional, onnx, profiler  # noqa: E402
 from .functional import chain_matmul  # noqa: E402
+functional._take_shared(globals())

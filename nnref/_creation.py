@@ -18,6 +18,7 @@ from . import _random
 from .core._device import to_host
 from .core._tensor import Size, Tensor, _as_array
 from .core._layout import check_memory_format, strided
+from ._cupy import cuda_unavailable_reason
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "full", "empty", "eye", "arange",
            "linspace", "rand", "randn", "randint", "randperm", "normal", "zeros_like", "ones_like", "full_like",
@@ -469,10 +470,9 @@ def with_factory_keywords(factory):
         if layout is not None and layout is not strided:
             raise NotImplementedError(f"{factory.__name__}(): nnref has only the strided layout "
                                       f"(torch.strided), not {layout!r}")
-        if pin_memory:
-            from . import accelerator
-            if not accelerator.is_available():
-                raise RuntimeError("pin_memory=True requires a CUDA or other accelerator backend; no "
-                                   "pinned memory allocator is available on this system.")
+        # nnref's one accelerator is CUDA: accelerator.is_available() is this test
+        if pin_memory and cuda_unavailable_reason() is not None:
+            raise RuntimeError("pin_memory=True requires a CUDA or other accelerator backend; no "
+                               "pinned memory allocator is available on this system.")
         return factory(*args, **kwargs)
     return wrapper

@@ -26,8 +26,9 @@ import pickle
 import numpy as np
 
 from .core._tensor import Size, Tensor
-from ._torch_checkpoint import _STORAGE_DTYPES, _STORAGE_OF, _TORCH_DTYPE_NAMES, _Builder, _Storage, _TensorRecord
-from .serialization import CheckpointError, RaisedWhileUnpickling, write_zip
+from ._torch_checkpoint import (_MAX_PICKLE_BYTES, _STORAGE_DTYPES, _STORAGE_OF, _TORCH_DTYPE_NAMES, _Builder,
+                                _Storage, _TensorRecord, byteorder_of)
+from ._checkpoint_io import CheckpointError, RaisedWhileUnpickling, write_zip
 
 __all__ = ["holds_objects", "read_pickled_zip", "write_pickled_zip"]
 
@@ -207,10 +208,9 @@ class _Unpickler(pickle.Unpickler):
         return Parameter(data, requires_grad=requires_grad)
 
 
-def read_pickled_zip(archive, prefix, byteorder, map_location, fail):
+def read_pickled_zip(archive, prefix, map_location, fail):
     """The object a ``torch.save`` archive pickles, unpickled: ``load(f, weights_only=False)``."""
-    from ._torch_checkpoint import _MAX_PICKLE_BYTES
-    builder = _Builder(archive, prefix, byteorder, map_location, fail)
+    builder = _Builder(archive, prefix, byteorder_of(archive, prefix, fail), map_location, fail)
     data = archive.read(f"{prefix}data.pkl", limit=_MAX_PICKLE_BYTES)
     try:
         return _Unpickler(data, builder, fail).load()

@@ -37,8 +37,8 @@ import numpy as np
 from .core import _dtype
 from .core._device import device as Device
 from .core._tensor import Size, Tensor
-from .serialization import (MAX_NESTING, _MAX_DIMS, CheckpointError, RaisedWhileUnpickling, build_mapping,
-                            place, unsupported_type, user_allowed_globals, write_zip)
+from ._checkpoint_io import (MAX_NESTING, _MAX_DIMS, CheckpointError, RaisedWhileUnpickling, build_mapping,
+                             place, unsupported_type, user_allowed_globals, write_zip)
 
 __all__ = ["WeightsOnlyUnpicklingError", "read_torch_zip", "write_torch_zip", "torch_zip_prefix", "unsafe_globals"]
 
@@ -437,18 +437,20 @@ def unsafe_globals(archive, prefix):
     return list(named - set(_ADMITTED) - set(user_allowed_globals()))
 
 
-def read_torch_zip(archive, prefix, map_location, fail, weights_only=True):
-    """The object in a ``torch.save`` zip archive, rebuilt as nnref objects: weights only, unless
-    ``weights_only=False`` unpickles whatever it holds (``_pickled_checkpoint.py``)."""
+def byteorder_of(archive, prefix, fail):
+    """The byte order of a ``torch.save`` zip archive's storages."""
     byteorder = "little"  # files from PyTorch < 1.10 have no byteorder entry, and are little-endian
     if f"{prefix}byteorder" in archive.names:
         byteorder = archive.read(f"{prefix}byteorder", limit=16).decode("ascii", "replace")
         if byteorder not in ("little", "big"):
             fail(f"unknown byte order {byteorder!r}")
-    if weights_only is False:
-        from ._pickled_checkpoint import read_pickled_zip
-        return read_pickled_zip(archive, prefix, byteorder, map_location, fail)
-    builder = _Builder(archive, prefix, byteorder, map_location, fail)
+    return byteorder
+
+
+def read_torch_zip(archive, prefix, map_location, fail):
+    """The object in a ``torch.save`` zip archive, rebuilt as nnref objects: weights only
+    (``load(f, weights_only=False)`` unpickles whatever it holds: ``_pickled_checkpoint.py``)."""
+    builder = _Builder(archive, prefix, byteorder_of(archive, prefix, fail), map_location, fail)
     data = archive.read(f"{prefix}data.pkl", limit=_MAX_PICKLE_BYTES)
     unpickler = _RestrictedUnpickler(data, fail)
     try:

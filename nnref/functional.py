@@ -47,16 +47,15 @@ pca_lowrank = _not_in_nnref("pca_lowrank", "randomized PCA")
 svd_lowrank = _not_in_nnref("svd_lowrank", "the randomized low-rank SVD")
 
 
-# The functions nnref's top level has too: the same objects, fetched from there on first use
-# (the top level is built after this module and wraps its functions with out= and numpy's names).
+# The functions nnref's top level has too: the same objects, which the top level hands over with
+# _take_shared once it has built them (it wraps its functions with out= and numpy's names after
+# this module has loaded).
 _SHARED = frozenset(__all__) - {"chain_matmul", "istft", "lu", "pca_lowrank", "stft", "svd_lowrank"}
 
 
-def __getattr__(name):
-    if name in _SHARED:
-        import nnref
-        return getattr(nnref, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+def _take_shared(namespace):
+    """Bind the shared names to ``namespace``'s objects (the ``nnref`` namespace's globals)."""
+    globals().update({name: namespace[name] for name in _SHARED})
 
 
 __dir__ = public_dir(globals(), __all__)

@@ -9,11 +9,11 @@ this module gathers them under PyTorch's names, with ``out=`` where PyTorch take
 """
 from ._namespace import public_dir
 from ._ops.linalg_checks import LinAlgError
-from ._ops.linalg_decompositions import cholesky, svdvals
+from ._ops.linalg_decompositions import cholesky
 from ._ops.linalg_determinants import det, slogdet
 from ._ops.linalg_norms import matrix_norm, norm, vector_norm
 from ._ops.linalg_products import matrix_power, multi_dot, vecdot
-from ._ops.linalg_spectral import eigh, eigvalsh, lstsq, matrix_rank, pinv, qr, svd
+from ._ops.linalg_spectral import eigh, eigvalsh, lstsq, matrix_rank, pinv, qr, svd, svdvals
 from ._ops import blas as _blas
 from ._ops.linalg import matmul
 from ._ops.linalg_solvers import inv, solve

@@ -19,7 +19,8 @@ from ..core._device import array_module
 from ..core._tensor import _wrap_dim
 from ..core.autograd.graph import Node
 from ._common import check_same_device, from_accumulator, record, wrap
-from .linalg import _same_dtype, _unsafe_view, bmm, dot, mm, mv
+from .linalg import _same_dtype, bmm, dot, mm, mv
+from .shape import _unsafe_view
 
 __all__ = ["addmv", "addr", "baddbmm", "addbmm", "vdot", "kron", "cross", "dist"]
 

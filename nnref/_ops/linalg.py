@@ -17,7 +17,7 @@ except ImportError:  # SciPy is optional: outer products then go through numpy's
 from ..core._device import array_module, array_module_of
 from ..core.autograd.graph import Node
 from ._common import check_same_device, from_accumulator, needs_grad, record, wrap
-from .shape import squeeze_result
+from .shape import _unsafe_view, squeeze_result
 
 
 def _same_dtype(name, a, b):
@@ -308,16 +308,6 @@ def _mismatch(a, b):
             return x, y, ndim - i
     raise AssertionError("shapes broadcast")
 
-
-class UnsafeViewBackward0(Node):
-    def backward(self, grad):
-        return (grad.reshape(self.self_sizes),)
-
-
-def _unsafe_view(input, shape):
-    """A reshape recorded as PyTorch's ``_unsafe_view`` (used inside matmul and reshape)."""
-    out = wrap(input._data.reshape(shape), input)
-    return record(out, UnsafeViewBackward0, (input,), self_sizes=input._data.shape)
 
 
 class AddmmBackward0(Node):

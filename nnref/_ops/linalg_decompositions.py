@@ -1,25 +1,23 @@
-"""Matrix factorizations: ``torch.linalg.cholesky`` (and ``svdvals``, which ``matrix_norm`` uses
-for its orders 2, -2 and ``'nuc'``).
+"""Matrix factorizations: ``torch.linalg.cholesky``.
 
 Mirrors ``aten/src/ATen/native/BatchLinearAlgebra.cpp`` (``linalg_cholesky_ex``: LAPACK's
 ``potrf`` reads one triangle of ``A``, the lower one, or the upper one when ``upper=True``; a
 matrix that is not positive-definite raises ``torch.linalg.LinAlgError`` naming the leading
-minor) and ``linalg_svdvals``.  The gradients are ``cholesky_backward`` and
-``svd_backward`` of ``torch/csrc/autograd/FunctionsManual.cpp``, written with nnref ops so that
-they differentiate again.
+minor).  The gradient is ``cholesky_backward`` of ``torch/csrc/autograd/FunctionsManual.cpp``,
+written with nnref ops so that it differentiates again.  ``svdvals`` is with ``svd`` in
+``linalg_spectral.py``.
 """
 import numpy as np
 
 from ..core._device import array_module
 from ..core.autograd.graph import Node
-from ._common import needs_grad, record, wrap
+from ._common import record, wrap
 from .linalg import matmul
-from .linalg_checks import check_floating, check_is_matrix, check_square, no_half_kernel, raise_linalg_error
+from .linalg_checks import check_floating, check_square, no_half_kernel, raise_linalg_error
 from .linalg_solvers import solve
-from .linalg_spectral import svd
 from .tensor_shape import tril
 
-__all__ = ["cholesky", "svdvals"]
+__all__ = ["cholesky"]
 
 _NOT_POSITIVE_DEFINITE = ("The factorization could not be completed because the input is not positive-definite "
                           "(the leading minor of order {info} is not positive-definite).")
@@ -60,15 +58,3 @@ def cholesky(input, *, upper=False):
         raise_linalg_error("linalg.cholesky", data, "potrf", _NOT_POSITIVE_DEFINITE)
     out = wrap(xp.ascontiguousarray(xp.swapaxes(factor, -1, -2) if upper else factor), A)
     return record(out, LinalgCholeskyExBackward0, (A,), save_result=True, upper=upper)
-
-
-def svdvals(A):
-    """The singular values of each matrix of ``A``, in descending order (``torch.linalg.svdvals``,
-    ``aten/src/ATen/native/BatchLinearAlgebra.cpp``; backward ``svd_backward`` of
-    ``torch/csrc/autograd/FunctionsManual.cpp``)."""
-    if needs_grad(A):  # as PyTorch: the vectors too, which the backward (and a second one) needs
-        return svd(A, full_matrices=False).S
-    check_is_matrix("linalg.svd", A)
-    check_floating("linalg.svd", A, low_precision=False)
-    xp = array_module(A._device)
-    return wrap(xp.ascontiguousarray(xp.linalg.svd(A._data, compute_uv=False)), A)

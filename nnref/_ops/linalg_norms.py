@@ -18,6 +18,7 @@ from ..core._device import array_module
 from ..core._tensor import _wrap_dim
 from ._common import from_accumulator, record, wrap
 from .reduction import LinalgVectorNormBackward0, _vector_norm, amax, amin
+from .linalg_spectral import svdvals
 from .shape import permute
 
 __all__ = ["vector_norm", "matrix_norm", "norm"]
@@ -107,7 +108,6 @@ def _backshift(first, second, ndim):
 
 def _singular_value_norm(A, dims, keepdim, dtype, reduce):
     """``reduce`` over the singular values of the matrices in ``dims`` (ord 2, -2, 'nuc')."""
-    from .linalg_decompositions import svdvals
     A = A if dtype is A._dtype else A.to(dtype)
     permutation = _backshift(dims[0], dims[1], A._data.ndim)
     result = reduce(svdvals(permute(A, permutation)))

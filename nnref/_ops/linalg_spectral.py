@@ -1,4 +1,4 @@
-"""The factorizations tutorials call: ``torch.linalg.eigh``/``eigvalsh``, ``svd``, ``qr``,
+"""The factorizations tutorials call: ``torch.linalg.eigh``/``eigvalsh``, ``svd``/``svdvals``, ``qr``,
 ``pinv``, ``lstsq`` and ``matrix_rank`` (``aten/src/ATen/native/BatchLinearAlgebra.cpp``,
 ``LinearAlgebra.cpp``).
 
@@ -24,7 +24,7 @@ from .linalg_checks import check_floating, check_is_matrix, check_square
 from .linalg_solvers import _is_vector_rhs, solve
 from .shape import cat
 
-__all__ = ["eigh", "eigvalsh", "lstsq", "matrix_rank", "pinv", "qr", "svd", "torch_svd"]
+__all__ = ["eigh", "eigvalsh", "lstsq", "matrix_rank", "pinv", "qr", "svd", "svdvals", "torch_svd"]
 
 
 def _return_type(name, fields):
@@ -170,6 +170,18 @@ def svd(A, full_matrices=True, *, driver=None):
     return linalg_svd(U, S, Vh)
 
 
+def svdvals(A):
+    """The singular values of each matrix of ``A``, in descending order (``torch.linalg.svdvals``,
+    ``aten/src/ATen/native/BatchLinearAlgebra.cpp``; backward ``svd_backward`` of
+    ``torch/csrc/autograd/FunctionsManual.cpp``)."""
+    if needs_grad(A):  # as PyTorch: the vectors too, which the backward (and a second one) needs
+        return svd(A, full_matrices=False).S
+    check_is_matrix("linalg.svd", A)
+    check_floating("linalg.svd", A, low_precision=False)
+    xp = array_module(A._device)
+    return wrap(xp.ascontiguousarray(xp.linalg.svd(A._data, compute_uv=False)), A)
+
+
 def torch_svd(input, some=True, compute_uv=True):
     """``torch.svd``, the older form of ``linalg.svd``: ``(U, S, V)`` with ``V = Vh^H`` (a
     transposed view, as PyTorch's), reduced factors unless ``some=False``; without
@@ -178,7 +190,6 @@ def torch_svd(input, some=True, compute_uv=True):
     if compute_uv:
         U, S, Vh = svd(input, full_matrices=not some)
         return _svd_result(U, S, Vh.mT)
-    from .linalg_decompositions import svdvals
     S = svdvals(input)
     m, n = input.shape[-2:]
     batch = tuple(input.shape[:-2])

@@ -397,8 +397,7 @@ def where(condition, input=_ONLY_CONDITION, other=_ONLY_CONDITION):
     condition alone, the indices of its nonzero elements, one tensor per dimension
     (``torch.where(c)`` is ``torch.nonzero(c, as_tuple=True)``)."""
     if input is _ONLY_CONDITION and other is _ONLY_CONDITION:
-        from .indexing import nonzero
-        return nonzero(condition, as_tuple=True)
+        return condition.nonzero(as_tuple=True)
     if input is _ONLY_CONDITION or other is _ONLY_CONDITION:
         raise TypeError("where() received an invalid combination of arguments: give the condition "
                         "alone (the indices where it holds) or with both `input` and `other`")

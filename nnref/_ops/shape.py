@@ -112,8 +112,19 @@ def reshape(input, *args, shape=None):
     if data is not None:
         out = make_view(input, data)
         return record(out, ReshapeAliasBackward0, (input,), self_sizes=input._data.shape)
-    from .linalg import _unsafe_view
     return _unsafe_view(clone(input, memory_format=contiguous_format), shape)
+
+
+class UnsafeViewBackward0(Node):
+    def backward(self, grad):
+        return (grad.reshape(self.self_sizes),)
+
+
+def _unsafe_view(input, shape):
+    """A reshape recorded as PyTorch's ``_unsafe_view`` (used inside matmul and reshape,
+    ``aten/src/ATen/native/TensorShape.cpp``)."""
+    out = wrap(input._data.reshape(shape), input)
+    return record(out, UnsafeViewBackward0, (input,), self_sizes=input._data.shape)
 
 
 def flatten(input, start_dim=0, end_dim=-1):
@@ -366,10 +377,9 @@ class CatBackward0(Node):
     _all_gradients = True
 
     def backward(self, grad):
-        from .indexing import narrow
         grads, offset = [], 0
         for size in self.sizes:
-            grads.append(narrow(grad, self.dim, offset, size))
+            grads.append(grad.narrow(self.dim, offset, size))
             offset += size
         return tuple(grads)
 
@@ -427,8 +437,7 @@ class StackBackward0(Node):
     _all_gradients = True
 
     def backward(self, grad):
-        from .indexing import select
-        return tuple(select(grad, self.dim, i) for i in range(len(self.next_functions)))
+        return tuple(grad.select(self.dim, i) for i in range(len(self.next_functions)))
 
 
 def stack(tensors, dim=0):

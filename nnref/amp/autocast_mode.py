@@ -3,6 +3,7 @@ use to switch mixed precision off (``enabled=use_amp``, or autocast on a machine
 import functools
 import warnings
 
+from .._cupy import cuda_unavailable_reason
 from ..core._naming import TorchNamed
 
 __all__ = ["autocast", "is_autocast_available"]
@@ -22,8 +23,7 @@ class autocast(metaclass=TorchNamed):
     def __init__(self, device_type, dtype=None, enabled=True, cache_enabled=None):
         if not isinstance(device_type, str):
             raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
-        from .. import cuda
-        if enabled and device_type == "cuda" and not cuda.is_available():
+        if enabled and device_type == "cuda" and cuda_unavailable_reason() is not None:
             warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.",
                           UserWarning, stacklevel=2)
             enabled = False

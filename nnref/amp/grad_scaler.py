@@ -10,6 +10,7 @@ import enum
 import warnings
 from collections import defaultdict
 
+from .._cupy import cuda_unavailable_reason
 from ..core._naming import TorchNamed
 from ..core import _dtype
 from .._creation import full, zeros
@@ -35,10 +36,9 @@ class GradScaler(metaclass=TorchNamed):
 
     def __init__(self, device="cuda", init_scale=2.0**16, growth_factor=2.0, backoff_factor=0.5,
                  growth_interval=2000, enabled=True):
-        from .. import cuda
         self._device = device
         self._enabled = enabled
-        if device == "cuda" and enabled and not cuda.is_available():
+        if device == "cuda" and enabled and cuda_unavailable_reason() is not None:
             warnings.warn("torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  Disabling.",
                           UserWarning, stacklevel=2)
             self._enabled = False

@@ -7,6 +7,7 @@ basis row at a time where PyTorch batches them with vmap (same values and struct
 ``strategy="forward-mode"`` needs forward-mode AD, which nnref lacks: after PyTorch's own
 argument errors it raises ``NotImplementedError`` saying so.
 """
+from ..core.autograd.engine import grad
 from ..core.autograd.grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
@@ -103,7 +104,6 @@ def _check_requires_grad(inputs, input_type, strict):
 
 def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False, retain_graph=None):
     """``grad`` over the outputs that require grad only, unused inputs giving ``None``."""
-    from . import grad  # noqa: PLC0415 - this package's own function, defined before this import runs
     if grad_outputs is None:
         grad_outputs = (None,) * len(outputs)
     kept = [(out, g) for out, g in zip(outputs, grad_outputs) if out is not None and out.requires_grad]

@@ -17,6 +17,7 @@ import warnings
 import numpy as np
 
 from ..core._device import to_host
+from ..core.autograd.engine import grad
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
@@ -107,7 +108,6 @@ def _numerical_jacobian(fn, inputs, index, eps):
 
 def _vjp(out, input, seed):
     """``seed^T d(out)/d(input)`` as a flat float64 array (zeros where ``input`` is unused)."""
-    from . import grad
     if not out.requires_grad:
         return np.zeros(input._data.size)
     (g,) = grad(out, input, seed, retain_graph=True, allow_unused=True)
@@ -241,7 +241,6 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
                   check_fwd_over_rev=False, check_rev_over_rev=True, fast_mode=False, masked=None):
     """Check second derivatives: ``gradcheck`` of the function that returns ``func``'s gradients
     (vector-Jacobian products with ``grad_outputs``, random in [-1, 1) when not given)."""
-    from . import grad
     from .._creation import empty
     inputs = _as_tuple(inputs)
     if grad_outputs is None:

@@ -18,7 +18,9 @@ from .._ops import pointwise as _pointwise, shape as _shape, softmax as _softmax
 from .._ops._common import broadcast_error, check_one_device, float_input, needs_grad
 from .._ops.inplace import apply_inplace
 from .._ops.out import with_out as _with_out
+from .._ops import arithmetic as _arithmetic
 from .._ops.linalg import addmm, matmul
+from .._numpy_names import accept_numpy_names as _accept_numpy_names
 from ..core._tensor import Tensor
 from ..core.autograd.grad_mode import no_grad
 from .._ops import (native as _native, native_activation as _native_activation,
@@ -807,11 +809,14 @@ def pad(input, pad, mode="constant", value=None):
     return _smooth_activation.constant_pad_nd(input, pad, 0 if value is None else value)
 
 
+# torch.div as the namespace builds it (out=, numpy's names): normalize(out=) writes through it
+_div = _accept_numpy_names(_with_out(_arithmetic.div))
+
+
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     """``input`` divided by its ``p``-norm along ``dim`` (at least ``eps``); a composite, as in PyTorch."""
-    from .. import div
     denominator = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
-    return div(input, denominator, out=out)
+    return _div(input, denominator, out=out)
 
 
 __all__ += ["group_norm", "scaled_dot_product_attention"]

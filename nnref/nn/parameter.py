@@ -8,6 +8,7 @@ from .._creation import empty
 from ..core._seams import install
 from ..core._tensor import Size, Tensor
 from ..core.nn import parameter as _core_parameter
+from ..core.nn.modules.module import _parse_to
 from ..core.nn.parameter import Buffer, Parameter
 
 __all__ = ["Parameter"]
@@ -98,7 +99,6 @@ class _UninitializedTensorMixin:
     def to(self, *args, **kwargs):
         """Only the device and dtype it will be materialised with change: there are no values to
         move yet, so ``LazyLinear(4).to('cuda')`` works before the first ``forward``."""
-        from .modules.module import _parse_to
         device, dtype, _ = _parse_to(*args, **kwargs)
         return _uninitialized(type(self), self.requires_grad, device or self._device, dtype or self._dtype)
 

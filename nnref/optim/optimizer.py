@@ -12,6 +12,7 @@ rounded as PyTorch's kernels round them.
 from copy import deepcopy
 
 from .._creation import tensor
+from .._state_transfer import _not_picklable_message
 from .._ops.blend import _lerp as blend_lerp
 from .._ops.fused import fma
 from ..core._device import array_module
@@ -34,7 +35,6 @@ def _attach(cls, **methods):
 
 def __reduce_ex__(self, protocol):
     """``pickle.dump(optimizer, f)`` fails at once (its state holds tensors): save the state_dict."""
-    from ..serialization import _not_picklable_message  # serialization imports this module
     raise TypeError(_not_picklable_message(self))
 
 

@@ -1,6 +1,4 @@
 """Helpers PyTorch keeps under ``torch.utils``."""
-import importlib
-
 from ..core.utils import hooks
 
 __all__ = ["checkpoint", "data", "hooks"]
@@ -8,9 +6,13 @@ __all__ = ["checkpoint", "data", "hooks"]
 
 def __getattr__(name):
     # utils.data and utils.checkpoint build on tensors, which import utils.hooks: load them on
-    # first use.
-    if name in ("checkpoint", "data"):
-        return importlib.import_module(f".{name}", __name__)
+    # first use (`import a.b as b` takes the submodule the import has bound, not calling this again).
+    if name == "checkpoint":
+        import nnref.utils.checkpoint as checkpoint
+        return checkpoint
+    if name == "data":
+        import nnref.utils.data as data
+        return data
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

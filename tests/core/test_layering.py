@@ -4,8 +4,9 @@ The rank order, lowest first (a module may import its own rank and those below):
 
 0. ``core`` (the teaching core, which imports nothing outside itself: its own order is
    ``tests/core/test_teaching_core.py``'s), ``_meta``, ``_cupy`` (and ``_namespace``, ``_source``,
-   ``_type_info``, ``_settings``, ``_capability``): the tensor and its autograd, the devices
-   beyond the CPU, the process-wide switches and the CPU's kernels;
+   ``_type_info``, ``_settings``, ``_capability``, ``_numpy_names``): the tensor and its autograd,
+   the devices beyond the CPU, the process-wide switches, numpy's argument names and the CPU's
+   kernels;
 1. ``_ops``, ``autograd``, the factories, the generators, ``cuda``, ``accelerator`` and
    ``distributed`` (the process group): the mirror's operations and their derivatives, and
    where they run;
@@ -14,10 +15,16 @@ The rank order, lowest first (a module may import its own rank and those below):
 4. the ``nnref`` namespace itself, which gathers everything.
 
 An import against the order is allowed only inside a function (it runs after every module
-has loaded, so no import cycle can form) and only where ``ALLOWED_UPWARD`` lists it with its
-reason.  These tests read the source; a new upward import fails with its file and line.
+has loaded, so it cannot fail at load time) and only where ``ALLOWED_UPWARD`` lists it with its
+reason.  Inside a function or not, no import may close a circle: two modules that reach each
+other through imports are one tangle, which neither can be read, tested or changed without.
+The one tie between ``Tensor`` and the operations is not an import of the core's: the mirror's
+``_ops`` binds every method onto ``Tensor`` (``nnref.core._tensor.bind``).  These tests read the
+source; a new upward import fails with its file and line, a new circle with its modules.
 """
 import ast
+import collections
+import functools
 import pathlib
 
 import nnref
@@ -26,25 +33,20 @@ PACKAGE = pathlib.Path(nnref.__file__).parent
 
 RANKS = {
     0: ("nnref.core", "nnref._meta", "nnref._cupy", "nnref._namespace", "nnref._source",
-        "nnref._type_info", "nnref._settings", "nnref._capability"),
+        "nnref._type_info", "nnref._settings", "nnref._capability", "nnref._numpy_names"),
     1: ("nnref._tensor_docs", "nnref._tensor_extras", "nnref._ops", "nnref.autograd", "nnref._creation", "nnref._random",
+        "nnref._state_transfer",
         "nnref.random", "nnref.utils.hooks", "nnref.cuda", "nnref.accelerator", "nnref.linalg",
         "nnref.amp", "nnref.backends", "nnref.distributed"),
     2: ("nnref.nn", "nnref.optim", "nnref.utils.data", "nnref.distributions"),
-    3: ("nnref.serialization", "nnref._torch_checkpoint", "nnref._pickled_checkpoint", "nnref.utils.safetensors",
+    3: ("nnref.serialization", "nnref._checkpoint_io", "nnref._torch_checkpoint", "nnref._pickled_checkpoint",
+        "nnref._safetensors", "nnref.utils.safetensors",
         "nnref.viz", "nnref.testing", "nnref.utils", "nnref.compiler"),
     4: ("nnref",),
 }
 
 # (importing module, imported module) -> why this in-function import goes up the order.
 ALLOWED_UPWARD = {
-    ("nnref.nn.modules.module", "nnref.serialization"):
-        "the same refusal for a module; and load_state_dict converts a PyTorch state_dict with "
-        "the checkpoint code's converter",
-    ("nnref.optim.optimizer", "nnref.serialization"):
-        "the same refusal for an optimizer",
-    ("nnref.nn.functional", "nnref"):
-        "F.normalize(out=) writes through the namespace's out= form of div",
     ("nnref.autograd.profiler", "nnref.nn.parameter"):
         "recorded shapes leave out uninitialized parameters, which have none",
     ("nnref.autograd.profiler", "nnref.optim.optimizer"):
@@ -106,15 +108,17 @@ def nnref_imports(path):
     return found
 
 
+@functools.cache
 def _is_module(dotted):
     relative = pathlib.Path(*dotted.split(".")[1:])
     return (PACKAGE / relative).with_suffix(".py").exists() or (PACKAGE / relative).is_dir()
 
 
+@functools.cache  # the source does not change while the tests run; parsing it all takes seconds
 def all_imports():
-    return [(module_name(path), path, target, inside, line)
-            for path in sorted(PACKAGE.rglob("*.py"))
-            for target, inside, line in nnref_imports(path)]
+    return tuple((module_name(path), path, target, inside, line)
+                 for path in sorted(PACKAGE.rglob("*.py"))
+                 for target, inside, line in nnref_imports(path))
 
 
 def test_every_module_has_a_rank():
@@ -143,10 +147,97 @@ def test_upward_imports_inside_functions_are_the_listed_ones():
 def test_the_checker_sees_relative_imports_and_function_scope():
     """The parser resolves ``from ..x import y`` from a file's package and tells load-time
     imports from in-function ones (otherwise the tests above would pass vacuously)."""
-    path = PACKAGE / "nn" / "modules" / "module.py"
-    imports = nnref_imports(path)
-    assert ("nnref.serialization", True, next(
-        line for target, inside, line in imports if target == "nnref.serialization")) in imports
+    imports = nnref_imports(PACKAGE / "autograd" / "profiler.py")
+    assert ("nnref.optim.optimizer", True, next(
+        line for target, inside, line in imports if target == "nnref.optim.optimizer")) in imports
+    imports = nnref_imports(PACKAGE / "nn" / "modules" / "module.py")
     assert any(target.startswith("nnref.core.nn") and not inside for target, inside, _ in imports)
     assert rank("nnref.nn.modules.module") == 2 and rank("nnref.utils.hooks") == 1
     assert rank("nnref.utils.safetensors") == 3 and rank("nnref") == 4
+
+
+def import_graph():
+    """``{module: the nnref modules it imports}``, in-function imports included.  ``from .. import
+    name`` of a name that is no module is an import of the package that defines the name (for
+    ``nnref``: its namespace, which imports every part)."""
+    graph = collections.defaultdict(set)
+    for module, _, target, _, _ in all_imports():
+        while target != "nnref" and not _is_module(target):
+            target = target.rpartition(".")[0]
+        if target != module:
+            graph[module].add(target)
+    return graph
+
+
+def circles(graph):
+    """The strongly connected components of ``graph`` with more than one node, each sorted:
+    the sets of modules that all reach one another (Tarjan's algorithm, iterative, so a long
+    chain of imports cannot exhaust Python's recursion limit)."""
+    index, low, on_stack, stack, found = {}, {}, set(), [], []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, successors = work[-1]
+            for successor in successors:
+                if successor not in index:
+                    index[successor] = low[successor] = len(index)
+                    stack.append(successor)
+                    on_stack.add(successor)
+                    work.append((successor, iter(sorted(graph.get(successor, ())))))
+                    break
+                if successor in on_stack:
+                    low[node] = min(low[node], index[successor])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        found.append(sorted(component))
+    return sorted(found)
+
+
+def test_circles_finds_each_cycle_and_nothing_else():
+    """The cycle finder on graphs whose answer is known by hand: a planted two-module circle, a
+    three-module ring joined to it by a one-way edge, a self-contained chain and a diamond."""
+    graph = {"a": {"b"}, "b": {"a", "c"}, "c": {"d"}, "d": {"e"}, "e": {"c"},
+             "p": {"q", "r"}, "q": {"s"}, "r": {"s"}, "s": set(), "x": {"y"}}
+    assert circles(graph) == [["a", "b"], ["c", "d", "e"]]
+    assert circles({k: v - {"a"} for k, v in graph.items()}) == [["c", "d", "e"]]
+    assert circles({"p": {"q"}, "q": {"r"}, "r": set()}) == []
+    chain = {f"m{i}": {f"m{i + 1}"} for i in range(5000)}  # deeper than the recursion limit
+    assert circles(chain) == []
+    chain["m5000"] = {"m0"}
+    assert circles(chain) == [sorted(chain)]
+
+
+def test_the_import_graph_counts_in_function_and_namespace_imports():
+    """The graph has the edges a circle would run through: an in-function import (the profiler's
+    of optim) and an import of the ``nnref`` namespace (which imports every part)."""
+    graph = import_graph()
+    assert "nnref.optim.optimizer" in graph["nnref.autograd.profiler"]
+    assert {"nnref.nn", "nnref.serialization", "nnref.autograd"} <= graph["nnref"]
+    planted = {module: set(targets) for module, targets in graph.items()}
+    planted["nnref.nn.functional"].add("nnref")  # `from .. import div` inside F.normalize, as it was
+    assert {"nnref", "nnref.nn", "nnref.nn.functional"} <= set(next(
+        circle for circle in circles(planted) if "nnref" in circle))
+
+
+def test_no_import_circle():
+    """No two nnref modules import each other, directly or around a ring, at load time or
+    inside a function."""
+    found = circles(import_graph())
+    assert not found, "import circles (break each by moving the shared code down, or a seam):\n" + (
+        "\n".join(" <-> ".join(circle) for circle in found))

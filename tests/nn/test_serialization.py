@@ -191,18 +191,18 @@ def test_crash_during_save_keeps_the_previous_checkpoint(tmp_path, monkeypatch):
 @pytest.mark.parametrize("fmt", ["nnref", "torch", "safetensors"])
 def test_writeback_starts_while_writing_and_the_bytes_are_those_of_a_plain_write(
         tmp_path, monkeypatch, fmt):
-    from nnref import serialization
-    if serialization._EarlyWriteback._sync_range is None:
+    from nnref._checkpoint_io import _EarlyWriteback  # every format's atomic write uses it
+    if _EarlyWriteback._sync_range is None:
         pytest.skip("no sync_file_range on this system: saves fsync at the end only")
     handed_over = []
-    real = serialization._EarlyWriteback._sync_range
+    real = _EarlyWriteback._sync_range
 
     def recording(fd, offset, length, flags):
         handed_over.append((offset, length))
         return real(fd, offset, length, flags)
 
-    monkeypatch.setattr(serialization._EarlyWriteback, "CHUNK", 4096)
-    monkeypatch.setattr(serialization._EarlyWriteback, "_sync_range", staticmethod(recording))
+    monkeypatch.setattr(_EarlyWriteback, "CHUNK", 4096)
+    monkeypatch.setattr(_EarlyWriteback, "_sync_range", staticmethod(recording))
     state = {f"w{i}": nnref.arange(3000 * (i + 1)).float() for i in range(4)}
     nnref.save(state, tmp_path / "ck", format=fmt)
     in_memory = io.BytesIO()

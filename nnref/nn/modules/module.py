@@ -10,6 +10,7 @@ import copy
 import itertools
 import warnings
 
+from ..._state_transfer import _not_picklable_message, convert_torch_tensors
 from ...core._seams import install
 from ...core._tensor import Tensor
 from ...core.nn.modules import module as _core
@@ -150,7 +151,6 @@ def __reduce_ex__(self, protocol):
     (``nnref.save(model, path)``, loaded with ``weights_only=False``), so a bare
     pickle of a model could not be loaded, and the loss would only show at load time.
     """
-    from ...serialization import _not_picklable_message
     raise TypeError(_not_picklable_message(self))
 
 
@@ -183,13 +183,6 @@ bind(Module, to_empty=to_empty, type=_type,
      _register_state_dict_hook=_register_state_dict_hook, __reduce_ex__=__reduce_ex__,
      __copy__=__copy__, __deepcopy__=__deepcopy__,
      _replicate_for_data_parallel=_replicate_for_data_parallel)
-
-
-def _convert_state_dict(state_dict):
-    """A state_dict of PyTorch tensors, converted through numpy (the checkpoint code's converter)."""
-    from ...serialization import convert_torch_tensors
-    return convert_torch_tensors(state_dict)
-
 
 
 class _Snapshot:
@@ -247,6 +240,6 @@ class _Snapshot:
 
 _NO_EXTRA_STATE = object()
 
-install(_core, "convert_state_dict", _convert_state_dict)
+install(_core, "convert_state_dict", convert_torch_tensors)  # a state_dict of PyTorch tensors
 install(_core, "load_snapshot", _Snapshot)
 install(_core, "warn_non_full_backward_hook", _maybe_warn_non_full_backward_hook)
