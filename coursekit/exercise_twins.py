@@ -32,7 +32,7 @@ from pathlib import Path
 import nbformat
 
 from . import batch, checks, notebooks, parsing
-from .markers import HIDDEN_TESTS, SOLUTION, find_regions
+from .markers import SOLUTION, find_regions
 from .student import build, checked_tasks, reference_answer, write_answer
 from .tasks import course_root
 
@@ -47,8 +47,9 @@ KNOWN = {
                   "    yield from DataLoader(dataset, batch_size=batch_size, drop_last=drop_last)")],
 }
 
-# Calls that compare or count, never an answer (checks.py evaluates them itself).
-COMPARING = checks.CALLS | set(checks.ARRAY_CALLS)
+# Calls that compare, count or convert what a check compares (``len(mine)``, ``np.allclose``, ``.tolist()``):
+# never the answer itself (checks.py evaluates them in the grader).
+COMPARING = checks.CALLS | set(checks.ARRAY_CALLS) | checks.METHODS
 
 
 def _parse(source):
@@ -73,7 +74,7 @@ def _solution_functions(sources):
 
 
 def _top_level_names(notebook, skip):
-    """Names the chapter binds at the top level of its code cells (imports, assignments, defs), but those in ``skip``."""
+    """Names the chapter binds at the top level of its code cells (imports, assignments, defs), but in ``skip``."""
     names = set(dir(builtins))
     for index, cell in enumerate(notebook.cells):
         if cell.cell_type != "code" or index in skip:
@@ -183,11 +184,11 @@ def candidates(notebook, exercise):
         tree = _parse(source)
         if tree is None:
             continue
-        hidden = {n for r in find_regions(source) if r.kind == HIDDEN_TESTS for n in range(r.begin + 1, r.end + 2)}
+        # the checks: visible and hidden asserts, not those of the solution's own code
         solution = {n for r in find_regions(source) if r.kind == SOLUTION for n in range(r.begin + 1, r.end + 2)}
         assigned = _assignments(tree)
         for node in ast.walk(tree):
-            if not isinstance(node, ast.Assert) or (node.lineno in solution and node.lineno not in hidden):
+            if not isinstance(node, ast.Assert) or node.lineno in solution:
                 continue
             check = _Resolve(assigned, node.lineno).visit(copy.deepcopy(node.test))
             mine = [c for c in ast.walk(check) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)

@@ -50,7 +50,8 @@ def _functions(taken):
 
 
 def _raising_code(function, exercise):
-    """A code object for ``function`` (same free variables, so it can be swapped in) that raises, naming ``exercise``."""
+    """A code object for ``function`` (its free variables, so that it can be swapped in) that raises, naming
+    ``exercise``."""
     code = function.__code__
     name = f"{function.__module__}.{function.__qualname__}"
     message = (f"{name} is taken away while exercise {exercise} is checked: the exercise asks you to rebuild "

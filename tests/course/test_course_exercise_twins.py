@@ -9,7 +9,8 @@ beside each exercise's reference solution.  Here: none may pass, through the
 command line; the five exercises known to rebuild a built-in are among those
 tried, each stopped by its takeaway test alone; with layers-ex2's takeaway
 test taken out (the defence removed), the search finds its twin; and a
-submission of the five, graded by Gradescope's step, earns none of them whole.
+submission of the five, graded by the exported Gradescope autograder's step,
+earns none of them whole.
 """
 import json
 import os
@@ -18,6 +19,7 @@ import shutil
 import subprocess
 import sys
 import time
+import zipfile
 
 import nbformat
 
@@ -88,7 +90,8 @@ def test_without_its_takeaway_test_an_exercise_has_a_twin(tmp_path):
 
 
 def test_gradescope_grades_the_known_twins_down(student_edition, tmp_path):
-    """A submission of the five answers that only call the built-in, through Gradescope's step."""
+    """A submission of the five answers that only call the built-in, graded by the exported autograder's step
+    (``run_autograder``'s command, on the course as the export zip holds it)."""
     found = {t.id: t for t in student.checked_tasks(ROOT)}
     submission = tmp_path / "submission"  # the four notebooks only: the other tasks are missing, not graded
     for path in ["course.json"] + sorted({found[task_id].path for task_id in KNOWN}):
@@ -96,8 +99,15 @@ def test_gradescope_grades_the_known_twins_down(student_edition, tmp_path):
         shutil.copy(student_edition / path, submission / path)
     for task_id, (_builtin, answer) in KNOWN.items():
         student.write_answer(found[task_id], submission, [answer])
+    assert coursekit("export-gradescope", str(tmp_path / "autograder.zip")).returncode == 0
+    source = tmp_path / "source"
+    with zipfile.ZipFile(tmp_path / "autograder.zip") as archive:
+        archive.extractall(source)
+    assert (source / "nnref" / "_takeaway.py").is_file()
     results = tmp_path / "results.json"
-    done = coursekit("gradescope-run", str(submission), str(results), "--timeout", "6")
+    done = subprocess.run([sys.executable, "-m", "coursekit", "gradescope-run", str(submission), str(results),
+                           "--timeout", "6"], capture_output=True, text=True, timeout=900, cwd=source,
+                          env=dict(os.environ, COURSEKIT_ROOT=str(source), PYTHONPATH=str(source)))
     assert done.returncode == 0, done.stderr[-3000:]
     scores = {t["name"]: t for t in json.loads(results.read_text())["tests"]}
     for task_id in KNOWN:
