@@ -27,11 +27,14 @@ from conftest import ROOT
 from coursekit import exercise_twins, notebooks, student
 from test_course_twins import course_copy
 
-# The exercise, what its answer must not call, and the answer a student would write that only calls it.
+# The exercise, what its answer must not call, and the answer a student would write that only calls it
+# (two of them hold the built-in captured before any test runs).
 KNOWN = {
-    "walking-ex2": (".named_modules(", "def my_named_modules(module, prefix='', memo=None, remove_duplicate=True):\n"
-                                     "    return module.named_modules(memo, prefix, remove_duplicate)"),
-    "layers-ex2": ("F.linear(", "def my_linear(x, weight, bias=None):\n    return F.linear(x, weight, bias)"),
+    "walking-ex2": (".named_modules(", "_walk = nn.Module.named_modules\n\n"
+                                      "def my_named_modules(module, prefix='', memo=None, remove_duplicate=True):\n"
+                                      "    return _walk(module, memo, prefix, remove_duplicate)"),
+    "layers-ex2": ("F.linear(", "from functools import partial\n_linear = partial(F.linear)\n\n"
+                                "def my_linear(x, weight, bias=None):\n    return _linear(x, weight, bias)"),
     "layers-ex3": ("F.conv2d(", "def conv2d_im2col(x, weight, bias, stride, padding):\n"
                                "    return F.conv2d(x, weight, bias, stride=stride, padding=padding)"),
     "data-ex2": ("DataLoader(", "def my_loader(dataset, batch_size, drop_last):\n"
