@@ -27,11 +27,12 @@ import builtins
 import copy
 import shutil
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import nbformat
 
-from . import batch, checks, notebooks, parsing
+from . import batch, checks, grader, notebooks, parsing
 from .markers import SOLUTION, find_regions
 from .student import build, checked_tasks, reference_answer, write_answer
 from .tasks import course_root
@@ -42,9 +43,6 @@ CONTROL = "the reference solution (control)"
 KNOWN = {
     "tensors-ex5": [("torch.manual_seed(seed), then torch.rand(n)",
                      "def rand_like_torch(seed, n):\n    torch.manual_seed(seed)\n    return torch.rand(n).numpy()")],
-    "data-ex2": [("iter(DataLoader(dataset, batch_size, drop_last))",
-                  "def my_loader(dataset, batch_size, drop_last):\n"
-                  "    yield from DataLoader(dataset, batch_size=batch_size, drop_last=drop_last)")],
 }
 
 # Calls that compare, count or convert what a check compares (``len(mine)``, ``np.allclose``, ``.tolist()``):
@@ -235,6 +233,21 @@ def listing(root, task_ids=None):
     return found
 
 
+def _warm_references(root, graded, cache_dir, work, jobs, timeout):
+    """The reference runs of the chapters of ``graded`` (its exercises, as ``batch.grade_all`` grades them),
+    ``jobs`` at a time, into the class's cache: the class's graders then read them there, instead of one
+    running them while the others wait for it."""
+    runner = grader.Runner(timeout=timeout)
+    units = []
+    for path in sorted({t.path for t in graded}):
+        found, _problems = grader.chapter_units(path, [t for t in graded if t.path == path], root,
+                                                work / Path(path).stem)
+        units += found
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        list(pool.map(lambda unit: grader.reference_records(unit, root, cache_dir, runner,
+                                                            work / "runs" / f"{unit.name}"), units))
+
+
 def find(root=None, task_ids=None, work=None, jobs=2, timeout=10.0):
     """``(twins, tried)`` for the chapter exercises of the course at ``root`` (those in ``task_ids``).
 
@@ -279,6 +292,8 @@ def find(root=None, task_ids=None, work=None, jobs=2, timeout=10.0):
                 tried[(task_id, label)] = {"task": task_id, "label": label, "answer": answer, "status": None,
                                            "points": None, "max_points": None, "failed": None}
         if plan:
+            _warm_references(root, [t for t in tasks.values() if t.id in listed], work / "graded" / "reference-cache",
+                             work / "warm", jobs, timeout)
             _rows, reports = batch.grade_all(folder, work / "graded", root=root, jobs=jobs, timeout=timeout,
                                              only=set(listed), progress=False)
             for report in reports:
