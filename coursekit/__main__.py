@@ -1,12 +1,13 @@
 """``python -m coursekit COMMAND``: the instructor's commands (see book/instructors.md)."""
 import argparse
+import json
 import sys
 from pathlib import Path
 
 import nbformat
 import yaml
 
-from . import batch, gradescope, grader, notebooks, student, tasks, twins
+from . import batch, exercise_twins, gradescope, grader, notebooks, student, tasks, twins
 from .tasks import CourseError
 
 
@@ -64,15 +65,31 @@ def cmd_check(args):
 
 
 def cmd_twins(args):
-    found, tried = twins.find(args.root, task_ids=set(args.task) if args.task else None, jobs=args.jobs,
-                              timeout=args.timeout)
-    graded = [t for t in tried if t["status"] is not None]
-    print(f"{len(tried)} candidates, {len(graded)} past the screen and graded:")
-    for t in graded:
-        print(f"{t['status']:>13}  {t['points']:>5g}/{t['max_points']:<2} {t['task']} <- {t['label']}")
-    for t in found:
-        print(f"twin: a body of {t['task']} that only calls {t['label']} passes; mark that code "
-              f"'### BEGIN SOLUTION twin={t['task']}' (book/instructors.md, No solution twin)")
+    wanted = set(args.task) if args.task else None
+    report, found = {}, []
+    if args.kind in ("nnref", "all"):
+        twins_, tried = twins.find(args.root, task_ids=wanted, jobs=args.jobs, timeout=args.timeout)
+        report["nnref"] = tried
+        graded = [t for t in tried if t["status"] is not None]
+        print(f"nnref tasks: {len(tried)} candidates, {len(graded)} past the screen and graded:")
+        for t in graded:
+            print(f"{t['status']:>13}  {t['points']:>5g}/{t['max_points']:<2} {t['task']} <- {t['label']}")
+        for t in twins_:
+            print(f"twin: a body of {t['task']} that only calls {t['label']} passes; mark that code "
+                  f"'### BEGIN SOLUTION twin={t['task']}' (book/instructors.md, No solution twin)")
+        found += twins_
+    if args.kind in ("chapter", "all"):
+        twins_, tried = exercise_twins.find(args.root, task_ids=wanted, jobs=args.jobs, timeout=args.timeout)
+        report["chapter"] = tried
+        print(f"chapter exercises: {len(tried)} answers graded (controls included):")
+        for t in tried:
+            print(f"{t['status']:>13}  {t['points']:>5g}/{t['max_points']:<2} {t['task']} <- {t['label']}")
+        for t in twins_:
+            print(f"twin: {t['task']} passes with an answer that only calls what it rebuilds ({t['label']}); "
+                  f"add a hidden test that takes it away (book/instructors.md, No solution twin)")
+        found += twins_
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=1), encoding="utf-8")
     return 1 if found else 0
 
 
@@ -147,9 +164,12 @@ def main(argv=None):
     p = commands.add_parser("check", help="check the markers; exit 1 if anything is wrong")
     p.set_defaults(run=cmd_check)
 
-    p = commands.add_parser("twins", help="look for shipped code that passes an nnref task as its whole answer; "
-                                          "exit 1 if any does")
-    p.add_argument("--task", action="append", help="only this nnref task (repeatable)")
+    p = commands.add_parser("twins", help="look for shipped code that passes an nnref task or a chapter exercise "
+                                          "as its whole answer; exit 1 if any does")
+    p.add_argument("--task", action="append", help="only this task or exercise (repeatable)")
+    p.add_argument("--kind", choices=("nnref", "chapter", "all"), default="all",
+                   help="nnref tasks, chapter exercises, or both (all)")
+    p.add_argument("--json", help="write every candidate tried, and how it was graded, to this file")
     p.add_argument("--timeout", type=float, default=10.0, help="time limit per test in seconds (10)")
     p.add_argument("--jobs", type=int, default=2, help="sandboxes run at the same time (2)")
     p.set_defaults(run=cmd_twins)

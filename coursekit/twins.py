@@ -24,7 +24,9 @@ an error naming the exercise (``markers.twin_stub_lines``); see
 book/instructors.md, "No solution twin".
 
 Classes are not candidates (a constructor returns a new object, never does a
-body's work in place), nor is the task function itself.
+body's work in place), nor is the task function itself.  Chapter exercises
+have their own search (``exercise_twins.py``): their built-ins are shipped by
+design, and taken away by their hidden tests instead.
 """
 import json
 import shutil
