@@ -8,9 +8,9 @@ each cell scrolled into view as a reader scrolls to it, and fails when the page 
 
 - MyST markup left raw (``{note}``, fences, ``:label:``), MyST error nodes (a formula
   KaTeX cannot typeset, an unknown directive or role);
-- a console error, an uncaught exception, a request that failed or was answered >= 400,
-  a request that left the machine; a console warning that an extension did not get the
-  version of a shared package it was built for ("Unsatisfied version");
+- a console error or warning (webpack's "Unsatisfied version" when an extension does not get
+  the version of a shared package it was built for, among others), an uncaught exception, a
+  request that failed or was answered >= 400, a request that left the machine;
 - the chapter opening with unsaved changes, or differing by one byte from the committed
   file after JupyterLab saved it and closed it (kernel metadata, serialisation);
 - a link between chapters that does not open its target, or whose text is not the target's
@@ -48,9 +48,6 @@ RAW_MYST = re.compile(r"```|:::|\{(literalinclude|note|important|warning|doc|ref
 # red span titled with KaTeX's message), an unknown directive or role.
 MYST_ERRORS = re.compile(r"Unknown (Directive|Role)|Undefined control sequence|Unexpected end of input")
 ERROR_NODES = ".text-red-500, .text-yellow-600, .katex-error"
-# What webpack's module federation warns when JupyterLab does not provide a package at a
-# version an extension was built for (the extension then runs against another version).
-SHARING = re.compile(r"Unsatisfied version|shared (singleton )?module|shared scope")
 # A markdown link to another page of the book, as jupyterlab-myst renders it, and as written.
 BOOK_LINK = re.compile(r"^book/[\w/]+\.(ipynb|md)$")
 WRITTEN_LINK = re.compile(r"\]\(([\w/]+\.(?:ipynb|md))\)")
@@ -175,17 +172,14 @@ def lab(tmp_path_factory):
 
 
 def _problems(events):
-    """Console errors, warnings of an extension's shared packages, uncaught exceptions and failed
-    requests among the DevTools events."""
+    """Console errors and warnings, uncaught exceptions and failed requests among the DevTools
+    events."""
     found = []
     for event in events:
         method, p = event.get("method"), event.get("params", {})
-        if method == "Runtime.consoleAPICalled":
+        if method == "Runtime.consoleAPICalled" and p["type"] in ("error", "assert", "warning"):
             text = " ".join(str(a.get("value", a.get("description", ""))) for a in p["args"])[:300]
-            if p["type"] in ("error", "assert"):
-                found.append("console error: " + text)
-            elif p["type"] == "warning" and SHARING.search(text):
-                found.append("console warning: " + text)
+            found.append(f"console {p['type']}: {text}")
         elif method == "Runtime.exceptionThrown":
             details = p["exceptionDetails"]
             found.append("uncaught: " + details.get("exception", {}).get("description", details["text"])[:300])
