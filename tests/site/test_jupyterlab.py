@@ -59,13 +59,15 @@ LINK = ("[...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .m
 # into view when the browser has not drawn it yet (JupyterLab's default windowing,
 # 'contentVisibility', lets the browser skip the cells away from the viewport, and
 # jupyterlab-myst renders markdown lazily), then read as the learner sees it once drawn.
+# A cell is drawn when what the file holds shows: its stored outputs, its links resolved to
+# the files they name (jupyterlab-myst resolves a relative link after it has rendered the cell).
 # Returns what each cell shows, or the first cell that did not show within 30 s.
-WALK = r"""(async (outputs) => {
+WALK = r"""(async (expected) => {
   const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
   const cells = [...panel.querySelectorAll('.jp-Cell[data-windowed-list-index]')];
   // A link to a file of the checkout points at the server's /files/ (JupyterLab opens it on a click).
   const filePath = a => decodeURIComponent(new URL(a.href).pathname.match(/\/files\/(.+)$/)?.[1] ?? '');
-  const look = (cell, outputs) => {
+  const look = (cell, {outputs, links: written}) => {
     if (cell.querySelector('.jp-InputPlaceholder')) {
       // Collapsed (an exercise's solution, jupyter.source_hidden): only its first line shows.
       const text = cell.querySelector('.jp-InputPlaceholder').innerText.trim();
@@ -75,11 +77,13 @@ WALK = r"""(async (outputs) => {
       // Rendered: the editor hidden, jupyterlab-myst's output filled in.
       const text = cell.querySelector('.myst')?.innerText.trim();
       if (!cell.querySelector('.jp-InputArea-editor.lm-mod-hidden') || !text) return null;
-      const links = [...cell.querySelectorAll('.myst a[href]')].map(a => ({text: a.innerText.trim(), path: filePath(a)}));
+      const links = [...cell.querySelectorAll('.myst a[href]')].map(a => (
+        {text: a.innerText.trim(), path: filePath(a)}));
+      if (!written.every(path => links.some(link => link.path === path))) return null;
       return {kind: 'markdown', text, links,
               errors: [...cell.querySelectorAll(%(errors)s)].map(e => e.title || e.innerText)};
     }
-    // A code cell is drawn when its prompt shows, and its stored outputs once they are attached.
+    // A code cell is drawn when its prompt shows.
     if (!cell.querySelector('.jp-InputPrompt')?.innerText.trim()) return null;
     if (outputs && !cell.querySelector('.jp-OutputArea-output')) return null;
     return {kind: 'code', text: cell.querySelector('.jp-OutputArea')?.innerText || '',
@@ -88,11 +92,11 @@ WALK = r"""(async (outputs) => {
   const frame = () => new Promise(resolve => requestAnimationFrame(resolve));
   const seen = [];
   for (const [index, cell] of cells.entries()) {
-    let now = look(cell, outputs[index]);
+    let now = look(cell, expected[index]);
     if (now === null) {
       cell.scrollIntoView({block: 'start'});
       const deadline = performance.now() + 30000;
-      while ((now = look(cell, outputs[index])) === null) {
+      while ((now = look(cell, expected[index])) === null) {
         if (performance.now() > deadline) return {stuck: index, html: cell.outerHTML.slice(0, 300)};
         await frame();
       }
@@ -202,15 +206,24 @@ def _title(path):
     return re.search(r"^# (.+)$", text, re.M).group(1).replace("`", "").strip()
 
 
+def _written_links(cell):
+    """The pages of the book a markdown cell shows links to, as paths from the repository's root
+    (a collapsed cell shows only its first line)."""
+    if cell["cell_type"] != "markdown" or cell["metadata"].get("jupyter", {}).get("source_hidden"):
+        return []
+    return sorted({f"book/{target}" for target in WRITTEN_LINK.findall("".join(cell["source"]))})
+
+
 def _walk(browser, path, notebook):
     """Read the open notebook from top to bottom; each cell as it was seen, in order."""
     cells = notebook["cells"]
     # JupyterLab attaches the cells in idle time after opening: all of them before reading.
     assert browser.wait_for(f"{CELLS}.length === {len(cells)}", timeout=120), (
         f"{path}: {browser.evaluate(f'{CELLS}.length')} of {len(cells)} cells attached")
-    outputs = [0 if c.get("metadata", {}).get("jupyter", {}).get("outputs_hidden") else len(c.get("outputs", []))
-               for c in cells]
-    walked = browser.evaluate(f"{WALK}({json.dumps(outputs)})", timeout=300)
+    hidden = [c["metadata"].get("jupyter", {}).get("outputs_hidden") for c in cells]
+    expected = [{"outputs": 0 if hide else len(c.get("outputs", [])), "links": _written_links(c)}
+                for c, hide in zip(cells, hidden)]
+    walked = browser.evaluate(f"{WALK}({json.dumps(expected)})", timeout=300)
     assert "stuck" not in walked, f"{path}: cell {walked.get('stuck')} did not show: {walked.get('html')}"
     return walked["seen"]
 
@@ -272,8 +285,7 @@ def test_chapter_in_jupyterlab(lab, chapter):
 
     # Every link to another page of the book opens it, and reads as its title.
     links = {link["path"]: link["text"] for c in markdown for link in c["links"] if BOOK_LINK.match(link["path"])}
-    written = {f"book/{target}" for c in notebook["cells"] if c["cell_type"] == "markdown"
-               for target in WRITTEN_LINK.findall("".join(c["source"]))}
+    written = {target for c in notebook["cells"] for target in _written_links(c)}
     assert set(links) == written, (
         f"{path}: links written {sorted(written)}, rendered as links to the files {sorted(links)}")
     wrong = {target: (text, _title(ROOT / target)) for target, text in links.items()
