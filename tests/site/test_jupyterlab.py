@@ -228,6 +228,17 @@ def _walk(browser, path, notebook):
     return walked["seen"]
 
 
+def _wait_for_idle_kernel(base, token, path, timeout):
+    """Wait until the kernel of the notebook at path is idle; return whether it became so."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with urllib.request.urlopen(f"{base}/api/sessions?token={token}", timeout=10) as reply:
+            if [s["kernel"]["execution_state"] for s in json.load(reply) if s["path"] == path] == ["idle"]:
+                return True
+        time.sleep(0.25)
+    return False
+
+
 def _click(browser, element):
     """A real mouse click (pressed and released) in the middle of an element (of its first
     line: the middle of a link that wraps can be the text beside it)."""
@@ -313,6 +324,10 @@ def test_chapter_in_jupyterlab(lab, chapter):
                                 timeout=30)
     assert not dead, f"{path}: links that open nothing in JupyterLab: {dead}"
 
+    # The chapter's kernel has answered what JupyterLab asks on a change of tab (the debugger's
+    # debug_request): a notebook closed with a request unanswered makes JupyterLab throw
+    # "Canceled future for debug_request".
+    assert _wait_for_idle_kernel(base, token, path, timeout=60), f"{path}: its kernel still busy after 60 s"
     # Left open past the autosave interval, then closed: the chapter is the committed file.
     time.sleep(AUTOSAVE_S * 2)
     _close_tab(browser, path)
