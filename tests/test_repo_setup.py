@@ -192,15 +192,6 @@ def test_intersphinx_inventories_are_local_and_up_to_date():
     )
 
 
-def test_lab_requirements_pin_a_jupyterlab_that_enables_jupyterlab_myst():
-    """JupyterLab stays on 4.4 while the JupyterLab walk test cannot follow 4.5's windowed
-    notebook (requirements-lab.txt says why), with the jupyterlab-myst it was checked with."""
-    lines = (ROOT / "requirements-lab.txt").read_text(encoding="utf-8").splitlines()
-    pins = dict(l.split("==") for l in (l.split("#")[0].strip() for l in lines) if l)
-    assert pins["jupyterlab-myst"] == "2.7.0"
-    assert tuple(int(p) for p in pins["jupyterlab"].split(".")[:2]) < (4, 5)
-
-
 def test_book_setup_leaves_out_pytorch_and_cupy():
     """./dev.sh book installs the book's part only; torch and CuPy come with test/bench/gpu."""
     text = (ROOT / "dev.sh").read_text(encoding="utf-8")
