@@ -39,6 +39,8 @@ def pytorch_files(doc):
     paths, unplaced, folder = [], [], None
     for match in _MENTION.finditer(doc or ""):
         name = match.group(0)
+        if name.startswith("nnref/"):  # nnref's own files, named beside PyTorch's
+            continue
         if name.startswith(_ROOTS):
             folder = name.rstrip("/") if name.endswith("/") else posixpath.dirname(name)
         elif folder is not None:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import nnref
-from nnref._source import pytorch_url, show_source
+from nnref._source import pytorch_files, pytorch_url, show_source
 
 BOOK = Path(__file__).resolve().parents[2] / "book"
 
@@ -26,6 +26,17 @@ def test_html_links_the_pytorch_file_the_module_names():
     assert pytorch_url("torch/nn/modules/module.py") in html
     assert "270111b7b611d174967ed204776985cefca9c144" in html  # the commit the notes cite
     assert "<span" in html  # highlighted (Pygments is a dependency of the book)
+
+
+def test_nnref_paths_beside_pytorch_ones_are_not_linked_as_pytorch_files():
+    """A docstring that names PyTorch's file, then nnref's own (``nnref/nn/parameter.py``), links
+    only PyTorch's: the bare names after a full path are in its folder, nnref's paths are not."""
+    doc = ("``torch/nn/parameter.py`` ... the mirror's (``nnref/nn/parameter.py``) ... "
+           "``torch/csrc/autograd/function.h`` and ``saved_variable.cpp``")
+    assert pytorch_files(doc) == (["torch/nn/parameter.py", "torch/csrc/autograd/function.h",
+                                   "torch/csrc/autograd/saved_variable.cpp"], [])
+    for module in (nnref.core.nn.parameter, nnref.serialization):
+        assert not [p for p in pytorch_files(module.__doc__)[0] if "nnref" in p], module.__name__
 
 
 def test_parts_are_cut_like_literalinclude():
