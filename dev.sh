@@ -324,28 +324,45 @@ step_all_tests() {
     # (the site and JupyterLab in Chromium), which mostly wait on the browser and the server;
     # the course's grader, which waits on its sandboxes; and everything else (the package
     # tests, the chapters under nbval: stored outputs must reproduce, the PyTorch parity check
-    # of each chapter). Each run's output is shown when all three have ended.
+    # of each chapter), the longest.  The two shorter runs then go on with the next steps'
+    # work, the runs as on lower CPU capabilities and under the other Pythons, whose outputs
+    # and exit codes those steps collect (files: run_step's subshell cannot `wait` for jobs).
     mkdir -p _build
+    rm -f _build/{pages,course,capabilities,other-pythons}.rc
     local cupy_site=""
     [[ -d "$CUPY_SITE" ]] && cupy_site="$CUPY_SITE"
     export NNREF_SITE_DIR="$ROOT/_build/html" NNREF_CUPY_SITE="$cupy_site"
-    local pages course rc=0
-    "$VPY" -m pytest tests/site -p no:cacheprovider --junitxml=_build/test-results-pages.xml \
-        > _build/pages-tests.log 2>&1 &
-    pages=$!
-    "$VPY" -m pytest tests/course -p no:cacheprovider --junitxml=_build/test-results-course.xml \
-        > _build/course-tests.log 2>&1 &
-    course=$!
+    {
+        set +e
+        "$VPY" -m pytest tests/site -p no:cacheprovider --junitxml=_build/test-results-pages.xml \
+            > _build/pages-tests.log 2>&1
+        echo $? > _build/pages.rc
+        ( set -e; step_capabilities ) > _build/capabilities.log 2>&1
+        echo $? > _build/capabilities.rc
+    } &
+    {
+        set +e
+        "$VPY" -m pytest tests/course -p no:cacheprovider --junitxml=_build/test-results-course.xml \
+            > _build/course-tests.log 2>&1
+        echo $? > _build/course.rc
+        ( set -e; step_other_pythons ) > _build/other-pythons.log 2>&1
+        echo $? > _build/other-pythons.rc
+    } &
+    local rc=0
     "$VPY" -m pytest tests book --ignore=tests/site --ignore=tests/course \
         --nbval --nbval-current-env --nbval-sanitize-with .ci/nbval_sanitize.cfg \
         -p no:cacheprovider --junitxml=_build/test-results.xml || rc=1
-    wait "$course" || rc=1
+    wait_for_file _build/course.rc
     printf '\n--- the course grader (tests/course) ---\n'
     cat _build/course-tests.log
-    wait "$pages" || rc=1
+    wait_for_file _build/pages.rc
     printf '\n--- the pages: the site and JupyterLab in Chromium (tests/site) ---\n'
     cat _build/pages-tests.log
-    return "$rc"
+    [[ $rc -eq 0 && "$(cat _build/course.rc)" == 0 && "$(cat _build/pages.rc)" == 0 ]]
+}
+
+wait_for_file() {
+    while [[ ! -s "$1" ]]; do sleep 1; done
 }
 
 step_capabilities() {
@@ -401,8 +418,14 @@ step_other_pythons() {
     [[ ${#failed[@]} -eq 0 ]] || { printf 'core tests failed under Python %s\n' "${failed[*]}" >&2; return 1; }
 }
 
+step_wait_capabilities() {
+    wait_for_file _build/capabilities.rc
+    cat _build/capabilities.log
+    return "$(cat _build/capabilities.rc)"
+}
+
 step_wait_other_pythons() {
-    while [[ ! -s _build/other-pythons.rc ]]; do sleep 1; done
+    wait_for_file _build/other-pythons.rc
     cat _build/other-pythons.log
     return "$(cat _build/other-pythons.rc)"
 }
@@ -490,12 +513,9 @@ cmd_test() {
     rm -f _build/test-results*.xml
     run_step "intersphinx inventories" step_inventories
     run_step "build book (warnings are errors)" step_build_book
+    # (The two later steps run inside the first one's shorter runs: step_all_tests.)
     run_step "tests, notebooks, PyTorch parity, site in Chromium" step_all_tests
-    # The other Pythons' run (single-process) shares the machine with the capability runs; its
-    # exit code goes to a file, since run_step's subshell cannot `wait` for this shell's job.
-    rm -f _build/other-pythons.rc
-    { set +e; ( set -e; step_other_pythons ) > _build/other-pythons.log 2>&1; echo $? > _build/other-pythons.rc; } &
-    run_step "bit-for-bit tests as on lower CPU capabilities" step_capabilities
+    run_step "bit-for-bit tests as on lower CPU capabilities" step_wait_capabilities
     run_step "PyTorch-free tests under the other Pythons found" step_wait_other_pythons
 
     printf '\n'
