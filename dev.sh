@@ -331,10 +331,11 @@ step_all_tests() {
     rm -f _build/{pages,course,capabilities,other-pythons}.rc
     local cupy_site=""
     [[ -d "$CUPY_SITE" ]] && cupy_site="$CUPY_SITE"
-    export NNREF_SITE_DIR="$ROOT/_build/html" NNREF_CUPY_SITE="$cupy_site"
+    # (Only the three runs see these: the other Pythons cannot import .venv's CuPy.)
+    local site_env=(NNREF_SITE_DIR="$ROOT/_build/html" NNREF_CUPY_SITE="$cupy_site")
     {
         set +e
-        "$VPY" -m pytest tests/site -p no:cacheprovider --junitxml=_build/test-results-pages.xml \
+        env "${site_env[@]}" "$VPY" -m pytest tests/site -p no:cacheprovider --junitxml=_build/test-results-pages.xml \
             > _build/pages-tests.log 2>&1
         echo $? > _build/pages.rc
         ( set -e; step_capabilities ) > _build/capabilities.log 2>&1
@@ -342,14 +343,14 @@ step_all_tests() {
     } &
     {
         set +e
-        "$VPY" -m pytest tests/course -p no:cacheprovider --junitxml=_build/test-results-course.xml \
+        env "${site_env[@]}" "$VPY" -m pytest tests/course -p no:cacheprovider --junitxml=_build/test-results-course.xml \
             > _build/course-tests.log 2>&1
         echo $? > _build/course.rc
         ( set -e; step_other_pythons ) > _build/other-pythons.log 2>&1
         echo $? > _build/other-pythons.rc
     } &
     local rc=0
-    "$VPY" -m pytest tests book --ignore=tests/site --ignore=tests/course \
+    env "${site_env[@]}" "$VPY" -m pytest tests book --ignore=tests/site --ignore=tests/course \
         --nbval --nbval-current-env --nbval-sanitize-with .ci/nbval_sanitize.cfg \
         -p no:cacheprovider --junitxml=_build/test-results.xml || rc=1
     wait_for_file _build/course.rc
