@@ -7,6 +7,7 @@ on it and puts PyTorch's exact behaviour into its seams (``_seams.py``) when imp
 from . import _tensor_str, _views  # noqa: F401 - files that bind Tensor methods (_tensor.bind)
 from ._ops import conversion  # noqa: F401
 from .autograd import engine, function  # noqa: F401
+from .nn.modules import _apply, _hooks, _state_dict  # noqa: F401 - files that bind Module methods
 
 # What a tensor is made of, the tensor, its graph and engine, the operations, nn, then optim.
 READING_ORDER = (
@@ -14,7 +15,8 @@ READING_ORDER = (
     "autograd/grad_mode.py", "utils/hooks.py", "autograd/graph.py", "_tensor.py", "_tensor_str.py",
     "autograd/engine.py", "_views.py", "autograd/function.py",
     "_ops/_common.py", "_ops/conversion.py",
-    "nn/parameter.py", "nn/modules/_backward_hook.py", "nn/modules/module.py", "nn/modules/container.py",
+    "nn/parameter.py", "nn/modules/_backward_hook.py", "nn/modules/module.py", "nn/modules/_apply.py",
+    "nn/modules/_hooks.py", "nn/modules/_state_dict.py", "nn/modules/container.py",
     "optim/optimizer.py", "optim/sgd.py", "optim/adam.py",
     "_seams.py",
 )

@@ -8,7 +8,7 @@ from .._creation import empty
 from ..core._seams import install
 from ..core._tensor import Size, Tensor
 from ..core.nn import parameter as _core_parameter
-from ..core.nn.modules.module import _parse_to
+from ..core.nn.modules._apply import _parse_to
 from ..core.nn.parameter import Buffer, Parameter
 
 __all__ = ["Parameter"]

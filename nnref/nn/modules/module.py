@@ -1,8 +1,8 @@
 """``nnref.nn.modules.module`` (``torch/nn/modules/module.py``): ``Module`` lives in the
 teaching core (``nnref/core/nn/modules/module.py``); this public module re-exports it with the
 process-wide hooks and adds what the notes do not teach, attached with the core's ``bind``:
-``type`` and ``to_empty``, the registration hooks, the private state_dict hook, copying and the
-refusal to pickle, DataParallel's replicas.  It fills the core's seams: the checkpoint
+``cuda``, ``cpu``, ``double``, ``bfloat16``, ``type`` and ``to_empty``, the registration hooks,
+the private state_dict hook, copying and the refusal to pickle, DataParallel's replicas.  It fills the core's seams: the checkpoint
 converter, the snapshot that makes a failed ``load_state_dict`` change nothing, and the legacy
 backward hook's FutureWarnings.
 """
@@ -13,15 +13,18 @@ import warnings
 from ..._state_transfer import _not_picklable_message, convert_torch_tensors
 from ...core._seams import install
 from ...core._tensor import Tensor
+from ...core.nn.modules import _state_dict
 from ...core.nn.modules import module as _core
+from ...core.nn.modules._apply import _parse_to  # noqa: F401 - shared with nn.Parameter
+from ...core.nn.modules._hooks import (  # noqa: F401 - this module's public names
+    register_module_backward_hook, register_module_forward_hook, register_module_forward_pre_hook,
+    register_module_full_backward_hook, register_module_full_backward_pre_hook)
+from ...core.nn.modules._state_dict import _EXTRA_STATE_KEY_SUFFIX, _IncompatibleKeys  # noqa: F401
 from ...core.nn.modules.module import (  # noqa: F401 - this module's public and shared names
-    _EXTRA_STATE_KEY_SUFFIX, Module, _addindent, _global_backward_hooks, _global_backward_pre_hooks,
+    Module, _addindent, _global_backward_hooks, _global_backward_pre_hooks,
     _global_buffer_registration_hooks, _global_forward_hooks, _global_forward_hooks_always_called,
     _global_forward_hooks_with_kwargs, _global_forward_pre_hooks, _global_module_registration_hooks,
-    _global_parameter_registration_hooks, _IncompatibleKeys, _parse_to, _registered, _typename,
-    _WrappedHook, bind, register_module_backward_hook, register_module_forward_hook,
-    register_module_forward_pre_hook, register_module_full_backward_hook,
-    register_module_full_backward_pre_hook)
+    _global_parameter_registration_hooks, _registered, _typename, _WrappedHook, bind)
 from ...core.utils.hooks import RemovableHandle
 from ..parameter import is_lazy
 
@@ -65,7 +68,25 @@ def register_module_buffer_registration_hook(hook):
 
 
 # -- Module's methods beyond the notes, bound below ------------------------------------------
+# The conversions the notes do not use (the core's _apply.py has float, half and to).
+def cuda(self, device=None):
+    """Move every parameter and buffer to the GPU (needs CuPy)."""
+    return self._apply(lambda t: t.cuda(device))
 
+
+def cpu(self):
+    """Move every parameter and buffer to the CPU."""
+    return self._apply(lambda t: t.cpu())
+
+
+def double(self):
+    """Cast floating point parameters and buffers to float64."""
+    return self._apply(lambda t: t.double() if t.is_floating_point() else t)
+
+
+def bfloat16(self):
+    """Cast floating point parameters and buffers to bfloat16."""
+    return self._apply(lambda t: t.bfloat16() if t.is_floating_point() else t)
 
 
 def to_empty(self, *, device, recurse=True):
@@ -178,7 +199,8 @@ def _replicate_for_data_parallel(self):
     return replica
 
 
-bind(Module, to_empty=to_empty, type=_type,
+bind(Module, cuda=cuda, cpu=cpu, double=double, bfloat16=bfloat16, to_empty=to_empty,
+     type=_type,
      _maybe_warn_non_full_backward_hook=_maybe_warn_non_full_backward_hook,
      _register_state_dict_hook=_register_state_dict_hook, __reduce_ex__=__reduce_ex__,
      __copy__=__copy__, __deepcopy__=__deepcopy__,
@@ -240,6 +262,6 @@ class _Snapshot:
 
 _NO_EXTRA_STATE = object()
 
-install(_core, "convert_state_dict", convert_torch_tensors)  # a state_dict of PyTorch tensors
-install(_core, "load_snapshot", _Snapshot)
+install(_state_dict, "convert_state_dict", convert_torch_tensors)  # a state_dict of PyTorch tensors
+install(_state_dict, "load_snapshot", _Snapshot)
 install(_core, "warn_non_full_backward_hook", _maybe_warn_non_full_backward_hook)

@@ -1,0 +1,182 @@
+"""What ``Module`` does to its whole tree: convert every tensor, set the mode, reset gradients
+(``torch/nn/modules/module.py``, the ``_apply``, ``to`` and ``train`` sections).
+
+PyTorch keeps these methods in ``module.py`` with the rest of ``Module``; here they are a file
+of their own so that each file is one a learner reads at a sitting.  They are written as
+functions and attached to ``Module`` with :func:`bind`, under the same names, so
+``model.to(...)`` and ``model.train()`` are where PyTorch has them.  ``_apply(fn)`` is the one
+walk that converts: every other method here is ``_apply`` with a different ``fn`` (``float``,
+``to``) or a walk over ``children()`` (``train``) or ``parameters()`` (``zero_grad``).  The
+mirror (``nnref/nn/modules/module.py``) binds the other conversions (``cuda``, ``double``, ...).
+"""
+import warnings
+
+from ..._device import device as _device_class
+from ..._dtype import dtype as _dtype_class
+from ..._layout import check_memory_format
+from ..._tensor import Tensor
+from ...autograd.grad_mode import no_grad
+from ..parameter import Parameter
+from .module import Module, bind
+
+
+def _apply(self, fn, recurse=True):
+    """Replace every parameter's and buffer's values by ``fn(tensor)``, children first.
+
+    Parameters keep their identity: the converted values are swapped in
+    through ``param.data`` (PyTorch's default), so an optimizer built
+    before ``model.double()`` still holds the model's parameters.  Moving
+    to or from ``'meta'`` makes new Parameters instead, as PyTorch does when
+    the two tensor types are not shallow-copy compatible
+    (``compute_should_use_set_data``).  Buffers are simply replaced.
+    """
+    if recurse:
+        for module in self.children():
+            module._apply(fn)
+
+    for key, param in self._parameters.items():
+        if param is None:
+            continue
+        # Parameters are graph leaves: converting them must not be recorded.
+        with no_grad():
+            param_applied = fn(param)
+        param_grad = param.grad
+        in_place = param.is_meta == param_applied.is_meta
+        if in_place:
+            param.data = param_applied
+            out_param = param
+        else:
+            out_param = Parameter(param_applied, param.requires_grad)
+            self._parameters[key] = out_param
+        if param_grad is not None:
+            with no_grad():
+                grad_applied = fn(param_grad)
+            if in_place:
+                param_grad.data = grad_applied
+            else:
+                out_param.grad = grad_applied.requires_grad_(param_grad.requires_grad)
+
+    for key, buf in self._buffers.items():
+        if buf is not None:
+            self._buffers[key] = fn(buf)
+    return self
+
+
+def apply(self, fn):
+    """Call ``fn(module)`` on every submodule (children first, post-order) and then on ``self``.
+
+    The usual use is initialisation: ``model.apply(init_weights)``.
+    """
+    for module in self.children():
+        module.apply(fn)
+    fn(self)
+    return self
+def float(self):
+    """Cast floating point parameters and buffers to float32."""
+    return self._apply(lambda t: t.float() if t.is_floating_point() else t)
+
+def half(self):
+    """Cast floating point parameters and buffers to float16."""
+    return self._apply(lambda t: t.half() if t.is_floating_point() else t)
+
+def to(self, *args, **kwargs):
+    """Move and/or cast parameters and buffers.
+
+    Four forms: ``to(device)``, ``to(dtype)``, ``to(device, dtype)``, ``to(tensor)``.
+
+    Only floating point tensors change dtype (integer buffers such as
+    ``num_batches_tracked`` keep theirs); every tensor moves to ``device``.
+    """
+    device, dtype, non_blocking = _parse_to(*args, **kwargs)
+    if dtype is not None and not dtype.is_floating_point:
+        raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but got "
+                        f"desired dtype={dtype}")
+
+    def convert(t):
+        return t.to(device=device, dtype=dtype if t.is_floating_point() else None,
+                    non_blocking=non_blocking)
+
+    return self._apply(convert)
+
+
+def train(self, mode=True):
+    """Set ``training`` on this module and every descendant (Dropout and BatchNorm read it)."""
+    if not isinstance(mode, bool):
+        raise ValueError("training mode is expected to be boolean")
+    self.training = mode
+    for module in self.children():
+        module.train(mode)
+    return self
+
+
+def eval(self):
+    """``train(False)``.  It does not turn off gradient recording; use ``no_grad`` for that."""
+    return self.train(False)
+
+
+def requires_grad_(self, requires_grad=True):
+    """Set ``requires_grad`` on every parameter (freeze with ``False``)."""
+    for p in self.parameters():
+        p.requires_grad_(requires_grad)
+    return self
+
+
+def zero_grad(self, set_to_none=True):
+    """Reset the gradients of every parameter: to ``None`` (default) or to zeros in place."""
+    if getattr(self, "_is_replica", False):
+        warnings.warn(
+            "Calling .zero_grad() from a module created with nn.DataParallel() has no effect. The "
+            "parameters are copied (in a differentiable manner) from the original module. This "
+            "means they are not leaf nodes in autograd and so don't accumulate gradients. If you "
+            "need gradients in your forward method, consider using autograd.grad instead.",
+            stacklevel=2)
+    for p in self.parameters():
+        if p.grad is not None:
+            if set_to_none:
+                p.grad = None
+            else:
+                if p.grad.grad_fn is not None:
+                    p.grad.detach_()
+                else:
+                    p.grad.requires_grad_(False)
+                p.grad.zero_()
+
+
+def _parse_to(*args, **kwargs):
+    """Sort ``Module.to``'s arguments into ``(device, dtype, non_blocking)`` (``_C._nn._parse_to``).
+
+    Accepted forms: ``to(device, dtype)``, ``to(dtype)``, ``to(tensor)``, each with an optional
+    ``non_blocking`` after them, and the keywords ``device=``, ``dtype=``, ``non_blocking=``.
+    """
+    device = kwargs.pop("device", None)
+    dtype = kwargs.pop("dtype", None)
+    non_blocking = kwargs.pop("non_blocking", False)
+    check_memory_format("to", kwargs.pop("memory_format", None))  # row-major is all nnref has
+    if kwargs:
+        raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    rest = list(args)
+    if rest and isinstance(rest[0], Tensor):
+        device, dtype = rest[0].device, rest[0].dtype
+        rest.pop(0)
+    elif rest and isinstance(rest[0], _dtype_class):
+        dtype = rest.pop(0)
+    elif rest and (rest[0] is None or isinstance(rest[0], (str, _device_class, int))) \
+            and not isinstance(rest[0], bool):
+        device = rest.pop(0)
+        if rest and (rest[0] is None or isinstance(rest[0], _dtype_class)):
+            dtype = rest.pop(0)
+    if rest and isinstance(rest[0], bool):
+        non_blocking = rest.pop(0)
+    if rest:
+        raise TypeError("to() received an invalid combination of arguments - got ("
+                        + ", ".join(type(a).__name__ for a in args) + "), but expected one of: "
+                        "(device, dtype, non_blocking), (dtype, non_blocking), "
+                        "(tensor, non_blocking)")
+    if isinstance(device, str):
+        device = _device_class(device)  # checks the spelling now, as PyTorch does
+    return device, dtype, non_blocking
+
+
+
+bind(Module, _apply=_apply, apply=apply, float=float, half=half, to=to, train=train, eval=eval,
+     requires_grad_=requires_grad_, zero_grad=zero_grad)
