@@ -33,7 +33,9 @@ from collections import OrderedDict
 
 from .._namespace import public_dir
 from ..core._seams import install
+from ..core._tensor import Tensor
 from ..core.autograd import engine
+from ..core.optim.optimizer import Optimizer
 
 __all__ = ["EventList", "FunctionEvent", "FunctionEventAvg", "profile", "record_function"]
 
@@ -298,16 +300,21 @@ def _build_table(events, sort_by, header, row_limit, max_name_column_width, max_
 # Recording
 # --------------------------------------------------------------------------------------------
 
+# Tensor classes that have no shape yet, so are recorded with ``[]``: nnref/nn/parameter.py
+# registers its uninitialized (lazy) parameters and buffers, as the profiler cannot import nn.
+_shapeless = ()
+
+
+def _register_shapeless(cls):
+    """Record tensors of ``cls`` (a Tensor subclass without a shape) with the shape ``[]``."""
+    global _shapeless
+    _shapeless += (cls,)
+
+
 def _shapes(args, kwargs):
     """PyTorch's ``Input Shapes``: a tensor's sizes, ``[]`` for anything else."""
-    from ..core._tensor import Tensor
-    return [list(a.shape) if isinstance(a, Tensor) and not _is_uninitialized(a) else []
+    return [list(a.shape) if isinstance(a, Tensor) and not isinstance(a, _shapeless) else []
             for a in list(args) + list(kwargs.values())]
-
-
-def _is_uninitialized(t):
-    from ..nn.parameter import is_lazy
-    return is_lazy(t)
 
 
 class _Recorder:
@@ -429,7 +436,6 @@ class _Patches:
         cls.active += 1
         if cls.active > 1:
             return
-        from ..core._tensor import Tensor
         wrappers = {}
 
         def wrapper(fn, name):
@@ -468,8 +474,8 @@ class _Patches:
                     cls.saved.append((module, name, value))
                     setattr(module, name, wrappers[id(value)][1])
 
-        # PyTorch's optimizers record their step and zero_grad as ranges (Optimizer._patch_step_function)
-        from ..optim.optimizer import Optimizer
+        # PyTorch's optimizers record their step and zero_grad as ranges (Optimizer._patch_step_function);
+        # nnref's optimizers, the mirror's included, all subclass the core's Optimizer.
         optimizers, pending = [], [Optimizer]
         while pending:
             optimizer = pending.pop()

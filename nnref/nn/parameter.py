@@ -5,6 +5,7 @@ lazy modules' ``UninitializedParameter`` and ``UninitializedBuffer``.
 import inspect
 
 from .._creation import empty
+from ..autograd.profiler import _register_shapeless
 from ..core._seams import install
 from ..core._tensor import Size, Tensor
 from ..core.nn import parameter as _core_parameter
@@ -177,6 +178,9 @@ class UninitializedBuffer(_UninitializedTensorMixin, Tensor):
 
     def __init__(self, requires_grad=False, device=None, dtype=None):
         pass
+
+
+_register_shapeless(_UninitializedTensorMixin)  # the profiler records its tensors' shapes as []
 
 
 def is_lazy(param):
