@@ -404,6 +404,38 @@ def chapter_listings():
     return shown
 
 
+def listings_outside_the_core(first=1, last=13):
+    """``chapter: [file, ...]`` for each listing of chapters ``first``..``last`` that shows a file
+    outside ``nnref/core/`` (read from the stored outputs' headers, as ``chapter_listings``)."""
+    outside = collections.defaultdict(list)
+    for notebook in sorted(BOOK.glob("[0-9][0-9]_*.ipynb")):
+        if not first <= int(notebook.name[:2]) <= last:
+            continue
+        for cell in json.loads(notebook.read_text())["cells"]:
+            for output in cell.get("outputs", []):
+                page = "".join(output.get("data", {}).get("text/html", ""))
+                outside[notebook.stem] += [file for file, _, _ in _LISTING.findall(page)
+                                           if not file.startswith("nnref/core/")
+                                           and file not in outside[notebook.stem]]
+    return {chapter: files for chapter, files in outside.items() if files}
+
+
+def test_every_listing_of_chapters_1_to_13_shows_the_core():
+    """The notes teach the core: a listing of mirror code (``nnref/nn/modules/lazy.py``) is
+    replaced by a sentence naming the file, or the piece moves into the core."""
+    assert listings_outside_the_core() == {}
+
+
+def test_the_listing_check_names_a_chapter_that_shows_the_mirror(tmp_path, monkeypatch):
+    page = ('<div><code>nnref/core/_tensor.py, lines 1\u20132</code></div>'
+            '<div><code>nnref/nn/modules/lazy.py, lines 48\u201357</code></div>')
+    cell = {"cell_type": "code", "outputs": [{"data": {"text/html": [page]}}]}
+    for name in ("06_x.ipynb", "14_y.ipynb"):  # 14 is past the chapters that teach the core
+        (tmp_path / name).write_text(json.dumps({"cells": [cell]}))
+    monkeypatch.setattr(sys.modules[__name__], "BOOK", tmp_path)
+    assert listings_outside_the_core() == {"06_x": ["nnref/nn/modules/lazy.py"]}
+
+
 def test_the_chapters_listings_cover_the_core():
     shown = chapter_listings()
     sizes = {path.relative_to(PACKAGE.parent).as_posix(): len(path.read_text().splitlines())
