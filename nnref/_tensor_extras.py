@@ -1,11 +1,18 @@
-"""Tensor methods beyond the teaching core's: memory queries, PyTorch's predicates for layouts
-and devices nnref does not have, and ``copy.copy``.  Bound onto the core's ``Tensor``
-(``nnref/core/_tensor.py``) as every method defined outside it is, with ``bind``.
-Mirrors ``torch/csrc/autograd/python_variable.cpp`` and ``c10/core/TensorImpl.h``.
+"""Tensor methods beyond the teaching core's: memory queries, PyTorch's predicates for layouts and
+devices nnref does not have, ``type_as``, ``x in t``, ``format(t, spec)``, ``copy.copy`` and
+``copy.deepcopy``; the conversions ``long``, ``int``, ... are in
+``nnref/_ops/tensor_conversion.py``. Bound onto the core's ``Tensor`` (``nnref/core/_tensor.py``)
+as every method defined outside it is, with ``bind``. Mirrors
+``torch/csrc/autograd/python_variable.cpp`` and ``c10/core/TensorImpl.h``.
 """
+import builtins
+import copy
+import numbers
+
 import numpy as np
 
-from .core._tensor import bind
+from ._ops import tensor_conversion  # noqa: F401 - binds long, int, bool, cuda, ...
+from .core._tensor import Tensor, bind
 
 __all__ = []
 
@@ -38,6 +45,54 @@ def __copy__(self):
     return new
 
 
-bind(element_size=element_size, data_ptr=data_ptr, __copy__=__copy__,
+def type_as(self, other):
+    """This tensor in ``other``'s dtype, as ``self.to(other.dtype)``
+    (``torch.Tensor.type_as``, ``aten/src/ATen/native/TensorConversions.cpp``)."""
+    return self.to(other._dtype)
+
+
+def is_cuda(self):
+    """True if the tensor lives on a ``cuda`` device (``torch.Tensor.is_cuda``,
+    ``torch/csrc/autograd/python_variable.cpp``)."""
+    return self._device.type == "cuda"
+
+
+def __contains__(self, element):
+    """``x in t``: does any element of ``t`` equal ``x`` (broadcast, as in PyTorch)?"""
+    if not isinstance(element, (Tensor, numbers.Number)):
+        raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you passed "
+                           f"in a {type(element)}.")
+    return builtins.bool((self == element).any())
+
+
+def __format__(self, spec):
+    """A 0-d tensor formats like its number; others only without a spec (as ``torch.Tensor``)."""
+    if self._data.ndim == 0:
+        return format(self.item(), spec)
+    return object.__format__(self, spec)
+
+
+def __deepcopy__(self, memo):
+    """An independent leaf: copied values, same ``requires_grad``, deep-copied ``.grad``.
+
+    Mirrors ``torch.Tensor.__deepcopy__`` (what ``copy.deepcopy(model.state_dict())``
+    relies on); like PyTorch, only leaves can be deep-copied.
+    """
+    if self.grad_fn is not None:
+        raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support "
+                           "the deepcopy protocol at the moment. Deep-copy t.detach() instead.")
+    if id(self) in memo:
+        return memo[id(self)]
+    new = type(self)._make(self._data.copy(), self._device)
+    new._requires_grad = self._requires_grad
+    memo[id(self)] = new
+    if self._grad is not None:
+        new._grad = copy.deepcopy(self._grad, memo)
+    new.__dict__.update(copy.deepcopy(self.__dict__, memo))
+    return new
+
+
+bind(element_size=element_size, data_ptr=data_ptr, __copy__=__copy__, __deepcopy__=__deepcopy__,
+     type_as=type_as, is_cuda=property(is_cuda), __contains__=__contains__, __format__=__format__,
      **dict.fromkeys(("is_sparse", "is_sparse_csr", "is_quantized", "is_mkldnn", "is_nested", "is_mps",
                       "is_xpu", "is_ipu", "is_xla", "is_vulkan", "is_mtia", "is_maia"), property(_never)))

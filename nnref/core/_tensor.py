@@ -9,7 +9,6 @@ views, checked by saved tensors).  The maths lives in ``nnref/_ops``; this file
 binds it to methods and keeps the bookkeeping.
 """
 import builtins
-import copy
 import math
 import numbers
 import warnings
@@ -20,7 +19,7 @@ import numpy as np
 
 from ._naming import TorchNamed
 from . import _dtype
-from ._device import CPU, array_module, canonical_device, device as Device, to_host
+from ._device import CPU, array_module, canonical_device, to_host
 from .autograd.grad_mode import _GradState
 from .autograd.graph import AccumulateGrad
 from .utils.hooks import RemovableHandle
@@ -229,13 +228,6 @@ class Tensor(metaclass=TorchNamed):
             raise TypeError("len() of a 0-d tensor")
         return self._data.shape[0]
 
-    def __contains__(self, element):
-        """``x in t``: does any element of ``t`` equal ``x`` (broadcast, as in PyTorch)?"""
-        if not isinstance(element, (Tensor, numbers.Number)):
-            raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you passed "
-                               f"in a {type(element)}.")
-        return builtins.bool((self == element).any())
-
     def item(self):
         """The single value as a Python number."""
         if self._data.size != 1:
@@ -282,12 +274,6 @@ class Tensor(metaclass=TorchNamed):
     def __hash__(self):
         return id(self)
 
-    def __format__(self, spec):
-        """A 0-d tensor formats like its number; others only without a spec (as ``torch.Tensor``)."""
-        if self._data.ndim == 0:
-            return format(self.item(), spec)
-        return object.__format__(self, spec)
-
     # -- type conversions -------------------------------------------------------------------------
     def type(self, dtype=None, non_blocking=False):
         """Without arguments, the legacy type name (``'torch.FloatTensor'``); else a converted copy."""
@@ -300,21 +286,10 @@ class Tensor(metaclass=TorchNamed):
             dtype = _dtype.from_legacy_name(dtype)
         return self.to(dtype)
 
-    def type_as(self, other):
-        """This tensor in ``other``'s dtype, as ``self.to(other.dtype)``
-        (``torch.Tensor.type_as``, ``aten/src/ATen/native/TensorConversions.cpp``)."""
-        return self.to(other._dtype)
-
     def is_floating_point(self):
         """True for float16, bfloat16, float32 and float64 tensors
         (``torch.Tensor.is_floating_point``, ``aten/src/ATen/native/TypeProperties.cpp``)."""
         return self._dtype.is_floating_point
-
-    @property
-    def is_cuda(self):
-        """True if the tensor lives on a ``cuda`` device (``torch.Tensor.is_cuda``,
-        ``torch/csrc/autograd/python_variable.cpp``)."""
-        return self._device.type == "cuda"
 
     @property
     def is_meta(self):
@@ -336,38 +311,6 @@ class Tensor(metaclass=TorchNamed):
         """``self.to(nnref.float16)`` (``torch.Tensor.half``,
         ``torch/csrc/autograd/python_variable_methods.cpp``)."""
         return self.to(_dtype.float16, memory_format=memory_format)
-
-    def bfloat16(self, *, memory_format=None):
-        """``self.to(nnref.bfloat16)`` (``torch.Tensor.bfloat16``,
-        ``torch/csrc/autograd/python_variable_methods.cpp``)."""
-        return self.to(_dtype.bfloat16, memory_format=memory_format)
-
-    def long(self, *, memory_format=None):
-        """``self.to(nnref.int64)`` (``torch.Tensor.long``,
-        ``torch/csrc/autograd/python_variable_methods.cpp``)."""
-        return self.to(_dtype.int64, memory_format=memory_format)
-
-    def int(self, *, memory_format=None):
-        """``self.to(nnref.int32)`` (``torch.Tensor.int``,
-        ``torch/csrc/autograd/python_variable_methods.cpp``)."""
-        return self.to(_dtype.int32, memory_format=memory_format)
-
-    def bool(self, *, memory_format=None):
-        """``self.to(nnref.bool)`` (``torch.Tensor.bool``,
-        ``torch/csrc/autograd/python_variable_methods.cpp``)."""
-        return self.to(_dtype.bool, memory_format=memory_format)
-
-    def cpu(self):
-        """This tensor on the CPU (itself if already there): ``torch.Tensor.cpu`` of
-        ``torch/csrc/autograd/python_variable_methods.cpp``."""
-        return self.to(CPU)
-
-    def cuda(self, device=None, non_blocking=False):
-        """This tensor on a ``cuda`` device (``device``: an index or a device, default the
-        current one); ``torch.Tensor.cuda`` of
-        ``torch/csrc/autograd/python_variable_methods.cpp``."""
-        return self.to(Device("cuda", device) if isinstance(device, numbers.Integral)
-                       else device or "cuda")
 
     # -- autograd ---------------------------------------------------------------------------------
     def requires_grad_(self, requires_grad=True):
@@ -458,24 +401,6 @@ class Tensor(metaclass=TorchNamed):
     def _bump_version(self):
         self._version_counter[0] += 1
 
-    def __deepcopy__(self, memo):
-        """An independent leaf: copied values, same ``requires_grad``, deep-copied ``.grad``.
-
-        Mirrors ``torch.Tensor.__deepcopy__`` (what ``copy.deepcopy(model.state_dict())``
-        relies on); like PyTorch, only leaves can be deep-copied.
-        """
-        if self.grad_fn is not None:
-            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support "
-                               "the deepcopy protocol at the moment. Deep-copy t.detach() instead.")
-        if id(self) in memo:
-            return memo[id(self)]
-        new = type(self)._make(self._data.copy(), self._device)
-        new._requires_grad = self._requires_grad
-        memo[id(self)] = new
-        if self._grad is not None:
-            new._grad = copy.deepcopy(self._grad, memo)
-        new.__dict__.update(copy.deepcopy(self.__dict__, memo))
-        return new
 
 class Size(tuple, metaclass=TorchNamed):
     """``torch.Size``: a tuple of ints that prints as PyTorch's, ``torch.Size([2, 3])``."""

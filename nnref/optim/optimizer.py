@@ -33,6 +33,20 @@ def _attach(cls, **methods):
         setattr(cls, name, method)
 
 
+def __repr__(self):
+    """What ``print(optimizer)`` shows: each parameter group's hyper-parameters, sorted by name
+    (``torch/optim/optimizer.py``)."""
+    format_string = self.__class__.__name__ + " ("
+    for i, group in enumerate(self.param_groups):
+        format_string += "\n"
+        format_string += f"Parameter Group {i}\n"
+        for key in sorted(group.keys()):
+            if key != "params":
+                format_string += f"    {key}: {group[key]}\n"
+    format_string += ")"
+    return format_string
+
+
 def __reduce_ex__(self, protocol):
     """``pickle.dump(optimizer, f)`` fails at once (its state holds tensors): save the state_dict."""
     raise TypeError(_not_picklable_message(self))
@@ -129,7 +143,7 @@ def _scratch(self, param, count):
     return arrays
 
 
-_attach(Optimizer, __reduce_ex__=__reduce_ex__, __copy__=__copy__, __deepcopy__=__deepcopy__,
+_attach(Optimizer, __repr__=__repr__, __reduce_ex__=__reduce_ex__, __copy__=__copy__, __deepcopy__=__deepcopy__,
         _step_each_param=_step_each_param, _lazy_state=_lazy_state,
         _setstate_groups=_setstate_groups, _evaluate=_evaluate, _scratch=_scratch)
 

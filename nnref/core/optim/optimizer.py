@@ -71,17 +71,6 @@ class Optimizer(metaclass=TorchNamedABC):
         self.__dict__.setdefault("_optimizer_step_post_hooks", OrderedDict())
         self._patch_step_function()
 
-    def __repr__(self):
-        format_string = self.__class__.__name__ + " ("
-        for i, group in enumerate(self.param_groups):
-            format_string += "\n"
-            format_string += f"Parameter Group {i}\n"
-            for key in sorted(group.keys()):
-                if key != "params":
-                    format_string += f"    {key}: {group[key]}\n"
-        format_string += ")"
-        return format_string
-
     # -- step hooks ---------------------------------------------------------------------------------
     def _patch_step_function(self):
         """Wrap this class's ``step`` with the hook calls, once per class."""

@@ -68,7 +68,25 @@ def register_module_buffer_registration_hook(hook):
 
 
 # -- Module's methods beyond the notes, bound below ------------------------------------------
-# The conversions the notes do not use (the core's _apply.py has float, half and to).
+# An alias, the buffer lookup and the conversions the notes do not use (the core's _apply.py
+# has float, half and to).
+def register_module(self, name, module):
+    """Alias for :meth:`add_module`."""
+    self.add_module(name, module)
+
+
+def get_buffer(self, target):
+    """The buffer at dotted path ``target`` (``"bn.running_mean"``)."""
+    module_path, _, buffer_name = target.rpartition(".")
+    mod = self.get_submodule(module_path)
+    if not hasattr(mod, buffer_name):
+        raise AttributeError(mod._get_name() + " has no attribute `" + buffer_name + "`")
+    buffer = getattr(mod, buffer_name)
+    if buffer_name not in mod._buffers:
+        raise AttributeError("`" + buffer_name + "` is not a buffer")
+    return buffer
+
+
 def cuda(self, device=None):
     """Move every parameter and buffer to the GPU (needs CuPy)."""
     return self._apply(lambda t: t.cuda(device))
@@ -199,8 +217,8 @@ def _replicate_for_data_parallel(self):
     return replica
 
 
-bind(Module, cuda=cuda, cpu=cpu, double=double, bfloat16=bfloat16, to_empty=to_empty,
-     type=_type,
+bind(Module, register_module=register_module, get_buffer=get_buffer, cuda=cuda, cpu=cpu,
+     double=double, bfloat16=bfloat16, to_empty=to_empty, type=_type,
      _maybe_warn_non_full_backward_hook=_maybe_warn_non_full_backward_hook,
      _register_state_dict_hook=_register_state_dict_hook, __reduce_ex__=__reduce_ex__,
      __copy__=__copy__, __deepcopy__=__deepcopy__,

@@ -152,10 +152,6 @@ class Module(metaclass=TorchNamedABC):
             raise KeyError('module name can\'t be empty string ""')
         self._modules[name] = _registered(_global_module_registration_hooks, self, name, module)
 
-    def register_module(self, name, module):
-        """Alias for :meth:`add_module`."""
-        self.add_module(name, module)
-
     def get_submodule(self, target):
         """The submodule at dotted path ``target`` (``"net_b.linear"``); ``""`` is ``self``."""
         if target == "":
@@ -179,17 +175,6 @@ class Module(metaclass=TorchNamedABC):
         if not isinstance(param, Parameter):
             raise AttributeError("`" + param_name + "` is not an nn.Parameter")
         return param
-
-    def get_buffer(self, target):
-        """The buffer at dotted path ``target`` (``"bn.running_mean"``)."""
-        module_path, _, buffer_name = target.rpartition(".")
-        mod = self.get_submodule(module_path)
-        if not hasattr(mod, buffer_name):
-            raise AttributeError(mod._get_name() + " has no attribute `" + buffer_name + "`")
-        buffer = getattr(mod, buffer_name)
-        if buffer_name not in mod._buffers:
-            raise AttributeError("`" + buffer_name + "` is not a buffer")
-        return buffer
 
     # -- calling the module --------------------------------------------------------------
     def _call_impl(self, *args, **kwargs):
