@@ -1,10 +1,12 @@
 """``nnref.nn.modules.module`` (``torch/nn/modules/module.py``): ``Module`` lives in the
-teaching core (``nnref/core/nn/modules/module.py``); this public module re-exports it with the
-process-wide hooks and adds what the notes do not teach, attached with the core's ``bind``:
-``cuda``, ``cpu``, ``double``, ``bfloat16``, ``type`` and ``to_empty``, the registration hooks,
-the private state_dict hook, copying and the refusal to pickle, DataParallel's replicas.  It fills the core's seams: the checkpoint
-converter, the snapshot that makes a failed ``load_state_dict`` change nothing, and the legacy
-backward hook's FutureWarnings.
+teaching core (``nnref/core/nn/modules/module.py``, with ``_apply.py``, ``_hooks.py`` and
+``_state_dict.py`` beside it); this public module re-exports it with the process-wide hooks and
+adds what the notes do not teach, attached with the core's ``bind``: ``register_module``,
+``get_buffer``, ``cuda``, ``cpu``, ``double``, ``bfloat16``, ``type`` and ``to_empty``, the
+registration hooks, the private state_dict hook, copying and the refusal to pickle,
+DataParallel's replicas.  It fills the core's seams: the checkpoint converter and the snapshot
+that makes a failed ``load_state_dict`` change nothing (``_state_dict.py``), and the legacy
+backward hook's FutureWarnings (``module.py``).
 """
 import copy
 import itertools
