@@ -2,6 +2,9 @@
 node, whose derivative is PyTorch's (``tools/autograd/derivatives.yaml``).  A node returns
 gradients at the *broadcast* shape; the engine sums each back to its input's shape.  A Python
 number is no part of the graph: its slot in ``next_functions`` is ``(None, 0)``."""
+import builtins
+import numbers
+
 from .. import _dtype
 from .._device import array_module_of
 from .._tensor import Tensor, bind
@@ -11,15 +14,42 @@ from ._common import record
 __all__ = ["result_type", "add", "sub", "rsub", "mul", "div", "reciprocal", "pow", "neg"]
 
 
-def result_type(input, other):
-    """The dtype of ``input <op> other``: two tensors promote (``promote_types``); a number keeps
-    the tensor's dtype unless it brings a float to integers (then the default float dtype)."""
-    if isinstance(input, Tensor) and isinstance(other, Tensor):
-        return _dtype.promote_types(input._dtype, other._dtype)
-    tensor, number = (input, other) if isinstance(input, Tensor) else (other, input)
-    if isinstance(number, float) and not tensor._dtype.is_floating_point:
+def _scalar_dtype(value):
+    if isinstance(value, builtins.bool):
+        return _dtype.bool
+    if isinstance(value, numbers.Integral):
+        return _dtype.int64
+    if isinstance(value, numbers.Real):
         return _dtype.get_default_dtype()
-    return tensor._dtype
+    raise TypeError(f"unsupported operand type {type(value).__name__}: expected a Tensor or a number")
+
+
+def _combine(higher, lower):
+    if higher is None:
+        return lower
+    if lower is None or higher.is_floating_point:
+        return higher
+    if higher is _dtype.bool or lower.is_floating_point:
+        return _dtype.promote_types(higher, lower)
+    return higher
+
+
+def result_type(*operands):
+    """The dtype an op on these tensors and numbers computes in (``torch.result_type``,
+    ``aten/src/ATen/native/TypeProperties.cpp``): dimensioned tensors outrank 0-d tensors, which
+    outrank Python numbers; a lower group counts only if it brings a higher category."""
+    dimensioned = zero_dim = wrapped = None
+    for op in operands:
+        if isinstance(op, Tensor):
+            d = op._dtype
+            if op._data.ndim:
+                dimensioned = d if dimensioned is None else _dtype.promote_types(dimensioned, d)
+            else:
+                zero_dim = d if zero_dim is None else _dtype.promote_types(zero_dim, d)
+        else:
+            d = _scalar_dtype(op)
+            wrapped = d if wrapped is None else _dtype.promote_types(wrapped, d)
+    return _combine(dimensioned, _combine(zero_dim, wrapped))
 
 
 def _operands(input, other, dtype=None):
