@@ -17,7 +17,7 @@ def needs_grad(*tensors):
 
 def record(out, node_class, inputs, saved=(), *, save_result=False, **fields):
     """Give ``out`` the node ``node_class(inputs, saved, **fields)`` if autograd records this op
-    (PyTorch's generated code: ``collect_next_edges``, ``set_history``), and return ``out``.
+    (``collect_next_edges``, ``set_history``: ``torch/csrc/autograd/functions/utils.h``); return ``out``.
     ``saved``: the tensors the derivative reads (``save_result``: ``out`` itself); ``fields``:
     the plain values it needs (``alpha``, ``dim``, sizes ...)."""
     if needs_grad(*inputs):

@@ -25,6 +25,8 @@ def _scalar_dtype(value):
 
 
 def _combine(higher, lower):
+    """Two groups' dtypes (``aten/src/ATen/native/TypeProperties.cpp``): the lower one only counts
+    when it brings a higher category (bool < int < float)."""
     if higher is None:
         return lower
     if lower is None or higher.is_floating_point:
