@@ -8,6 +8,7 @@ from ._common import record
 from .shape import UnsafeViewBackward0
 
 __all__ = ["mm", "bmm", "matmul"]
+__seams__ = ("mm", "bmm")
 
 
 class MmBackward0(Node):
@@ -16,10 +17,12 @@ class MmBackward0(Node):
     def backward(self, grad):
         self_, mat2 = self.saved_tensors
         wants_self, wants_mat2 = self.needs_input_grad
-        return (grad.mm(mat2.t()) if wants_self else None,
-                (grad.t().mm(self_).t() if self.mat2_transposed else self_.t().mm(grad)) if wants_mat2 else None)
+        return (mm(grad, mat2.t()) if wants_self else None,
+                (mm(grad.t(), self_).t() if self.mat2_transposed else mm(self_.t(), grad)) if wants_mat2 else None)
 
 
+# Seams: ``mm`` and ``bmm``, which the nodes' backward computes with too.  The mirror puts its
+# products there (PyTorch's BLAS routes, 16-bit floats): ``mm``/``bmm`` of ``nnref/_ops/linalg.py``.
 def mm(input, mat2):
     """The product of two matrices.  ``import nnref`` binds ``nnref/_ops/linalg.py:mm`` here (BLAS
     routes as PyTorch's, 16-bit floats, its errors)."""
@@ -33,8 +36,8 @@ class BmmBackward0(Node):
     def backward(self, grad):
         self_, mat2 = self.saved_tensors
         wants_self, wants_mat2 = self.needs_input_grad
-        return (grad.bmm(mat2.transpose(1, 2)) if wants_self else None,
-                self_.transpose(1, 2).bmm(grad) if wants_mat2 else None)
+        return (bmm(grad, mat2.transpose(1, 2)) if wants_self else None,
+                bmm(self_.transpose(1, 2), grad) if wants_mat2 else None)
 
 
 def bmm(input, mat2):
