@@ -1,8 +1,9 @@
 """What every op shares: dtype promotion, operand preparation, and the "record a node?" test.
 
-Type promotion is the core's ``result_type`` (``nnref/core/_ops/arithmetic.py``, PyTorch's
-``torch.result_type``): dimensioned tensors outrank zero-dim tensors, which outrank Python
-numbers, and a lower group only matters when it brings a higher *category* (bool < int < float).
+Type promotion is the core's ``result_type`` (``nnref/core/_ops/arithmetic.py``), PyTorch's
+``torch.result_type`` (aten/src/ATen/native/TypeProperties.cpp): dimensioned tensors outrank
+zero-dim tensors, which outrank Python numbers, and a lower group only matters when it brings
+a higher *category* (bool < int < float).
 So ``int_tensor * 2.5`` is float32 and ``half_tensor * 2.0`` stays float16.
 """
 import builtins
