@@ -1,5 +1,5 @@
-"""Matrix products, 2-D and batched: ``mm``, ``bmm``, ``matmul`` (``@``) (``aten/src/ATen/native/
-LinearAlgebra.cpp``)."""
+"""Matrix products, 2-D and batched: ``mm``, ``bmm`` and ``matmul``, the ``@`` operator
+(``aten/src/ATen/native/LinearAlgebra.cpp``)."""
 import numpy as np
 
 from .._tensor import Tensor, bind

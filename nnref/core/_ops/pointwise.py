@@ -1,5 +1,6 @@
-"""The elementwise functions of a network: exp, log, tanh, sigmoid, relu (``aten/src/ATen/native/
-UnaryOps.cpp``, ``Activation.cpp``).  Integers compute in the default float dtype."""
+"""The elementwise functions of a network: exp, log, tanh, sigmoid and relu
+(``aten/src/ATen/native/UnaryOps.cpp``, ``Activation.cpp``).  exp, log, tanh and sigmoid
+compute integers in the default float dtype."""
 import numpy as np
 
 from .. import _dtype
@@ -85,7 +86,8 @@ class ReluBackward0(Node):
 
 def relu(input):
     """``max(x, 0)``.  ``import nnref`` binds ``nnref/_ops/pointwise.py:relu`` here."""
-    return _unary(lambda xp, x: xp.maximum(x, 0), input, ReluBackward0, save_result=True)
+    out = Tensor._make(array_module_of(input._data).maximum(input._data, 0), input._device)  # ints stay ints
+    return record(out, ReluBackward0, (input,), save_result=True)
 
 
 bind(exp=exp, log=log, tanh=tanh, sigmoid=sigmoid, relu=relu)
