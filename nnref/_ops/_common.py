@@ -1,13 +1,13 @@
 """What every op shares: dtype promotion, operand preparation, and the "record a node?" test.
 
-Type promotion mirrors ``torch.result_type`` (aten/src/ATen/native/TypeProperties.cpp):
-dimensioned tensors outrank zero-dim tensors, which outrank Python numbers, and
-a lower group only matters when it brings a higher *category* (bool < int < float).
+Type promotion is the core's ``result_type`` (``nnref/core/_ops/arithmetic.py``), PyTorch's
+``torch.result_type`` (aten/src/ATen/native/TypeProperties.cpp): dimensioned tensors outrank
+zero-dim tensors, which outrank Python numbers, and a lower group only matters when it brings
+a higher *category* (bool < int < float).
 So ``int_tensor * 2.5`` is float32 and ``half_tensor * 2.0`` stays float16.
 """
 import builtins
 import importlib
-import numbers
 
 import numpy as np
 
@@ -17,26 +17,7 @@ from ..core._tensor import Tensor
 from ..autograd.anomaly_mode import _AnomalyState
 from ..core.autograd.grad_mode import _GradState
 from ..core._ops._common import needs_grad
-
-
-def _scalar_dtype(value):
-    if isinstance(value, builtins.bool):
-        return _dtype.bool
-    if isinstance(value, numbers.Integral):
-        return _dtype.int64
-    if isinstance(value, numbers.Real):
-        return _dtype.get_default_dtype()
-    raise TypeError(f"unsupported operand type {type(value).__name__}: expected a Tensor or a number")
-
-
-def _combine(higher, lower):
-    if higher is None:
-        return lower
-    if lower is None or higher.is_floating_point:
-        return higher
-    if higher is _dtype.bool or lower.is_floating_point:
-        return _dtype.promote_types(higher, lower)
-    return higher
+from ..core._ops.arithmetic import _scalar_dtype, result_type  # noqa: F401 - the ops import result_type from here
 
 
 def size_arguments(function, name, args, keyword):
@@ -49,22 +30,6 @@ def size_arguments(function, name, args, keyword):
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
         return tuple(args[0])
     return tuple(args)
-
-
-def result_type(*operands):
-    """The dtype an op on these tensors and numbers computes in (``torch.result_type``)."""
-    dimensioned = zero_dim = wrapped = None
-    for op in operands:
-        if isinstance(op, Tensor):
-            d = op._dtype
-            if op._data.ndim:
-                dimensioned = d if dimensioned is None else _dtype.promote_types(dimensioned, d)
-            else:
-                zero_dim = d if zero_dim is None else _dtype.promote_types(zero_dim, d)
-        else:
-            d = _scalar_dtype(op)
-            wrapped = d if wrapped is None else _dtype.promote_types(wrapped, d)
-    return _combine(dimensioned, _combine(zero_dim, wrapped))
 
 
 def torch_result_type(*operands, tensor=None, other=None, scalar=None, scalar1=None, scalar2=None):

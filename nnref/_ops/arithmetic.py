@@ -19,6 +19,8 @@ from ..core.autograd.graph import Node, NotImplemented
 from ._common import (broadcast_error, check_same_device, needs_grad, operand_data, record,
                       result_type, wrap)
 from .fused import fma
+from ..core._ops.arithmetic import (AddBackward0, DivBackward0, MulBackward0, NegBackward0, PowBackward0,
+                                    ReciprocalBackward0, RsubBackward1, SubBackward0)
 
 # The dtypes whose ``add``/``sub`` with ``alpha`` round as ATen's fused multiply-add.
 _FUSED_ALPHA = (_dtype.float32, _dtype.float64)
@@ -75,13 +77,6 @@ def _like(input, other):
     return input
 
 
-class AddBackward0(Node):
-    """d(a + alpha*b) = (grad, alpha*grad)."""
-
-    def backward(self, grad):
-        return grad, (grad if self.alpha == 1 else grad * self.alpha)
-
-
 def _positional_alpha(name, other, args, alpha, deprecated=True):
     """``(other, alpha)`` for PyTorch's overloads that take ``alpha`` by position: ``add(input,
     number, alpha)`` and the deprecated ``add(input, alpha, other)`` of old optimizers
@@ -113,13 +108,6 @@ def add(input, other, *args, alpha=1):
     return record(out, AddBackward0, (a, b), alpha=alpha)
 
 
-class SubBackward0(Node):
-    """d(a - alpha*b) = (grad, -alpha*grad)."""
-
-    def backward(self, grad):
-        return grad, -grad if self.alpha == 1 else grad * -self.alpha
-
-
 def _check_no_bool_subtraction(input, other):
     """PyTorch refuses ``-`` whenever an operand is a bool tensor (or a Python bool)."""
     bools = [isinstance(x, bool) or (isinstance(x, Tensor) and x._dtype is _dtype.bool)
@@ -141,13 +129,6 @@ def sub(input, other, *args, alpha=1):
     out = wrap(_binary("subtract", input, other, dtype, alpha), _like(input, other))
     a, b = _tensor_or_none(input), _tensor_or_none(other)
     return record(out, SubBackward0, (a, b), alpha=alpha)
-
-
-class RsubBackward1(Node):
-    """d(number - alpha*a) = -alpha*grad."""
-
-    def backward(self, grad):
-        return (grad * -self.alpha,)
 
 
 class RsubBackward0(Node):
@@ -177,17 +158,6 @@ def rsub(input, other, *args, alpha=1):
     return record(out, RsubBackward1, (input,), alpha=alpha)
 
 
-class MulBackward0(Node):
-    """d(a * b) = (grad * b, grad * a)."""
-
-    def backward(self, grad):
-        self_, other = self.saved_tensors
-        wants_self, wants_other = self.needs_input_grad
-        other_value = other if other is not None else self.scalar
-        return (grad * other_value if wants_self else None,
-                grad * self_ if wants_other else None)
-
-
 def mul(input, other):
     """Elementwise product with broadcasting."""
     dtype = result_type(input, other)
@@ -198,18 +168,6 @@ def mul(input, other):
                                    (a if _requires(b) else None, b if _requires(a) else None),
                                    scalar=other if b is None else None)
     return out
-
-
-class DivBackward0(Node):
-    """d(a / b) = (grad / b, -grad * a / b**2)."""
-
-    def backward(self, grad):
-        self_, other = self.saved_tensors
-        wants_self, wants_other = self.needs_input_grad
-        other_value = other if other is not None else self.scalar
-        self_value = self_ if self_ is not None else self.self_scalar  # div(3.0, t)
-        return (grad / other_value if wants_self else None,
-                -grad * self_value / (other * other) if wants_other else None)
 
 
 def div(input, other, *, rounding_mode=None):
@@ -300,14 +258,6 @@ def remainder(input, other):
     return out
 
 
-class ReciprocalBackward0(Node):
-    """d(1/a) = -grad / a**2 = -grad * result**2."""
-
-    def backward(self, grad):
-        (result,) = self.saved_tensors
-        return (-grad * result * result,)
-
-
 def reciprocal(input):
     """``1 / x``; an integer input gives the default float dtype (``torch.reciprocal``,
     ``aten/src/ATen/native/UnaryOps.cpp``)."""
@@ -320,17 +270,6 @@ def reciprocal(input):
 def rdiv(input, other):
     """``number / tensor``: PyTorch computes ``reciprocal(tensor) * number``."""
     return mul(reciprocal(input), other)
-
-
-class PowBackward0(Node):
-    """d(a ** c) = grad * c * a ** (c - 1) for a number c."""
-
-    def backward(self, grad):
-        (self_,) = self.saved_tensors
-        if self.exponent == 0:  # zeros, not grad * 0 (-0 or NaN for some gradients)
-            from .._creation import zeros_like
-            return (zeros_like(self_),)
-        return (grad * (self.exponent * self_ ** (self.exponent - 1)),)
 
 
 class PowBackward1(Node):
@@ -408,11 +347,6 @@ def pow(input, exponent):
         return record(out, PowBackward0, (input,), saved=(input,), exponent=exponent)
     out = wrap(_binary("power", input, exponent, dtype, quiet=True), exponent)
     return record(out, PowBackward2, (exponent,), saved=(exponent,), save_result=True, base=input)
-
-
-class NegBackward0(Node):
-    def backward(self, grad):
-        return (-grad,)
 
 
 def neg(input):

@@ -18,6 +18,9 @@ from ..core._device import array_module, array_module_of
 from ..core.autograd.graph import Node
 from ._common import check_same_device, from_accumulator, needs_grad, record, wrap
 from .shape import _unsafe_view, squeeze_result
+from ..core._ops import linalg as _core_linalg
+from ..core._ops.linalg import BmmBackward0, MmBackward0
+from ..core._seams import install
 
 
 def _same_dtype(name, a, b):
@@ -104,16 +107,6 @@ def _mat2_grad(mat1, grad, mat2_transposed):
     return mm(mat1.t(), grad)
 
 
-class MmBackward0(Node):
-    """d(A @ B) = (grad @ B^T, A^T @ grad)."""
-
-    def backward(self, grad):
-        self_, mat2 = self.saved_tensors
-        wants_self, wants_mat2 = self.needs_input_grad
-        return (mm(grad, mat2.t()) if wants_self else None,
-                _mat2_grad(self_, grad, self.mat2_transposed) if wants_mat2 else None)
-
-
 def mm(input, mat2):
     """Product of two matrices."""
     if input._data.ndim != 2 or mat2._data.ndim != 2:
@@ -177,14 +170,6 @@ def dot(input, tensor):
     return record(out, DotBackward0, (input, tensor), saved=(input, tensor))
 
 
-class BmmBackward0(Node):
-    def backward(self, grad):
-        self_, mat2 = self.saved_tensors
-        wants_self, wants_mat2 = self.needs_input_grad
-        return (bmm(grad, mat2.transpose(1, 2)) if wants_self else None,
-                bmm(self_.transpose(1, 2), grad) if wants_mat2 else None)
-
-
 def bmm(input, mat2):
     """Batch of matrix products: ``(b, n, m) @ (b, m, p) -> (b, n, p)``."""
     if input._data.ndim != 3 or mat2._data.ndim != 3:
@@ -197,6 +182,11 @@ def bmm(input, mat2):
     xp = array_module(input._device)
     out = wrap(_product(xp.matmul, input, mat2), input)
     return record(out, BmmBackward0, (input, mat2), saved=(input, mat2))
+
+
+# The core's MmBackward0 and BmmBackward0 compute their gradients with these.
+install(_core_linalg, "mm", mm)
+install(_core_linalg, "bmm", bmm)
 
 
 def matmul(input, other):
@@ -307,7 +297,6 @@ def _mismatch(a, b):
         if x != y and x != 1 and y != 1:
             return x, y, ndim - i
     raise AssertionError("shapes broadcast")
-
 
 
 class AddmmBackward0(Node):

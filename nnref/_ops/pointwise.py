@@ -20,6 +20,10 @@ from ..core.autograd.graph import Node
 from ._common import (broadcast_error, check_same_device, float_data, needs_grad, operand_data,
                       record, result_type, wrap)
 from .select import select_or_zero
+from ..core._ops import pointwise as _core_pointwise
+from ..core._seams import install
+from ..core._ops.pointwise import (ExpBackward0, LogBackward0, ReluBackward0, SigmoidBackward0,
+                                   TanhBackward0)
 
 
 def _unary(func, node_class, input, *, save_input=False, save_result=False):
@@ -28,22 +32,10 @@ def _unary(func, node_class, input, *, save_input=False, save_result=False):
                   save_result=save_result)
 
 
-class ExpBackward0(Node):
-    def backward(self, grad):
-        (result,) = self.saved_tensors
-        return (grad * result,)
-
-
 def exp(input):
     """``e ** x`` elementwise (``torch.exp``, ``aten/src/ATen/native/UnaryOps.cpp``)."""
     xp = array_module(input._device)
     return _unary(xp.exp, ExpBackward0, input, save_result=True)
-
-
-class LogBackward0(Node):
-    def backward(self, grad):
-        (self_,) = self.saved_tensors
-        return (grad / self_,)
 
 
 def log(input):
@@ -167,23 +159,11 @@ def sign(input):
     return record(out, SignBackward0, (input,))
 
 
-class TanhBackward0(Node):
-    def backward(self, grad):
-        (result,) = self.saved_tensors
-        return (grad * (1 - result * result),)
-
-
 def tanh(input):
     """The hyperbolic tangent; backward reuses the output, ``1 - tanh(x)**2`` (``torch.tanh``,
     ``aten/src/ATen/native/UnaryOps.cpp``)."""
     xp = array_module(input._device)
     return _unary(xp.tanh, TanhBackward0, input, save_result=True)
-
-
-class SigmoidBackward0(Node):
-    def backward(self, grad):
-        (result,) = self.saved_tensors
-        return (grad * result * (1 - result),)
 
 
 def _sigmoid(x):
@@ -197,12 +177,6 @@ def sigmoid(input):
     """``1 / (1 + exp(-x))``; backward reuses the output, ``s * (1 - s)`` (``torch.sigmoid``,
     ``aten/src/ATen/native/UnaryOps.cpp``)."""
     return _unary(_sigmoid, SigmoidBackward0, input, save_result=True)
-
-
-class ReluBackward0(Node):
-    def backward(self, grad):
-        (result,) = self.saved_tensors
-        return (threshold_backward(grad, result, 0),)
 
 
 class ThresholdBackwardBackward0(Node):
@@ -227,6 +201,9 @@ def threshold_backward(grad_output, input, threshold):
     data = select_or_zero(keep, grad_output._data)
     return record(wrap(data, grad_output), ThresholdBackwardBackward0, (grad_output, input),
                   saved=(input,), threshold=threshold)
+
+
+install(_core_pointwise, "threshold_backward", threshold_backward)  # ReluBackward0 calls it
 
 
 def relu(input):

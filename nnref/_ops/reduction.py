@@ -22,6 +22,10 @@ from ..core.autograd.graph import Node, NotImplemented
 from ._common import from_accumulator, needs_grad, record, size_arguments, wrap
 from .cascade_sum import follows_aten_sum, loop_slabs, sum_in_aten_order
 from .norm_order import follows_aten_order, ordered_vector_norm
+from ..core._ops import reduction as _core_reduction
+from ..core._seams import install
+from ..core._ops.reduction import (MaxBackward0, MaxBackward1, MeanBackward0, MeanBackward1, SumBackward0,
+                                   SumBackward1, _expand_back)
 
 _ATEN_ORDER_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -42,26 +46,6 @@ def _dims(dim, ndim):
     else:
         dims = (_wrap_dim(dim, ndim),)
     return dims if ndim else ()
-
-
-def _expand_back(grad, shape, dims, keepdim):
-    """Reshape a reduced gradient so it broadcasts against the input again."""
-    if not keepdim and dims:
-        kept = list(grad._data.shape)
-        for d in dims:
-            kept.insert(d, 1)
-        grad = grad.reshape(kept) if shape else grad
-    return grad.expand(shape)
-
-
-class SumBackward0(Node):
-    def backward(self, grad):
-        return (grad.expand(self.self_sizes),)
-
-
-class SumBackward1(Node):
-    def backward(self, grad):
-        return (_expand_back(grad, self.self_sizes, self.dims, self.keepdim),)
 
 
 def _float_sum(data, dims, keepdim, dtype):
@@ -96,16 +80,6 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     out = wrap(data, input)
     return record(out, SumBackward0 if dim is None else SumBackward1, (input,),
                   self_sizes=input._data.shape, dims=dims, keepdim=keepdim)
-
-
-class MeanBackward0(Node):
-    def backward(self, grad):
-        return (grad.expand(self.self_sizes) / self.count,)
-
-
-class MeanBackward1(Node):
-    def backward(self, grad):
-        return (_expand_back(grad, self.self_sizes, self.dims, self.keepdim) / self.count,)
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None):
@@ -317,20 +291,27 @@ class _EvenlyDistributed(Node):
         return (_expand_back(grad, self_._data.shape, dims, keepdim) * winners / count,)
 
 
-class MaxBackward1(Node):
-    """``max()`` of the whole tensor: ``evenly_distribute_backward``
+def evenly_distribute(grad, self_, result):
+    """``max()``/``min()`` of the whole tensor: ``evenly_distribute_backward``
     (``torch/csrc/autograd/FunctionsManual.cpp``) on the CPU: the elements equal to the result
     share the gradient, the NaNs when the result is NaN; every other element gets +0 (a
-    select: not the -0 or NaN of a multiply by 0)."""
+    select: not the -0 or NaN of a multiply by 0).  The core's ``MaxBackward1`` calls it."""
+    from .pointwise import masked_grad
+    x = self_._data
+    xp = array_module_of(x)
+    winners = xp.isnan(x) if _device.has_values(x) and bool(xp.isnan(result._data)) else x == result._data
+    count = int(winners.sum()) if _device.has_values(x) else 1
+    return masked_grad((grad / count).expand(self_.shape), winners)
 
-    def backward(self, grad):
-        from .pointwise import masked_grad
-        self_, result = self.saved_tensors
-        x = self_._data
-        xp = array_module_of(x)
-        winners = xp.isnan(x) if _device.has_values(x) and bool(xp.isnan(result._data)) else x == result._data
-        count = int(winners.sum()) if _device.has_values(x) else 1
-        return (masked_grad((grad / count).expand(self_.shape), winners),)
+
+def _scatter_into_zeros(grad, shape, dim, indices):
+    """``max(dim)``/``min(dim)``'s backward as a recorded indexing op (the core's ``MaxBackward0``)."""
+    from .indexing import scatter_into_zeros
+    return scatter_into_zeros(grad, shape, dim, indices)
+
+
+install(_core_reduction, "evenly_distribute", evenly_distribute)
+install(_core_reduction, "scatter_into_zeros", _scatter_into_zeros)
 
 
 class MinBackward1(MaxBackward1):
@@ -346,7 +327,7 @@ class AminBackward0(_EvenlyDistributed):
 
 
 class _IndexSelected(Node):
-    """``max(dim)``/``min(dim)``: the gradient goes to the index each slice picked."""
+    """``kthvalue``/``mode`` ...: the gradient goes to the index each slice picked."""
 
     def backward(self, grad):
         from .indexing import scatter_into_zeros
@@ -358,11 +339,7 @@ class _IndexSelected(Node):
         return (scatter_into_zeros(grad, self.self_sizes, self.dim, indices),)
 
 
-class MaxBackward0(_IndexSelected):
-    pass
-
-
-class MinBackward0(_IndexSelected):
+class MinBackward0(MaxBackward0):
     pass
 
 

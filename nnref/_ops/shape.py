@@ -17,6 +17,9 @@ from ..core._tensor import Tensor, _init, _wrap_dim, bind
 from ..core.autograd.graph import Node
 from ._common import check_same_device, needs_grad, record, result_type, size_arguments, wrap
 from ..core._views import make_view, mark_multi_output
+from ..core._ops.shape import (ExpandBackward0, PermuteBackward0, SqueezeBackward0, SqueezeBackward1,
+                               TBackward0, TransposeBackward0, UnsqueezeBackward0, UnsafeViewBackward0,
+                               ViewBackward0)
 
 
 def _infer_shape(shape, numel):
@@ -31,11 +34,6 @@ def _infer_shape(shape, numel):
     if math.prod(shape) != numel:
         raise RuntimeError(f"shape '{shape}' is invalid for input of size {numel}")
     return tuple(shape)
-
-
-class ViewBackward0(Node):
-    def backward(self, grad):
-        return (grad.reshape(self.self_sizes),)
 
 
 def _try_view(data, shape):
@@ -115,11 +113,6 @@ def reshape(input, *args, shape=None):
     return _unsafe_view(clone(input, memory_format=contiguous_format), shape)
 
 
-class UnsafeViewBackward0(Node):
-    def backward(self, grad):
-        return (grad.reshape(self.self_sizes),)
-
-
 def _unsafe_view(input, shape):
     """A reshape recorded as PyTorch's ``_unsafe_view`` (used inside matmul and reshape,
     ``aten/src/ATen/native/TensorShape.cpp``)."""
@@ -139,15 +132,6 @@ def flatten(input, start_dim=0, end_dim=-1):
         return input
     shape = input._data.shape
     return reshape(input, shape[:start] + (-1,) + shape[end + 1:])
-
-
-class SqueezeBackward0(Node):
-    def backward(self, grad):
-        return (grad.reshape(self.self_sizes),)
-
-
-class SqueezeBackward1(SqueezeBackward0):
-    pass
 
 
 class SqueezeBackward2(SqueezeBackward0):
@@ -182,22 +166,12 @@ def squeeze_result(input, dim):
     return _squeeze(input, (_wrap_dim(dim, input._data.ndim),), SqueezeBackward4)
 
 
-class UnsqueezeBackward0(Node):
-    def backward(self, grad):
-        return (grad.squeeze(self.dim),)
-
-
 def unsqueeze(input, dim):
     """Insert a dimension of size 1 at ``dim``."""
     dim = _wrap_dim(dim, input._data.ndim + 1)
     xp = array_module(input._device)
     out = make_view(input, xp.expand_dims(input._data, dim))
     return record(out, UnsqueezeBackward0, (input,), dim=dim)
-
-
-class TransposeBackward0(Node):
-    def backward(self, grad):
-        return (grad.transpose(self.dim0, self.dim1),)
 
 
 def transpose(input, dim0, dim1):
@@ -209,11 +183,6 @@ def transpose(input, dim0, dim1):
     return record(out, TransposeBackward0, (input,), dim0=dim0, dim1=dim1)
 
 
-class TBackward0(Node):
-    def backward(self, grad):
-        return (grad.t(),)
-
-
 def t(input):
     """Transpose a matrix (0-D and 1-D tensors are returned as they are)."""
     if input._data.ndim > 2:
@@ -221,12 +190,6 @@ def t(input):
                            f"{input._data.ndim}D; use transpose(dim0, dim1) or permute")
     out = make_view(input, input._data.T)
     return record(out, TBackward0, (input,))
-
-
-class PermuteBackward0(Node):
-    def backward(self, grad):
-        # The inverse permutation: dimension i of the input sits at position dims.index(i).
-        return (grad.permute(*(self.dims.index(i) for i in range(len(self.dims)))),)
 
 
 def permute(input, *args, dims=None):
@@ -287,11 +250,6 @@ def conj(input):
 def is_conj(input):
     """False: only complex tensors carry a lazy conjugation bit (``torch.is_conj``)."""
     return False
-
-
-class ExpandBackward0(Node):
-    def backward(self, grad):
-        return (grad.sum_to_size(self.self_sizes),)
 
 
 def expand(input, *sizes, size=None, implicit=False):

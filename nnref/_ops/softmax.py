@@ -8,6 +8,9 @@ from ..core._device import array_module_of
 from ..core._tensor import _wrap_dim
 from ..core.autograd.graph import Node
 from ._common import from_accumulator, record, wrap
+from ..core._ops import softmax as _core_softmax
+from ..core._ops.softmax import LogSoftmaxBackward0, SoftmaxBackward0
+from ..core._seams import install
 
 
 def _floating_data(input, dtype, name):
@@ -21,14 +24,6 @@ def _floating_data(input, dtype, name):
         raise NotImplementedError(f'"{name}" not implemented for \'{input._dtype._legacy_name[:-6]}\'; '
                                   "convert first, e.g. t.float(), or pass dtype=")
     return input._data.astype(input._dtype._accumulate, copy=False), input._dtype
-
-
-class SoftmaxBackward0(Node):
-    """d softmax = y * (grad - sum(grad * y)), one op (``_softmax_backward_data``)."""
-
-    def backward(self, grad):
-        (result,) = self.saved_tensors
-        return (_softmax_backward_data(grad, result, self.dim),)
 
 
 class SoftmaxBackwardDataBackward0(Node):
@@ -73,14 +68,6 @@ def softmax(input, dim, dtype=None):
     return record(out, SoftmaxBackward0, (input,), save_result=True, dim=dim)
 
 
-class LogSoftmaxBackward0(Node):
-    """d log_softmax = grad - exp(y) * sum(grad), one op (``_log_softmax_backward_data``)."""
-
-    def backward(self, grad):
-        (result,) = self.saved_tensors
-        return (_log_softmax_backward_data(grad, result, self.dim),)
-
-
 class LogSoftmaxBackwardDataBackward0(Node):
     """derivatives.yaml: for ``grad_output``, ``grad - (grad * exp(output)).sum(dim)``; for
     ``output``, ``-grad_output.sum(dim) * exp(output) * grad``."""
@@ -101,6 +88,11 @@ def _log_softmax_backward_data(grad_output, output, dim):
     out = wrap(from_accumulator(g - data, dtype), grad_output)
     return record(out, LogSoftmaxBackwardDataBackward0, (grad_output, output),
                   saved=(grad_output, output), dim=dim)
+
+
+# The core's SoftmaxBackward0 and LogSoftmaxBackward0 call these.
+install(_core_softmax, "softmax_backward_data", _softmax_backward_data)
+install(_core_softmax, "log_softmax_backward_data", _log_softmax_backward_data)
 
 
 def log_softmax(input, dim, dtype=None):
