@@ -15,6 +15,8 @@ READING_ORDER = (
     "autograd/engine.py", "_views.py", "autograd/function.py",
     "_ops/_common.py", "_ops/conversion.py",
     "nn/parameter.py", "nn/modules/_backward_hook.py", "nn/modules/module.py", "nn/modules/container.py",
+    "nn/init.py", "nn/functional.py", "nn/modules/linear.py", "nn/modules/conv.py",
+    "nn/modules/dropout.py", "nn/modules/batchnorm.py", "nn/modules/loss.py",
     "optim/optimizer.py", "optim/sgd.py", "optim/adam.py",
     "_seams.py",
 )
