@@ -736,10 +736,10 @@ def one_hot(input, num_classes=-1):
 
 
 # The public functions are the teaching core's (nnref/core/nn/functional.py); each hands its
-# arguments to the exact version above, installed in its seam.
-for _name in ("linear", "relu", "dropout", "conv2d", "max_pool2d", "batch_norm", "nll_loss",
-              "cross_entropy", "mse_loss"):
-    _install(_core_functional, "exact_" + _name, globals()["_" + _name])
+# arguments to the exact version above, installed in the core's ``exact`` seam.
+_install(_core_functional, "exact", {
+    name: globals()["_" + name] for name in ("linear", "relu", "dropout", "conv2d", "max_pool2d",
+                                             "batch_norm", "nll_loss", "cross_entropy", "mse_loss")})
 linear = _with_out(_core_functional.linear)
 relu, dropout, conv2d = _core_functional.relu, _core_functional.dropout, _core_functional.conv2d
 max_pool2d, batch_norm = _core_functional.max_pool2d, _core_functional.batch_norm

@@ -6,7 +6,6 @@ the same ``manual_seed`` (or with an equally seeded ``generator=``) every
 initialisation gives PyTorch's values.
 """
 import math
-import numbers
 import warnings
 
 from .._creation import arange, empty, empty_like, eye, randperm

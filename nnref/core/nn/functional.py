@@ -1,66 +1,58 @@
-"""The functions the MLP and the CNN train with (``torch/nn/functional.py``), each with its node.
+"""The functions the MLP and the CNN train with (``torch/nn/functional.py``).
 
-``linear``, ``relu`` and ``cross_entropy`` are built from Tensor ops, so the graph shows those
-ops' nodes; ``conv2d``, ``max_pool2d``, ``batch_norm``, ``nll_loss`` and ``mse_loss`` are numpy
-forwards with a node named like PyTorch's whose docstring gives the derivative.  Under
-``import nnref`` every function hands its arguments to its ``exact_*`` seam instead: the mirror's
-version of the same name in ``nnref/nn/functional.py``, with PyTorch's kernels (``addmm``,
-summation order), every argument, device checks and PyTorch's error texts.
+``linear``, ``relu`` and ``cross_entropy`` are made of Tensor ops; the others are numpy forwards
+with a node named like PyTorch's, whose docstring gives the derivative.
 """
+import contextlib
+
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from .._tensor import Tensor
 from .._ops._common import needs_grad
+from .._tensor import Tensor
 from ..autograd.graph import Node
 from . import init
 
 __all__ = ["linear", "relu", "dropout", "conv2d", "max_pool2d", "batch_norm", "nll_loss",
            "cross_entropy", "mse_loss"]
-__seams__ = ("exact_linear", "exact_relu", "exact_dropout", "exact_conv2d", "exact_max_pool2d",
-             "exact_batch_norm", "exact_nll_loss", "exact_cross_entropy", "exact_mse_loss")
+__seams__ = ("exact", "naming_layer")
 
-# Seams: nnref/nn/functional.py puts its exact version of each function below here; None
-# here: the plain code below runs.
-exact_linear = None
-exact_relu = None
-exact_dropout = None
-exact_conv2d = None
-exact_max_pool2d = None
-exact_batch_norm = None
-exact_nll_loss = None
-exact_cross_entropy = None
-exact_mse_loss = None
+# Seam: {name: function} for the functions below; nnref/nn/functional.py puts its exact versions
+# there (PyTorch's kernels, every argument and error text); empty here: the plain code runs.
+exact = {}
+
+
+# Seam: a context that puts the layer's name in front of a shape error raised in its forward;
+# nnref/nn/modules/_shape_errors.py puts its naming_layer here; the core names nothing.
+def naming_layer(layer, *inputs):
+    return contextlib.nullcontext()
+
+
+def _refuse(function, what):
+    raise NotImplementedError(f"the core's {function} takes no {what}: import nnref for that")
 
 
 def linear(input, weight, bias=None):
-    """``input @ weight.T + bias``: a matmul and an add, so the graph shows their two nodes.
-
-    (``import nnref``: ``exact_linear``, one fused ``addmm`` recorded as ``AddmmBackward0``.)
-    """
-    if exact_linear is not None:
-        return exact_linear(input, weight, bias)
+    """``input @ weight.T + bias``, a matmul and an add (``import nnref``: one ``addmm``)."""
+    if exact:
+        return exact["linear"](input, weight, bias)
     out = input.matmul(weight.t())
     return out if bias is None else out + bias
 
 
 def relu(input, inplace=False):
     """``max(input, 0)`` (``ReluBackward0``); ``inplace=True`` overwrites ``input``."""
-    if exact_relu is not None:
-        return exact_relu(input, inplace)
+    if exact:
+        return exact["relu"](input, inplace)
     return input.relu_() if inplace else input.relu()
 
 
 def dropout(input, p=0.5, training=True, inplace=False):
-    """In training, zero each element with probability ``p`` and scale the others by ``1 / (1 - p)``.
-
-    The scaling ("inverted dropout") keeps each value's expectation, so evaluation returns
-    ``input`` itself.  The mask multiplies the input (``MulBackward0``, as PyTorch on the CPU);
-    its random numbers come from ``init.fill_uniform``.  (``import nnref``: ``exact_dropout``,
-    PyTorch's Bernoulli draws.)
-    """
-    if exact_dropout is not None:
-        return exact_dropout(input, p, training, inplace)
+    """In training, zero each element with probability ``p`` and scale the others by ``1 / (1 - p)``,
+    which keeps each value's expectation: evaluation returns ``input`` itself.  The mask multiplies
+    (``MulBackward0``); its numbers come from ``init.fill_uniform``."""
+    if exact:
+        return exact["dropout"](input, p, training, inplace)
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0:
@@ -106,15 +98,11 @@ class ConvolutionBackward0(Node):
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """2-D cross-correlation of ``(N, C, H, W)`` by ``(O, C, KH, KW)``, plus ``bias[o]``:
-    ``H_out = (H + 2 * padding - KH) // stride + 1``.
-
-    (``import nnref``: ``exact_conv2d``, also dilation, groups, ``'same'`` and 3-D inputs.)
-    """
-    if exact_conv2d is not None:
-        return exact_conv2d(input, weight, bias, stride, padding, dilation, groups)
+    ``H_out = (H + 2 * padding - KH) // stride + 1``."""
+    if exact:
+        return exact["conv2d"](input, weight, bias, stride, padding, dilation, groups)
     if _pair(dilation) != (1, 1) or groups != 1 or isinstance(padding, str) or input.dim() != 4:
-        raise NotImplementedError("the core's conv2d takes 4-D inputs with integer stride and "
-                                  "padding only: import nnref for dilation, groups and the rest")
+        _refuse("conv2d", "dilation, groups, padding string or unbatched input")
     stride, padding = _pair(stride), _pair(padding)
     windows, _ = _windows(input._data, weight.shape[2:], stride, padding)
     out = np.einsum("ncyxij,ocij->noyx", windows, weight._data, optimize=True)
@@ -144,16 +132,12 @@ class MaxPool2DWithIndicesBackward0(Node):
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     """The largest value of each ``kernel_size`` window (``stride`` defaults to ``kernel_size``)
-    of a ``(N, C, H, W)`` input; with ``return_indices``, also where it was (flat into ``H * W``).
-
-    (``import nnref``: ``exact_max_pool2d``, also dilation, ``ceil_mode`` and 3-D inputs.)
-    """
-    if exact_max_pool2d is not None:
-        return exact_max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode,
-                                return_indices)
+    of a ``(N, C, H, W)`` input; with ``return_indices``, also where it was (flat into ``H * W``)."""
+    if exact:
+        return exact["max_pool2d"](input, kernel_size, stride, padding, dilation, ceil_mode,
+                                   return_indices)
     if _pair(dilation) != (1, 1) or ceil_mode or input.dim() != 4:
-        raise NotImplementedError("the core's max_pool2d takes 4-D inputs without dilation or "
-                                  "ceil_mode: import nnref for those")
+        _refuse("max_pool2d", "dilation, ceil_mode or unbatched input")
     kernel = _pair(kernel_size)
     (sh, sw), (ph, pw) = _pair(stride or kernel), _pair(padding)
     windows, _ = _windows(input._data, kernel, (sh, sw), (ph, pw), fill=-np.inf)
@@ -190,14 +174,11 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                momentum=0.1, eps=1e-5):
     """Normalise each channel (dim 1) by the batch's mean and biased variance in training, by
     ``running_mean``/``running_var`` in evaluation, then scale by ``weight``, shift by ``bias``.
-
-    Training updates the running statistics in place (with the unbiased variance):
-    ``running = (1 - momentum) * running + momentum * batch``.
-    (``import nnref``: ``exact_batch_norm``, PyTorch's summation order and checks.)
-    """
-    if exact_batch_norm is not None:
-        return exact_batch_norm(input, running_mean, running_var, weight, bias, training,
-                                momentum, eps)
+    Training updates the running statistics in place, with the unbiased variance:
+    ``running = (1 - momentum) * running + momentum * batch``."""
+    if exact:
+        return exact["batch_norm"](input, running_mean, running_var, weight, bias, training,
+                                   momentum, eps)
     x = input._data
     axes, shape = (0, *range(2, x.ndim)), (1, -1) + (1,) * (x.ndim - 2)
     if training:
@@ -221,12 +202,6 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     return out
 
 
-def _check_reduction(reduction):
-    if reduction not in ("mean", "sum"):
-        raise NotImplementedError(f"the core's losses reduce by 'mean' or 'sum', not "
-                                  f"{reduction!r}: import nnref for the rest")
-
-
 class NllLossBackward0(Node):
     """``loss = -sum_n input[n, target[n]] / count`` (``count`` = the targets kept, 1 for
     ``'sum'``): ``grad_input[n, target[n]] = -grad / count``, 0 elsewhere."""
@@ -240,19 +215,15 @@ class NllLossBackward0(Node):
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
     """The negative log-likelihood of class indices ``target`` (``N``) under log-probabilities
-    ``input`` (``N, C``); targets equal to ``ignore_index`` count for nothing.
-
-    (``import nnref``: ``exact_nll_loss``, also class weights, ``'none'`` and more dims.)
-    """
-    if exact_nll_loss is not None:
-        return exact_nll_loss(input, target, weight, size_average, ignore_index, reduce,
-                              reduction)
-    if weight is not None or size_average is not None or reduce is not None or input.dim() != 2:
-        raise NotImplementedError("the core's nll_loss takes (N, C) inputs without weights: "
-                                  "import nnref for the rest")
+    ``input`` (``N, C``); targets equal to ``ignore_index`` count for nothing."""
+    if exact:
+        return exact["nll_loss"](input, target, weight, size_average, ignore_index, reduce,
+                                 reduction)
+    if weight is not None or size_average is not None or reduce is not None or input.dim() != 2 \
+            or reduction not in ("mean", "sum"):
+        _refuse("nll_loss", f"weight, size_average, reduce, reduction={reduction!r} or 1-D input")
     kept = target._data != ignore_index
     rows, classes = np.arange(len(kept))[kept], target._data[kept]
-    _check_reduction(reduction)
     count = len(rows) if reduction == "mean" else 1
     out = Tensor._make(np.asarray(-input._data[rows, classes].sum() / count))
     if needs_grad(input):
@@ -263,15 +234,12 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean", label_smoothing=0.0):
-    """``nll_loss(log_softmax(input, 1), target)``: the loss of raw scores (logits).
-
-    (``import nnref``: ``exact_cross_entropy``, also probabilities as targets, label smoothing.)
-    """
-    if exact_cross_entropy is not None:
-        return exact_cross_entropy(input, target, weight, size_average, ignore_index, reduce,
-                                   reduction, label_smoothing)
+    """``nll_loss(log_softmax(input, 1), target)``: the loss of raw scores (logits)."""
+    if exact:
+        return exact["cross_entropy"](input, target, weight, size_average, ignore_index,
+                                      reduce, reduction, label_smoothing)
     if label_smoothing:
-        raise NotImplementedError("the core's cross_entropy has no label smoothing: import nnref")
+        _refuse("cross_entropy", "label_smoothing")
     return nll_loss(input.log_softmax(1), target, weight, size_average, ignore_index, reduce,
                     reduction)
 
@@ -287,17 +255,12 @@ class MseLossBackward0(Node):
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
-    """The mean (or sum) of the squared differences of two tensors of the same shape.
-
-    (``import nnref``: ``exact_mse_loss``, also broadcasting, weights and ``'none'``.)
-    """
-    if exact_mse_loss is not None:
-        return exact_mse_loss(input, target, size_average, reduce, reduction, weight)
-    if weight is not None or size_average is not None or reduce is not None or (
-            input.shape != target.shape):
-        raise NotImplementedError("the core's mse_loss takes two tensors of one shape without "
-                                  "weights: import nnref for the rest")
-    _check_reduction(reduction)
+    """The mean (or sum) of the squared differences of two tensors of the same shape."""
+    if exact:
+        return exact["mse_loss"](input, target, size_average, reduce, reduction, weight)
+    if weight is not None or size_average is not None or reduce is not None \
+            or input.shape != target.shape or reduction not in ("mean", "sum"):
+        _refuse("mse_loss", f"weight, size_average, reduce, reduction={reduction!r} or broadcasting")
     d = input._data - target._data
     out = Tensor._make(np.asarray((d * d).mean() if reduction == "mean" else (d * d).sum()))
     if needs_grad(input, target):

@@ -1,14 +1,9 @@
 """``nn.BatchNorm1d``, ``nn.BatchNorm2d`` (the teaching core's, ``nnref/core/nn/modules/batchnorm.py``),
 ``nn.BatchNorm3d`` and the lazy forms (``torch/nn/modules/batchnorm.py``)."""
 from ...core import _dtype
-from ..._creation import empty, ones, tensor, zeros
-from ...core.autograd.grad_mode import no_grad
-from .. import functional as F, init
-from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter
-from ._shape_errors import naming_layer
+from ..._creation import tensor
+from ..parameter import UninitializedBuffer, UninitializedParameter
 from .lazy import LazyModuleMixin
-from ...core._seams import install
-from ...core.nn.modules import batchnorm as _core_batchnorm
 from ...core.nn.modules.batchnorm import BatchNorm1d, BatchNorm2d, _BatchNorm, _NormBase
 from ...core.nn.modules.module import bind
 
@@ -29,7 +24,6 @@ def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, miss
 
 
 bind(_NormBase, _load_from_state_dict=_load_from_state_dict)
-install(_core_batchnorm, "naming_layer", naming_layer)
 
 
 __all__ += ["BatchNorm3d"]

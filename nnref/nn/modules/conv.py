@@ -1,22 +1,63 @@
 """``nn.Conv2d`` (the teaching core's, ``nnref/core/nn/modules/conv.py``), ``nn.Conv1d``,
 ``nn.ConvTranspose2d`` and the rest (``torch/nn/modules/conv.py``)."""
-import math
-
-from ..._creation import empty
 from ..._ops import native as _native
-from .. import functional as F, init
+from .. import functional as F
 from ...core.autograd.grad_mode import no_grad
-from ..parameter import Parameter, UninitializedParameter
+from ..parameter import UninitializedParameter
 from .lazy import LazyModuleMixin
 from ._shape_errors import naming_layer
 from ...core._seams import install
 from ...core.nn.modules import conv as _core_conv
 from ...core.nn.modules.conv import Conv2d, _ConvNd, _pair
-
-install(_core_conv, "naming_layer", naming_layer)
-install(_core_conv, "pad", _native.pad_2d)
+from ...core.nn.modules.module import bind
 
 __all__ = ["Conv2d"]
+
+_core_init = _ConvNd.__init__
+
+
+def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation, transposed,
+             output_padding, groups, bias, padding_mode, device=None, dtype=None):
+    """PyTorch's argument checks, then the core's ``_ConvNd.__init__``."""
+    if groups <= 0:
+        raise ValueError("groups must be a positive integer")
+    if in_channels % groups != 0:
+        raise ValueError("in_channels must be divisible by groups")
+    if out_channels % groups != 0:
+        raise ValueError("out_channels must be divisible by groups")
+    valid_padding_strings = {"same", "valid"}
+    if isinstance(padding, str):
+        if padding not in valid_padding_strings:
+            raise ValueError(f"Invalid padding string {padding!r}, should be one of "
+                             f"{valid_padding_strings}")
+        if padding == "same" and any(s != 1 for s in stride):
+            raise ValueError("padding='same' is not supported for strided convolutions")
+    valid_padding_modes = {"zeros", "reflect", "replicate", "circular"}
+    if padding_mode not in valid_padding_modes:
+        raise ValueError(f"padding_mode must be one of {valid_padding_modes}, but got "
+                         f"padding_mode='{padding_mode}'")
+    _core_init(self, in_channels, out_channels, kernel_size, stride, padding, dilation, transposed,
+               output_padding, groups, bias, padding_mode, device=device, dtype=dtype)
+
+
+def _padding_pairs(self):
+    """``((top, bottom), (left, right))``; ``'same'`` puts an odd extra pixel at the end."""
+    if self.padding == "valid":
+        return (0, 0), (0, 0)
+    if self.padding == "same":
+        totals = [d * (k - 1) for d, k in zip(self.dilation, self.kernel_size)]
+        return tuple((t // 2, t - t // 2) for t in totals)
+    return tuple((p, p) for p in self.padding)
+
+
+def _pad(layer, input):
+    """Pads with the input's own values (``padding_mode`` reflect, replicate or circular)."""
+    return _native.pad_2d(input, layer._padding_pairs(), layer.padding_mode)
+
+
+bind(_ConvNd, __init__=__init__)
+bind(Conv2d, _padding_pairs=_padding_pairs)
+install(_core_conv, "pad", _pad)
 
 
 __all__ += ["Conv1d", "ConvTranspose2d"]

@@ -18,7 +18,6 @@ def _legacy_reduction(size_average, reduce, reduction):
     return reduction
 
 
-install(_core_loss, "naming_layer", naming_layer)
 install(_core_loss, "legacy_reduction", _legacy_reduction)
 
 

@@ -3,15 +3,9 @@ from ... import _dtype
 from ...autograd.grad_mode import no_grad
 from .. import functional as F, init
 from ..parameter import Parameter
-from .conv import _no_layer_named
 from .module import Module
 
 __all__ = ["BatchNorm1d", "BatchNorm2d"]
-__seams__ = ("naming_layer",)
-
-# Seam: a context naming the layer in a shape error; nnref/nn/modules/_shape_errors.py puts
-# naming_layer here; none in the core.
-naming_layer = _no_layer_named
 
 
 class _NormBase(Module):
@@ -30,28 +24,19 @@ class _NormBase(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        if self.affine:
-            self.weight = Parameter(init.empty(num_features, **factory_kwargs))
-            if bias:
-                self.bias = Parameter(init.empty(num_features, **factory_kwargs))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
-        if self.track_running_stats:  # their values come from reset_running_stats
-            self.register_buffer("running_mean", init.empty(num_features, **factory_kwargs))
-            self.register_buffer("running_var", init.empty(num_features, **factory_kwargs))
-            self.register_buffer("num_batches_tracked",
-                                 init.empty((), device=device, dtype=_dtype.int64))
-        else:
-            self.register_buffer("running_mean", None)
-            self.register_buffer("running_var", None)
-            self.register_buffer("num_batches_tracked", None)
+        self.register_parameter("weight", Parameter(init.empty(num_features, **factory_kwargs))
+                                if affine else None)
+        self.register_parameter("bias", Parameter(init.empty(num_features, **factory_kwargs))
+                                if affine and bias else None)
+        # The values of the running statistics come from reset_running_stats.
+        for name, size, kind in (("running_mean", num_features, dtype),
+                                 ("running_var", num_features, dtype),
+                                 ("num_batches_tracked", (), _dtype.int64)):
+            self.register_buffer(name, init.empty(size, device=device, dtype=kind)
+                                 if track_running_stats else None)
         self.reset_parameters()
 
     def reset_running_stats(self):
-        """Mean 0, variance 1, ``num_batches_tracked`` 0."""
         if self.track_running_stats:
             with no_grad():
                 self.running_mean.zero_()
@@ -59,7 +44,6 @@ class _NormBase(Module):
                 self.num_batches_tracked.zero_()
 
     def reset_parameters(self):
-        """Reset the running statistics and, with ``affine``, the weight to 1 and the bias to 0."""
         self.reset_running_stats()
         if self.affine:
             init.ones_(self.weight)
@@ -99,7 +83,7 @@ class _BatchNorm(_NormBase):
         bn_training = self.training or (self.running_mean is None and self.running_var is None)
         # Running statistics are updated only in training, and only when tracked.
         use_buffers = not self.training or self.track_running_stats
-        with naming_layer(self, input):
+        with F.naming_layer(self, input):
             return F.batch_norm(input, self.running_mean if use_buffers else None,
                                 self.running_var if use_buffers else None, self.weight, self.bias,
                                 bn_training, exponential_average_factor, self.eps)

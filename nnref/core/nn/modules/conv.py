@@ -1,5 +1,4 @@
 """``nn.Conv2d`` and what convolutions share, ``_ConvNd`` (``torch/nn/modules/conv.py``)."""
-import contextlib
 import math
 
 from .. import functional as F, init
@@ -7,22 +6,13 @@ from ..parameter import Parameter
 from .module import Module
 
 __all__ = ["Conv2d"]
-__seams__ = ("naming_layer", "pad")
+__seams__ = ("pad",)
 
 
-def _no_layer_named(layer, *inputs):
-    return contextlib.nullcontext()
-
-
-# Seam: a context naming the layer in a shape error; nnref/nn/modules/_shape_errors.py puts
-# naming_layer here; none in the core.
-naming_layer = _no_layer_named
-
-
-# Seam: pads with the input's own values (padding_mode 'reflect', 'replicate', 'circular');
-# nnref/nn/modules/conv.py puts native.pad_2d here; the core pads with zeros only.
-def pad(input, pairs, mode):
-    raise NotImplementedError(f"the core's Conv2d pads with zeros only, not {mode!r}: import nnref")
+# Seam: pads ``input`` with its own values for padding_mode 'reflect', 'replicate' or 'circular';
+# nnref/nn/modules/conv.py puts native.pad_2d there; the core pads with zeros only.
+def pad(layer, input):
+    raise NotImplementedError(f"the core pads with zeros only, not {layer.padding_mode!r}: import nnref")
 
 
 def _pair(value):
@@ -30,7 +20,8 @@ def _pair(value):
 
 
 class _ConvNd(Module):
-    """What every convolution shares: argument checks, parameters, initialisation, repr."""
+    """What every convolution shares: parameters, initialisation, repr.  (``import nnref`` adds
+    PyTorch's argument checks, in ``nnref/nn/modules/conv.py``.)"""
 
     __constants__ = ["stride", "padding", "dilation", "groups", "padding_mode", "output_padding",
                      "in_channels", "out_channels", "kernel_size"]
@@ -39,23 +30,6 @@ class _ConvNd(Module):
                  transposed, output_padding, groups, bias, padding_mode, device=None, dtype=None):
         factory_kwargs = {"device": device, "dtype": dtype}
         super().__init__()
-        if groups <= 0:
-            raise ValueError("groups must be a positive integer")
-        if in_channels % groups != 0:
-            raise ValueError("in_channels must be divisible by groups")
-        if out_channels % groups != 0:
-            raise ValueError("out_channels must be divisible by groups")
-        valid_padding_strings = {"same", "valid"}
-        if isinstance(padding, str):
-            if padding not in valid_padding_strings:
-                raise ValueError(f"Invalid padding string {padding!r}, should be one of "
-                                 f"{valid_padding_strings}")
-            if padding == "same" and any(s != 1 for s in stride):
-                raise ValueError("padding='same' is not supported for strided convolutions")
-        valid_padding_modes = {"zeros", "reflect", "replicate", "circular"}
-        if padding_mode not in valid_padding_modes:
-            raise ValueError(f"padding_mode must be one of {valid_padding_modes}, but got "
-                             f"padding_mode='{padding_mode}'")
         self.in_channels, self.out_channels, self.kernel_size = in_channels, out_channels, kernel_size
         self.stride, self.padding, self.dilation = stride, padding, dilation
         self.transposed, self.output_padding = transposed, output_padding
@@ -82,12 +56,9 @@ class _ConvNd(Module):
 
     def extra_repr(self):
         s = "{in_channels}, {out_channels}, kernel_size={kernel_size}, stride={stride}"
-        if self.padding != (0,) * len(self.padding):
-            s += ", padding={padding}"
-        if self.dilation != (1,) * len(self.dilation):
-            s += ", dilation={dilation}"
-        if self.output_padding != (0,) * len(self.output_padding):
-            s += ", output_padding={output_padding}"
+        for name, plain in (("padding", 0), ("dilation", 1), ("output_padding", 0)):
+            if getattr(self, name) != (plain,) * len(getattr(self, name)):
+                s += f", {name}={{{name}}}"
         if self.groups != 1:
             s += ", groups={groups}"
         if self.bias is None:
@@ -99,12 +70,8 @@ class _ConvNd(Module):
 
 class Conv2d(_ConvNd):
     """2-D convolution: input ``(N, C_in, H, W)`` or ``(C_in, H, W)``, weight
-    ``(C_out, C_in / groups, KH, KW)``, output ``(N, C_out, H_out, W_out)``.
-
-    ``H_out = floor((H + 2 * padding - dilation * (KH - 1) - 1) / stride) + 1``.
-    ``padding_mode`` ``'reflect'``, ``'replicate'`` or ``'circular'`` pads with the input's own
-    values instead of zeros.
-    """
+    ``(C_out, C_in / groups, KH, KW)``, output ``(N, C_out, H_out, W_out)``, with
+    ``H_out = floor((H + 2 * padding - dilation * (KH - 1) - 1) / stride) + 1``."""
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
                  groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
@@ -115,18 +82,9 @@ class Conv2d(_ConvNd):
     def _conv_forward(self, input, weight, bias):
         if self.padding_mode != "zeros":
             # Pad with the input's own values first, then convolve without padding.
-            padded = pad(input, self._padding_pairs(), self.padding_mode)
-            return F.conv2d(padded, weight, bias, self.stride, 0, self.dilation, self.groups)
+            return F.conv2d(pad(self, input), weight, bias, self.stride, 0, self.dilation,
+                            self.groups)
         return F.conv2d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
-
-    def _padding_pairs(self):
-        """``((top, bottom), (left, right))``; ``'same'`` puts an odd extra pixel at the end."""
-        if self.padding == "valid":
-            return (0, 0), (0, 0)
-        if self.padding == "same":
-            totals = [d * (k - 1) for d, k in zip(self.dilation, self.kernel_size)]
-            return tuple((t // 2, t - t // 2) for t in totals)
-        return tuple((p, p) for p in self.padding)
 
     def forward(self, input):
         # Checked here so that the error names the layer and the shape it wants.
@@ -135,5 +93,5 @@ class Conv2d(_ConvNd):
                 f"{self._get_name()}({self.extra_repr()}) expected input of shape "
                 f"(N, {self.in_channels}, H, W) or ({self.in_channels}, H, W), but got input of "
                 f"size: {list(input.shape)}")
-        with naming_layer(self, input):
+        with F.naming_layer(self, input):
             return self._conv_forward(input, self.weight, self.bias)

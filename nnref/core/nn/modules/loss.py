@@ -1,16 +1,10 @@
 """``nn.MSELoss`` and ``nn.CrossEntropyLoss`` (``torch/nn/modules/loss.py``): each holds its options
 and calls the function of the same name in ``nn.functional``."""
 from .. import functional as F
-from .conv import _no_layer_named
 from .module import Module
 
 __all__ = ["MSELoss", "CrossEntropyLoss"]
-__seams__ = ("naming_layer", "legacy_reduction")
-
-# Seam: a context naming the layer in a shape error; nnref/nn/modules/_shape_errors.py puts
-# naming_layer here; none in the core.
-naming_layer = _no_layer_named
-
+__seams__ = ("legacy_reduction",)
 
 # Seam: turns the deprecated size_average/reduce flags into reduction; nnref/nn/modules/loss.py
 # puts PyTorch's (with its warning) here; the core takes reduction only.
@@ -40,7 +34,7 @@ class MSELoss(_Loss):
     __constants__ = ["reduction"]
 
     def forward(self, input, target):
-        with naming_layer(self, input, target):
+        with F.naming_layer(self, input, target):
             return F.mse_loss(input, target, reduction=self.reduction)
 
 
@@ -60,7 +54,7 @@ class CrossEntropyLoss(_WeightedLoss):
         self.label_smoothing = label_smoothing
 
     def forward(self, input, target):
-        with naming_layer(self, input, target):
+        with F.naming_layer(self, input, target):
             return F.cross_entropy(input, target, weight=self.weight,
                                    ignore_index=self.ignore_index, reduction=self.reduction,
                                    label_smoothing=self.label_smoothing)
