@@ -450,8 +450,7 @@ if package == "nnref.core":  # the full package, with the core's own functions i
     import nnref
     from nnref.core import _seams
     from nnref.core.nn import functional
-    for name in functional.__seams__:
-        _seams.install(functional, name, None)
+    _seams.install(functional, "exact", {})
 core = importlib.import_module(package)
 Tensor = core._tensor.Tensor
 missing = [m for m in ("matmul", "t", "log_softmax", "relu", "reshape", "add_", "mul_", "sum")
