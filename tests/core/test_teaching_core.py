@@ -32,7 +32,7 @@ from nnref.core import _seams
 PACKAGE = pathlib.Path(nnref.__file__).parent
 CORE = PACKAGE / "core"
 BOOK = PACKAGE.parent / "book"
-MAX_LINES, MAX_FILE_LINES = 5743, 600
+MAX_LINES, MAX_FILE_LINES = 5745, 600
 # Core files still over MAX_FILE_LINES, each with the most lines it may have and why; the list
 # may only shrink.
 OVERSIZE = {

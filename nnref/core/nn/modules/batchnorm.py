@@ -37,6 +37,7 @@ class _NormBase(Module):
         self.reset_parameters()
 
     def reset_running_stats(self):
+        """Mean 0, variance 1, ``num_batches_tracked`` 0."""
         if self.track_running_stats:
             with no_grad():
                 self.running_mean.zero_()
@@ -44,6 +45,7 @@ class _NormBase(Module):
                 self.num_batches_tracked.zero_()
 
     def reset_parameters(self):
+        """Reset the running statistics; with ``affine``, the weight to 1 and the bias to 0."""
         self.reset_running_stats()
         if self.affine:
             init.ones_(self.weight)
