@@ -184,7 +184,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 
 
 def _max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
-               return_indices=False):
+                return_indices=False):
     """The largest value of each ``kernel_size`` window; ``stride`` defaults to ``kernel_size``."""
     output, indices = max_pool2d_with_indices(input, kernel_size, stride, padding, dilation,
                                               ceil_mode)
@@ -205,7 +205,7 @@ def _verify_batch_size(size):
 
 
 def _batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
-               momentum=0.1, eps=1e-5):
+                momentum=0.1, eps=1e-5):
     """Normalise each channel with batch statistics (training) or the running ones (evaluation).
 
     In training the running statistics, when given, are updated in place:
@@ -314,7 +314,7 @@ def _check_batch(input, target):
 
 
 def _nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
-             reduction="mean"):
+              reduction="mean"):
     """Negative log-likelihood of int64 class targets, given log-probabilities ``input``.
 
     Input ``(C)``, ``(N, C)`` or ``(N, C, d1, ...)``; targets ``()``, ``(N)`` or
@@ -338,7 +338,7 @@ def _nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, 
 
 
 def _cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
-                  reduction="mean", label_smoothing=0.0):
+                   reduction="mean", label_smoothing=0.0):
     """``nll_loss(log_softmax(input, class_dim), target)`` for int64 class targets.
 
     A floating point ``target`` with the input's shape holds class
