@@ -390,9 +390,10 @@ _NOT_OPS = frozenset({
 # The namespaces whose functions are ops, and the modules whose imported copies of them are
 # replaced too (so that nn.Linear's F.linear and an optimizer's ops are seen).
 _OP_NAMESPACES = ("nnref", "nnref.linalg", "nnref.nn.functional", "nnref.special", "nnref.functional")
-_CALLER_PREFIXES = ("nnref.nn.modules.", "nnref.optim.", "nnref.nn.functional", "nnref.linalg", "nnref.functional")
+_CALLER_PREFIXES = ("nnref.nn.modules.", "nnref.optim.", "nnref.nn.functional", "nnref.linalg", "nnref.functional",
+                    "nnref.core.nn.functional")
 _OP_SOURCES = ("nnref._ops", "nnref._creation", "nnref.nn.functional", "nnref.linalg", "nnref.functional",
-               "nnref.core._tensor")
+               "nnref.core._tensor", "nnref.core.nn.functional")
 
 
 def _timed(fn, name):

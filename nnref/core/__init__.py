@@ -18,6 +18,8 @@ READING_ORDER = (
     "_ops/pointwise.py", "_ops/softmax.py", "_ops/conversion.py",
     "nn/parameter.py", "nn/modules/_backward_hook.py", "nn/modules/module.py", "nn/modules/_apply.py",
     "nn/modules/_hooks.py", "nn/modules/_state_dict.py", "nn/modules/container.py",
+    "nn/init.py", "nn/functional.py", "nn/modules/linear.py", "nn/modules/conv.py",
+    "nn/modules/dropout.py", "nn/modules/batchnorm.py", "nn/modules/loss.py",
     "optim/optimizer.py", "optim/sgd.py", "optim/adam.py",
     "_seams.py",
 )

@@ -21,7 +21,9 @@ from .._ops.out import with_out as _with_out
 from .._ops import arithmetic as _arithmetic
 from .._ops.linalg import addmm, matmul
 from .._numpy_names import accept_numpy_names as _accept_numpy_names
+from ..core._seams import install as _install
 from ..core._tensor import Tensor
+from ..core.nn import functional as _core_functional
 from ..core.autograd.grad_mode import no_grad
 from .._ops import (native as _native, native_activation as _native_activation,
                     native_conv as _native_conv, native_loss as _native_loss,
@@ -37,8 +39,7 @@ __all__ = ["linear", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "dropo
            "embedding", "mse_loss", "nll_loss", "cross_entropy", "binary_cross_entropy_with_logits"]
 
 
-@_with_out
-def linear(input, weight, bias=None):
+def _linear(input, weight, bias=None):
     """``input @ weight.T + bias``, recorded with the same nodes PyTorch records.
 
     A 2-D input with a bias is one fused ``addmm`` (``AddmmBackward0``); other
@@ -59,7 +60,7 @@ def linear(input, weight, bias=None):
 # Activations (torch/nn/functional.py: relu, softmax, log_softmax; sigmoid/tanh are torch's)
 # --------------------------------------------------------------------------------------------
 
-def relu(input, inplace=False):
+def _relu(input, inplace=False):
     """``max(x, 0)``; ``inplace=True`` overwrites ``input`` (still recorded as ``ReluBackward0``)."""
     if inplace:
         return apply_inplace(input, _pointwise.relu)
@@ -98,7 +99,7 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     return _softmax.log_softmax(input, dim, dtype=dtype)
 
 
-def dropout(input, p=0.5, training=True, inplace=False):
+def _dropout(input, p=0.5, training=True, inplace=False):
     """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)``.
 
     The scaling ("inverted dropout") keeps every activation's expected value
@@ -151,7 +152,7 @@ def _pair(value, name="argument"):
     return (int(value), int(value))
 
 
-def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+def _conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """2-D convolution (cross-correlation) of ``(N, C, H, W)`` or ``(C, H, W)`` by ``(O, C/groups, KH, KW)``.
 
     ``padding`` is an int, a pair, ``'valid'`` (none) or ``'same'`` (output as
@@ -182,8 +183,8 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
                                            _pair(dilation, "dilation"), ceil_mode)
 
 
-def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
-               return_indices=False):
+def _max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                return_indices=False):
     """The largest value of each ``kernel_size`` window; ``stride`` defaults to ``kernel_size``."""
     output, indices = max_pool2d_with_indices(input, kernel_size, stride, padding, dilation,
                                               ceil_mode)
@@ -203,8 +204,8 @@ def _verify_batch_size(size):
                          f"{size}")
 
 
-def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
-               momentum=0.1, eps=1e-5):
+def _batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+                momentum=0.1, eps=1e-5):
     """Normalise each channel with batch statistics (training) or the running ones (evaluation).
 
     In training the running statistics, when given, are updated in place:
@@ -255,15 +256,16 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
 # Losses (torch/nn/functional.py)
 # --------------------------------------------------------------------------------------------
 
-def _legacy_reduction(size_average, reduce, reduction):
-    """Turn the deprecated ``size_average``/``reduce`` flags into ``reduction``, warning as PyTorch."""
+def _legacy_reduction(size_average, reduce, reduction, stacklevel=3):
+    """Turn the deprecated ``size_average``/``reduce`` flags into ``reduction``, warning as PyTorch
+    (``stacklevel`` 4 from the exact versions that the core's functions call)."""
     if size_average is None and reduce is None:
         return _native.reduction_enum(reduction)
     size_average = True if size_average is None else size_average
     reduce = True if reduce is None else reduce
     reduction = "mean" if size_average and reduce else "sum" if reduce else "none"
     warnings.warn(f"size_average and reduce args will be deprecated, please use "
-                  f"reduction='{reduction}' instead.", stacklevel=3)
+                  f"reduction='{reduction}' instead.", stacklevel=stacklevel)
     return reduction
 
 
@@ -283,14 +285,14 @@ def _weighted_loss(elementwise, input, weight, reduction, mean_over_weights=True
     raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
 
 
-def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+def _mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """Mean squared error; a target of another shape is broadcast, with PyTorch's warning.
     ``weight`` (input's shape) weighs each element's error."""
     if target.shape != input.shape:
         warnings.warn(f"Using a target size ({target.size()}) that is different to the input size "
                       f"({input.size()}). This will likely lead to incorrect results due to "
-                      "broadcasting. Please ensure they have the same size.", stacklevel=2)
-    reduction = _legacy_reduction(size_average, reduce, reduction)
+                      "broadcasting. Please ensure they have the same size.", stacklevel=3)
+    reduction = _legacy_reduction(size_average, reduce, reduction, 4)
     check_one_device(input, target)
     if target.shape != input.shape:
         try:
@@ -311,15 +313,15 @@ def _check_batch(input, target):
                          f"({target.shape[0]}).")
 
 
-def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
-             reduction="mean"):
+def _nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+              reduction="mean"):
     """Negative log-likelihood of int64 class targets, given log-probabilities ``input``.
 
     Input ``(C)``, ``(N, C)`` or ``(N, C, d1, ...)``; targets ``()``, ``(N)`` or
     ``(N, d1, ...)``.  ``'mean'`` divides by the summed weights of the targets
     that are not ``ignore_index``.
     """
-    reduction = _legacy_reduction(size_average, reduce, reduction)
+    reduction = _legacy_reduction(size_average, reduce, reduction, 4)
     check_one_device(input, target, weight)
     _check_batch(input, target)
     if input.dim() > 2 and tuple(target.shape[1:]) != tuple(input.shape[2:]):
@@ -335,15 +337,15 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     return _native.nll_loss_nd(input, target, weight, reduction, ignore_index)
 
 
-def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
-                  reduction="mean", label_smoothing=0.0):
+def _cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                   reduction="mean", label_smoothing=0.0):
     """``nll_loss(log_softmax(input, class_dim), target)`` for int64 class targets.
 
     A floating point ``target`` with the input's shape holds class
     probabilities instead.  ``label_smoothing`` mixes the target with the
     uniform distribution: ``(1 - eps) * loss + eps * mean over classes``.
     """
-    reduction = _legacy_reduction(size_average, reduce, reduction)
+    reduction = _legacy_reduction(size_average, reduce, reduction, 4)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     class_dim = 0 if input.dim() == 1 else 1
@@ -732,6 +734,17 @@ def one_hot(input, num_classes=-1):
     out = (data[..., None] == xp.arange(num_classes)).astype(np.int64)
     return Tensor._make(out, input._device)
 
+
+# The public functions are the teaching core's (nnref/core/nn/functional.py); each hands its
+# arguments to the exact version above, installed in the core's ``exact`` seam.
+_install(_core_functional, "exact", {
+    name: globals()["_" + name] for name in ("linear", "relu", "dropout", "conv2d", "max_pool2d",
+                                             "batch_norm", "nll_loss", "cross_entropy", "mse_loss")})
+linear = _with_out(_core_functional.linear)
+relu, dropout, conv2d = _core_functional.relu, _core_functional.dropout, _core_functional.conv2d
+max_pool2d, batch_norm = _core_functional.max_pool2d, _core_functional.batch_norm
+nll_loss, cross_entropy = _core_functional.nll_loss, _core_functional.cross_entropy
+mse_loss = _core_functional.mse_loss
 
 from .._namespace import public_dir as _public_dir  # noqa: E402
 

@@ -6,7 +6,6 @@ the same ``manual_seed`` (or with an equally seeded ``generator=``) every
 initialisation gives PyTorch's values.
 """
 import math
-import numbers
 import warnings
 
 from .._creation import arange, empty, empty_like, eye, randperm
@@ -14,39 +13,16 @@ from .._ops.pointwise import where
 from .._ops.shape import stack
 from ..core.autograd.grad_mode import no_grad
 from .parameter import _USE_MESSAGE, is_lazy
+from ..core._seams import install
+from ..core.nn import init as _core_init
+from ..core.nn.init import (  # noqa: F401 - the core's, the public ones
+    _calculate_correct_fan, _calculate_fan_in_and_fan_out, calculate_gain, kaiming_uniform_, ones_,
+    uniform_, zeros_)
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_",
            "eye_", "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_",
            "orthogonal_", "sparse_", "uniform", "normal", "constant", "xavier_uniform", "xavier_normal",
            "kaiming_uniform", "kaiming_normal"]
-
-_LINEAR_FUNCTIONS = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
-                     "conv_transpose2d", "conv_transpose3d")
-
-
-def calculate_gain(nonlinearity, param=None):
-    """The factor that keeps activations' variance stable through ``nonlinearity``.
-
-    linear/conv/sigmoid 1, tanh 5/3, relu sqrt(2), leaky_relu
-    sqrt(2 / (1 + slope**2)) (slope ``param``, default 0.01), selu 3/4.
-    """
-    if nonlinearity in _LINEAR_FUNCTIONS or nonlinearity == "sigmoid":
-        return 1
-    if nonlinearity == "tanh":
-        return 5.0 / 3
-    if nonlinearity == "relu":
-        return math.sqrt(2.0)
-    if nonlinearity == "leaky_relu":
-        if param is None:
-            negative_slope = 0.01
-        elif isinstance(param, numbers.Real) and not isinstance(param, bool):
-            negative_slope = param
-        else:
-            raise ValueError(f"negative_slope {param} not a valid number")
-        return math.sqrt(2.0 / (1 + negative_slope ** 2))
-    if nonlinearity == "selu":
-        return 3.0 / 4
-    raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
 
 
 def _refuse_uninitialized(function, tensor):
@@ -55,13 +31,6 @@ def _refuse_uninitialized(function, tensor):
     the function, before any shape is read (the others fail later, on the first method they call)."""
     if is_lazy(tensor):
         raise ValueError(_USE_MESSAGE.format(where=f" in {function!r}", cls=type(tensor).__name__))
-
-
-def uniform_(tensor, a=0.0, b=1.0, generator=None):
-    """Fill with samples from U(a, b)."""
-    _refuse_uninitialized(uniform_, tensor)
-    with no_grad():
-        return tensor.uniform_(a, b, generator=generator)
 
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
@@ -127,18 +96,6 @@ def constant_(tensor, val):
         return tensor.fill_(val)
 
 
-def ones_(tensor):
-    """Fill with ones."""
-    with no_grad():
-        return tensor.fill_(1.0)
-
-
-def zeros_(tensor):
-    """Fill with zeros."""
-    with no_grad():
-        return tensor.zero_()
-
-
 def eye_(tensor):
     """The identity matrix in a 2-d tensor (ones on the main diagonal of a rectangle too)."""
     if tensor.dim() != 2:
@@ -168,26 +125,6 @@ def dirac_(tensor, groups=1):
     return tensor
 
 
-def _calculate_fan_in_and_fan_out(tensor):
-    """``(fan_in, fan_out)`` of a weight ``(out, in, *kernel)``: in/out times the kernel size."""
-    if tensor.dim() < 2:
-        raise ValueError("Fan in and fan out can not be computed for tensor with fewer than 2 "
-                         "dimensions")
-    receptive_field_size = 1
-    for s in tensor.shape[2:]:
-        receptive_field_size *= s
-    return tensor.shape[1] * receptive_field_size, tensor.shape[0] * receptive_field_size
-
-
-def _calculate_correct_fan(tensor, mode):
-    mode = mode.lower()
-    valid_modes = ["fan_in", "fan_out"]
-    if mode not in valid_modes:
-        raise ValueError(f"Mode {mode} not supported, please use one of {valid_modes}")
-    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
-    return fan_in if mode == "fan_in" else fan_out
-
-
 def xavier_uniform_(tensor, gain=1.0, generator=None):
     """U(-a, a) with ``a = gain * sqrt(6 / (fan_in + fan_out))`` (Glorot & Bengio, 2010)."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
@@ -201,22 +138,6 @@ def xavier_normal_(tensor, gain=1.0, generator=None):
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
     return normal_(tensor, 0.0, std, generator)
-
-
-def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
-    """U(-bound, bound) with ``bound = gain * sqrt(3 / fan)`` (He et al., 2015).
-
-    ``a`` is the negative slope of the leaky ReLU that follows the layer; the
-    layers' default ``a=sqrt(5)`` makes ``bound = 1 / sqrt(fan_in)``.
-    """
-    _refuse_uninitialized(kaiming_uniform_, tensor)
-    if 0 in tensor.shape:
-        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
-        return tensor
-    fan = _calculate_correct_fan(tensor, mode)
-    std = calculate_gain(nonlinearity, a) / math.sqrt(fan)
-    bound = math.sqrt(3.0) * std
-    return uniform_(tensor, -bound, bound, generator)
 
 
 def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
@@ -304,3 +225,13 @@ kaiming_normal = _make_deprecate(kaiming_normal_)
 from .._namespace import public_dir as _public_dir  # noqa: E402
 
 __dir__ = _public_dir(globals(), __all__)
+
+
+def _fill_uniform(tensor, a, b, generator=None):
+    """``Tensor.uniform_``: PyTorch's numbers from its (seeded) generator."""
+    return tensor.uniform_(a, b, generator=generator)
+
+
+install(_core_init, "empty", empty)
+install(_core_init, "fill_uniform", _fill_uniform)
+install(_core_init, "check_initialized", _refuse_uninitialized)

@@ -31,8 +31,11 @@ PACKAGE = pathlib.Path(nnref.__file__).parent
 # design (a CUDA tensor draws from CuPy's generator through _random.generator(device)).
 # nn/parallel/distributed.py is DDP's reducer: MPI moves host buffers, and DDP refuses a module
 # whose parameters are not on the CPU (nnref.distributed carries CPU tensors only).
+# core/nn/functional.py and init.py are the teaching core's plain numpy (CPU only, as the core's
+# empty() says); under import nnref every call goes to the mirror's version in their seams.
 HOST_SIDE = {PACKAGE / "autograd" / "gradcheck.py", PACKAGE / "_ops" / "random.py",
              PACKAGE / "nn" / "parallel" / "distributed.py",
+             PACKAGE / "core" / "nn" / "functional.py", PACKAGE / "core" / "nn" / "init.py",
              *(PACKAGE / "core" / name for name in ("_tensor_str.py", "_dtype.py", "_device.py"))}
 COMPUTE_CODE = sorted(
     {p for folder in ("core", "_ops", "autograd", "nn", "optim") for p in (PACKAGE / folder).rglob("*.py")}

@@ -1,5 +1,8 @@
 """Errors that name the layer: PyTorch's kernels report a bad input without saying which layer got it."""
 
+from ...core._seams import install
+from ...core.nn import functional as _core_functional
+
 __all__ = ["naming_layer"]
 
 
@@ -26,3 +29,6 @@ class naming_layer:
         sizes = " and ".join(str(list(t.shape)) for t in self.inputs)
         got = f"an input of size {sizes}" if len(self.inputs) == 1 else f"inputs of sizes {sizes}"
         raise kind(f"{self.module._get_name()}({self.module.extra_repr()}) got {got}: {exc}") from None
+
+
+install(_core_functional, "naming_layer", naming_layer)  # the core layers' forwards name themselves

@@ -1,141 +1,29 @@
-"""``nn.BatchNorm1d``, ``nn.BatchNorm2d`` and ``nn.BatchNorm3d`` (``torch/nn/modules/batchnorm.py``)."""
+"""``nn.BatchNorm1d``, ``nn.BatchNorm2d`` (the teaching core's, ``nnref/core/nn/modules/batchnorm.py``),
+``nn.BatchNorm3d`` and the lazy forms (``torch/nn/modules/batchnorm.py``)."""
 from ...core import _dtype
-from ..._creation import empty, ones, tensor, zeros
-from ...core.autograd.grad_mode import no_grad
-from .. import functional as F, init
-from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter
-from ._shape_errors import naming_layer
+from ..._creation import tensor
+from ..parameter import UninitializedBuffer, UninitializedParameter
 from .lazy import LazyModuleMixin
-from .module import Module
+from ...core.nn.modules.batchnorm import BatchNorm1d, BatchNorm2d, _BatchNorm, _NormBase
+from ...core.nn.modules.module import bind
 
 __all__ = ["BatchNorm1d", "BatchNorm2d"]
 
 
-class _NormBase(Module):
-    """Parameters (``weight``, ``bias``) and buffers (``running_mean``, ``running_var``,
-    ``num_batches_tracked``) of batch normalisation."""
-
-    _version = 2
-    __constants__ = ["track_running_stats", "momentum", "eps", "num_features", "affine"]
-
-    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
-                 track_running_stats=True, device=None, dtype=None, *, bias=True):
-        factory_kwargs = {"device": device, "dtype": dtype}
-        super().__init__()
-        self.num_features = num_features
-        self.eps = eps
-        self.momentum = momentum
-        self.affine = affine
-        self.track_running_stats = track_running_stats
-        if self.affine:
-            self.weight = Parameter(empty(num_features, **factory_kwargs))
-            if bias:
-                self.bias = Parameter(empty(num_features, **factory_kwargs))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
-        if self.track_running_stats:
-            self.register_buffer("running_mean", zeros(num_features, **factory_kwargs))
-            self.register_buffer("running_var", ones(num_features, **factory_kwargs))
-            self.register_buffer("num_batches_tracked", tensor(0, dtype=_dtype.int64, device=device))
-        else:
-            self.register_buffer("running_mean", None)
-            self.register_buffer("running_var", None)
-            self.register_buffer("num_batches_tracked", None)
-        self.reset_parameters()
-
-    def reset_running_stats(self):
-        """Reset the running statistics: mean 0, variance 1, ``num_batches_tracked`` 0
-        (``torch/nn/modules/batchnorm.py``)."""
-        if self.track_running_stats:
-            with no_grad():
-                self.running_mean.zero_()
-                self.running_var.fill_(1)
-                self.num_batches_tracked.zero_()
-
-    def reset_parameters(self):
-        """Reset the running statistics and, with ``affine``, the weight to 1 and the bias to 0
-        (``torch/nn/modules/batchnorm.py``)."""
-        self.reset_running_stats()
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
-
-    def _check_input_dim(self, input):
-        raise NotImplementedError
-
-    def extra_repr(self):
-        return ("{num_features}, eps={eps}, momentum={momentum}, affine={affine}, bias={use_bias}, "
-                "track_running_stats={track_running_stats}".format(
-                    **self.__dict__, use_bias=self.bias is not None))
-
-    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
-                              unexpected_keys, error_msgs):
-        # Checkpoints older than version 2 have no num_batches_tracked: treat it as zero batches.
-        version = local_metadata.get("version", None)
-        if (version is None or version < 2) and self.track_running_stats:
-            key = prefix + "num_batches_tracked"
-            if key not in state_dict:
-                state_dict[key] = (self.num_batches_tracked if self.num_batches_tracked is not None
-                                   else tensor(0, dtype=_dtype.int64))
-        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
-                                      unexpected_keys, error_msgs)
-
-    def _shape_error(self, input, expected):
-        return ValueError(f"{self._get_name()}({self.extra_repr()}) expected {expected} input "
-                          f"(got {input.dim()}D input of size {list(input.shape)})")
+def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                          unexpected_keys, error_msgs):
+    # Checkpoints older than version 2 have no num_batches_tracked: treat it as zero batches.
+    version = local_metadata.get("version", None)
+    if (version is None or version < 2) and self.track_running_stats:
+        key = prefix + "num_batches_tracked"
+        if key not in state_dict:
+            state_dict[key] = (self.num_batches_tracked if self.num_batches_tracked is not None
+                               else tensor(0, dtype=_dtype.int64))
+    super(_NormBase, self)._load_from_state_dict(state_dict, prefix, local_metadata, strict,
+                                                 missing_keys, unexpected_keys, error_msgs)
 
 
-class _BatchNorm(_NormBase):
-    def forward(self, input):
-        self._check_input_dim(input)
-        # a layer with neither parameters nor running statistics (a lazy one built so) uses no num_features
-        stateless = self.weight is None and self.running_mean is None
-        if input.shape[1] != self.num_features and not (stateless and self.num_features == 0):
-            raise RuntimeError(f"{self._get_name()}({self.extra_repr()}) expected input with "
-                               f"{self.num_features} channels in dim 1, but got input of size "
-                               f"{list(input.shape)}")
-        # momentum=None means a cumulative average: the k-th batch gets weight 1/k.
-        exponential_average_factor = 0.0 if self.momentum is None else self.momentum
-        if self.training and self.track_running_stats and self.num_batches_tracked is not None:
-            with no_grad():
-                self.num_batches_tracked.add_(1)
-            if self.momentum is None:
-                exponential_average_factor = 1.0 / float(self.num_batches_tracked)
-        # Batch statistics in training, and in evaluation when no running ones are kept.
-        bn_training = self.training or (self.running_mean is None and self.running_var is None)
-        # Running statistics are updated only in training, and only when tracked.
-        use_buffers = not self.training or self.track_running_stats
-        with naming_layer(self, input):
-            return F.batch_norm(input, self.running_mean if use_buffers else None,
-                                self.running_var if use_buffers else None, self.weight, self.bias,
-                                bn_training, exponential_average_factor, self.eps)
-
-
-class BatchNorm1d(_BatchNorm):
-    """Batch normalisation of ``(N, C)`` or ``(N, C, L)`` inputs, per channel ``C``.
-
-    Training normalises with the batch's mean and biased variance and updates
-    ``running_mean``/``running_var`` (the latter from the unbiased variance):
-    ``running = (1 - momentum) * running + momentum * batch``.  Evaluation
-    normalises with the running statistics.
-    """
-
-    def _check_input_dim(self, input):
-        if input.dim() not in (2, 3):
-            raise self._shape_error(input, f"2D (N, {self.num_features}) or 3D "
-                                           f"(N, {self.num_features}, L)")
-
-
-class BatchNorm2d(_BatchNorm):
-    """Batch normalisation of ``(N, C, H, W)`` inputs, per channel ``C`` (see ``BatchNorm1d``)."""
-
-    def _check_input_dim(self, input):
-        if input.dim() != 4:
-            raise self._shape_error(input, f"4D (N, {self.num_features}, H, W)")
+bind(_NormBase, _load_from_state_dict=_load_from_state_dict)
 
 
 __all__ += ["BatchNorm3d"]

@@ -1,136 +1,63 @@
-"""``nn.Conv2d`` (``torch/nn/modules/conv.py``)."""
-import math
-
-from ..._creation import empty
+"""``nn.Conv2d`` (the teaching core's, ``nnref/core/nn/modules/conv.py``), ``nn.Conv1d``,
+``nn.ConvTranspose2d`` and the rest (``torch/nn/modules/conv.py``)."""
 from ..._ops import native as _native
-from .. import functional as F, init
+from .. import functional as F
 from ...core.autograd.grad_mode import no_grad
-from ..parameter import Parameter, UninitializedParameter
+from ..parameter import UninitializedParameter
 from .lazy import LazyModuleMixin
 from ._shape_errors import naming_layer
-from .module import Module
+from ...core._seams import install
+from ...core.nn.modules import conv as _core_conv
+from ...core.nn.modules.conv import Conv2d, _ConvNd, _pair
+from ...core.nn.modules.module import bind
 
 __all__ = ["Conv2d"]
 
-
-def _pair(value):
-    return tuple(value) if isinstance(value, (tuple, list)) else (value, value)
+_core_init = _ConvNd.__init__
 
 
-class _ConvNd(Module):
-    """What every convolution shares: argument checks, parameters, initialisation, repr."""
-
-    __constants__ = ["stride", "padding", "dilation", "groups", "padding_mode", "output_padding",
-                     "in_channels", "out_channels", "kernel_size"]
-
-    def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation,
-                 transposed, output_padding, groups, bias, padding_mode, device=None, dtype=None):
-        factory_kwargs = {"device": device, "dtype": dtype}
-        super().__init__()
-        if groups <= 0:
-            raise ValueError("groups must be a positive integer")
-        if in_channels % groups != 0:
-            raise ValueError("in_channels must be divisible by groups")
-        if out_channels % groups != 0:
-            raise ValueError("out_channels must be divisible by groups")
-        valid_padding_strings = {"same", "valid"}
-        if isinstance(padding, str):
-            if padding not in valid_padding_strings:
-                raise ValueError(f"Invalid padding string {padding!r}, should be one of "
-                                 f"{valid_padding_strings}")
-            if padding == "same" and any(s != 1 for s in stride):
-                raise ValueError("padding='same' is not supported for strided convolutions")
-        valid_padding_modes = {"zeros", "reflect", "replicate", "circular"}
-        if padding_mode not in valid_padding_modes:
-            raise ValueError(f"padding_mode must be one of {valid_padding_modes}, but got "
-                             f"padding_mode='{padding_mode}'")
-        self.in_channels = in_channels
-        self.out_channels = out_channels
-        self.kernel_size = kernel_size
-        self.stride = stride
-        self.padding = padding
-        self.dilation = dilation
-        self.transposed = transposed
-        self.output_padding = output_padding
-        self.groups = groups
-        self.padding_mode = padding_mode
-        # A transposed convolution maps out_channels back to in_channels: its weight is the
-        # (in, out / groups) transpose of the convolution it undoes.
-        weight_shape = ((in_channels, out_channels // groups) if transposed
-                        else (out_channels, in_channels // groups))
-        self.weight = Parameter(empty((*weight_shape, *kernel_size), **factory_kwargs))
-        if bias:
-            self.bias = Parameter(empty(out_channels, **factory_kwargs))
-        else:
-            self.register_parameter("bias", None)
-        self.reset_parameters()
-
-    def reset_parameters(self):
-        """Weight from ``kaiming_uniform_(a=sqrt(5))``, i.e. U(-1/sqrt(fan_in), 1/sqrt(fan_in)),
-        and the bias from the same range (``fan_in = in_channels / groups * KH * KW``)."""
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
-
-    def extra_repr(self):
-        s = "{in_channels}, {out_channels}, kernel_size={kernel_size}, stride={stride}"
-        if self.padding != (0,) * len(self.padding):
-            s += ", padding={padding}"
-        if self.dilation != (1,) * len(self.dilation):
-            s += ", dilation={dilation}"
-        if self.output_padding != (0,) * len(self.output_padding):
-            s += ", output_padding={output_padding}"
-        if self.groups != 1:
-            s += ", groups={groups}"
-        if self.bias is None:
-            s += ", bias=False"
-        if self.padding_mode != "zeros":
-            s += ", padding_mode={padding_mode}"
-        return s.format(**self.__dict__)
+def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation, transposed,
+             output_padding, groups, bias, padding_mode, device=None, dtype=None):
+    """PyTorch's argument checks, then the core's ``_ConvNd.__init__``."""
+    if groups <= 0:
+        raise ValueError("groups must be a positive integer")
+    if in_channels % groups != 0:
+        raise ValueError("in_channels must be divisible by groups")
+    if out_channels % groups != 0:
+        raise ValueError("out_channels must be divisible by groups")
+    valid_padding_strings = {"same", "valid"}
+    if isinstance(padding, str):
+        if padding not in valid_padding_strings:
+            raise ValueError(f"Invalid padding string {padding!r}, should be one of "
+                             f"{valid_padding_strings}")
+        if padding == "same" and any(s != 1 for s in stride):
+            raise ValueError("padding='same' is not supported for strided convolutions")
+    valid_padding_modes = {"zeros", "reflect", "replicate", "circular"}
+    if padding_mode not in valid_padding_modes:
+        raise ValueError(f"padding_mode must be one of {valid_padding_modes}, but got "
+                         f"padding_mode='{padding_mode}'")
+    _core_init(self, in_channels, out_channels, kernel_size, stride, padding, dilation, transposed,
+               output_padding, groups, bias, padding_mode, device=device, dtype=dtype)
 
 
-class Conv2d(_ConvNd):
-    """2-D convolution: input ``(N, C_in, H, W)`` or ``(C_in, H, W)``, weight
-    ``(C_out, C_in / groups, KH, KW)``, output ``(N, C_out, H_out, W_out)``.
+def _padding_pairs(self):
+    """``((top, bottom), (left, right))``; ``'same'`` puts an odd extra pixel at the end."""
+    if self.padding == "valid":
+        return (0, 0), (0, 0)
+    if self.padding == "same":
+        totals = [d * (k - 1) for d, k in zip(self.dilation, self.kernel_size)]
+        return tuple((t // 2, t - t // 2) for t in totals)
+    return tuple((p, p) for p in self.padding)
 
-    ``H_out = floor((H + 2 * padding - dilation * (KH - 1) - 1) / stride) + 1``.
-    ``padding_mode`` ``'reflect'``, ``'replicate'`` or ``'circular'`` pads with the input's own
-    values instead of zeros.
-    """
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
-                 groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
-        super().__init__(in_channels, out_channels, _pair(kernel_size), _pair(stride),
-                         padding if isinstance(padding, str) else _pair(padding), _pair(dilation),
-                         False, _pair(0), groups, bias, padding_mode, device=device, dtype=dtype)
+def _pad(layer, input):
+    """Pads with the input's own values (``padding_mode`` reflect, replicate or circular)."""
+    return _native.pad_2d(input, layer._padding_pairs(), layer.padding_mode)
 
-    def _conv_forward(self, input, weight, bias):
-        if self.padding_mode != "zeros":
-            # Pad with the input's own values first, then convolve without padding.
-            padded = _native.pad_2d(input, self._padding_pairs(), self.padding_mode)
-            return F.conv2d(padded, weight, bias, self.stride, 0, self.dilation, self.groups)
-        return F.conv2d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
 
-    def _padding_pairs(self):
-        """``((top, bottom), (left, right))``; ``'same'`` puts an odd extra pixel at the end."""
-        if self.padding == "valid":
-            return (0, 0), (0, 0)
-        if self.padding == "same":
-            totals = [d * (k - 1) for d, k in zip(self.dilation, self.kernel_size)]
-            return tuple((t // 2, t - t // 2) for t in totals)
-        return tuple((p, p) for p in self.padding)
-
-    def forward(self, input):
-        # Checked here so that the error names the layer and the shape it wants.
-        if input.dim() not in (3, 4) or input.shape[-3] != self.in_channels:
-            raise RuntimeError(
-                f"{self._get_name()}({self.extra_repr()}) expected input of shape "
-                f"(N, {self.in_channels}, H, W) or ({self.in_channels}, H, W), but got input of "
-                f"size: {list(input.shape)}")
-        with naming_layer(self, input):
-            return self._conv_forward(input, self.weight, self.bias)
+bind(_ConvNd, __init__=__init__)
+bind(Conv2d, _padding_pairs=_padding_pairs)
+install(_core_conv, "pad", _pad)
 
 
 __all__ += ["Conv1d", "ConvTranspose2d"]

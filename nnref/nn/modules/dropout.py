@@ -1,30 +1,9 @@
-"""``nn.Dropout`` and its channel and alpha forms (``torch/nn/modules/dropout.py``)."""
+"""``nn.Dropout`` (the teaching core's, ``nnref/core/nn/modules/dropout.py``) and its channel and
+alpha forms (``torch/nn/modules/dropout.py``)."""
 from .. import functional as F
-from .module import Module
+from ...core.nn.modules.dropout import Dropout, _DropoutNd
 
 __all__ = ["Dropout"]
-
-
-class _DropoutNd(Module):
-    __constants__ = ["p", "inplace"]
-
-    def __init__(self, p=0.5, inplace=False):
-        super().__init__()
-        if p < 0 or p > 1:
-            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-        self.p = p
-        self.inplace = inplace
-
-    def extra_repr(self):
-        return f"p={self.p}, inplace={self.inplace}"
-
-
-class Dropout(_DropoutNd):
-    """In training, zero each element with probability ``p`` and scale the survivors by
-    ``1 / (1 - p)``; in evaluation (``model.eval()``), return the input unchanged."""
-
-    def forward(self, input):
-        return F.dropout(input, self.p, self.training, self.inplace)
 
 
 __all__ += ["Dropout1d", "Dropout2d"]

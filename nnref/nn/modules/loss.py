@@ -5,7 +5,9 @@ calls the function of the same name in ``nn.functional``.
 """
 from .. import functional as F
 from ._shape_errors import naming_layer
-from .module import Module
+from ...core._seams import install
+from ...core.nn.modules import loss as _core_loss
+from ...core.nn.modules.loss import CrossEntropyLoss, MSELoss, _Loss, _WeightedLoss
 
 __all__ = ["MSELoss", "CrossEntropyLoss", "NLLLoss", "BCEWithLogitsLoss"]
 
@@ -16,28 +18,7 @@ def _legacy_reduction(size_average, reduce, reduction):
     return reduction
 
 
-class _Loss(Module):
-    reduction: str
-
-    def __init__(self, size_average=None, reduce=None, reduction="mean"):
-        super().__init__()
-        self.reduction = _legacy_reduction(size_average, reduce, reduction)
-
-
-class _WeightedLoss(_Loss):
-    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
-        super().__init__(size_average, reduce, reduction)
-        self.register_buffer("weight", weight)
-
-
-class MSELoss(_Loss):
-    """Mean (``reduction='mean'``), sum or elementwise squared error between input and target."""
-
-    __constants__ = ["reduction"]
-
-    def forward(self, input, target):
-        with naming_layer(self, input, target):
-            return F.mse_loss(input, target, reduction=self.reduction)
+install(_core_loss, "legacy_reduction", _legacy_reduction)
 
 
 class NLLLoss(_WeightedLoss):
@@ -54,28 +35,6 @@ class NLLLoss(_WeightedLoss):
         with naming_layer(self, input, target):
             return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
                               reduction=self.reduction)
-
-
-class CrossEntropyLoss(_WeightedLoss):
-    """``LogSoftmax`` over the class dim followed by ``NLLLoss``, on raw scores (logits).
-
-    Targets are int64 class indices ``(N)`` (or class probabilities shaped
-    like the input); ``label_smoothing`` blends them with a uniform target.
-    """
-
-    __constants__ = ["ignore_index", "reduction", "label_smoothing"]
-
-    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
-                 reduction="mean", label_smoothing=0.0):
-        super().__init__(weight, size_average, reduce, reduction)
-        self.ignore_index = ignore_index
-        self.label_smoothing = label_smoothing
-
-    def forward(self, input, target):
-        with naming_layer(self, input, target):
-            return F.cross_entropy(input, target, weight=self.weight,
-                                   ignore_index=self.ignore_index, reduction=self.reduction,
-                                   label_smoothing=self.label_smoothing)
 
 
 class BCEWithLogitsLoss(_Loss):

@@ -1,0 +1,113 @@
+"""The initialisations the layers use (``torch/nn/init.py``): each fills its tensor in place under
+``no_grad`` (so it works on parameters) and returns it."""
+import math
+import numbers
+import warnings
+
+import numpy as np
+
+from .. import _dtype
+from .._device import canonical_device
+from .._tensor import Tensor
+from ..autograd.grad_mode import no_grad
+
+__all__ = ["calculate_gain", "uniform_", "ones_", "zeros_", "kaiming_uniform_"]
+__seams__ = ("empty", "fill_uniform", "check_initialized")
+
+
+# Seam: a new uninitialised tensor for a layer's parameters; nnref/nn/init.py puts nnref.empty
+# here (every device and dtype).
+def empty(size, device=None, dtype=None):
+    if canonical_device(device).type != "cpu":
+        raise NotImplementedError("the core makes parameters on the CPU only: import nnref")
+    return Tensor._make(np.empty(size, (dtype or _dtype.get_default_dtype()).numpy))
+
+
+# Seam: fills ``tensor`` with U(a, b) in place; nnref/nn/init.py puts Tensor.uniform_ here, which
+# draws PyTorch's numbers from its seeded generator.
+def fill_uniform(tensor, a, b, generator=None):
+    tensor._data[...] = (generator or np.random.default_rng()).uniform(a, b, tensor.shape)
+    return tensor
+
+
+# Seam: refuses a tensor that has no values yet; nnref/nn/init.py puts the refusal of lazy
+# modules' uninitialized parameters here; every tensor has values in the core.
+def check_initialized(function, tensor):
+    pass
+
+
+def calculate_gain(nonlinearity, param=None):
+    """The factor that keeps activations' variance through ``nonlinearity``: 1 for linear/conv/
+    sigmoid, 5/3 tanh, sqrt(2) relu, sqrt(2 / (1 + slope**2)) leaky_relu (slope ``param``,
+    default 0.01), 3/4 selu."""
+    if nonlinearity in ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
+                        "conv_transpose2d", "conv_transpose3d", "sigmoid"):
+        return 1
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    if nonlinearity == "relu":
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        if param is None:
+            negative_slope = 0.01
+        elif isinstance(param, numbers.Real) and not isinstance(param, bool):
+            negative_slope = param
+        else:
+            raise ValueError(f"negative_slope {param} not a valid number")
+        return math.sqrt(2.0 / (1 + negative_slope ** 2))
+    if nonlinearity == "selu":
+        return 3.0 / 4
+    raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
+
+
+def uniform_(tensor, a=0.0, b=1.0, generator=None):
+    """Fill with samples from U(a, b)."""
+    check_initialized(uniform_, tensor)
+    with no_grad():
+        return fill_uniform(tensor, a, b, generator)
+
+
+def ones_(tensor):
+    """Fill with ones."""
+    with no_grad():
+        return tensor.fill_(1.0)
+
+
+def zeros_(tensor):
+    """Fill with zeros."""
+    with no_grad():
+        return tensor.zero_()
+
+
+def _calculate_fan_in_and_fan_out(tensor):
+    """``(fan_in, fan_out)`` of a weight ``(out, in, *kernel)``: in/out times the kernel size."""
+    if tensor.dim() < 2:
+        raise ValueError("Fan in and fan out can not be computed for tensor with fewer than 2 "
+                         "dimensions")
+    receptive_field_size = math.prod(tensor.shape[2:])
+    return tensor.shape[1] * receptive_field_size, tensor.shape[0] * receptive_field_size
+
+
+def _calculate_correct_fan(tensor, mode):
+    mode = mode.lower()
+    valid_modes = ["fan_in", "fan_out"]
+    if mode not in valid_modes:
+        raise ValueError(f"Mode {mode} not supported, please use one of {valid_modes}")
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    return fan_in if mode == "fan_in" else fan_out
+
+
+def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    """U(-bound, bound) with ``bound = gain * sqrt(3 / fan)`` (He et al., 2015).
+
+    ``a`` is the negative slope of the leaky ReLU that follows the layer; the layers' default
+    ``a=sqrt(5)`` makes ``bound = 1 / sqrt(fan_in)``.
+    """
+    check_initialized(kaiming_uniform_, tensor)
+    if 0 in tensor.shape:
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
+        return tensor
+    fan = _calculate_correct_fan(tensor, mode)
+    std = calculate_gain(nonlinearity, a) / math.sqrt(fan)
+    bound = math.sqrt(3.0) * std
+    return uniform_(tensor, -bound, bound, generator)
