@@ -26,6 +26,7 @@ from ..core.autograd.graph import Node
 from . import fused
 from ._common import needs_grad
 from .arithmetic import add, mul
+from ..core._ops.inplace import FillBackward2, ZeroBackward0
 from ..core._views import check_inplace, rebase_history
 
 
@@ -277,14 +278,6 @@ class _OverwrittenBackward(Node):
 
     def backward(self, grad):
         return (grad * 0,)
-
-
-class ZeroBackward0(_OverwrittenBackward):
-    pass
-
-
-class FillBackward2(_OverwrittenBackward):
-    """``fill_(number)``."""
 
 
 class FillBackward3(Node):

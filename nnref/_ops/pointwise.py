@@ -23,7 +23,7 @@ from .select import select_or_zero
 from ..core._ops import pointwise as _core_pointwise
 from ..core._seams import install
 from ..core._ops.pointwise import (ExpBackward0, LogBackward0, ReluBackward0, SigmoidBackward0,
-                                   TanhBackward0)
+                                   SqrtBackward0, TanhBackward0)
 
 
 def _unary(func, node_class, input, *, save_input=False, save_result=False):
@@ -44,12 +44,6 @@ def log(input):
     xp = array_module(input._device)
     with np.errstate(divide="ignore", invalid="ignore"):  # log(0) = -inf, log(-1) = nan, as in PyTorch
         return _unary(xp.log, LogBackward0, input, save_input=True)
-
-
-class SqrtBackward0(Node):
-    def backward(self, grad):
-        (result,) = self.saved_tensors
-        return (grad / (2 * result),)
 
 
 def sqrt(input):

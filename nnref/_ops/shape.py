@@ -17,6 +17,7 @@ from ..core._tensor import Tensor, _init, _wrap_dim, bind
 from ..core.autograd.graph import Node
 from ._common import check_same_device, needs_grad, record, result_type, size_arguments, wrap
 from ..core._views import make_view, mark_multi_output
+from ..core._ops.inplace import CloneBackward0
 from ..core._ops.shape import (ExpandBackward0, PermuteBackward0, SqueezeBackward0, SqueezeBackward1,
                                TBackward0, TransposeBackward0, UnsqueezeBackward0, UnsafeViewBackward0,
                                ViewBackward0)
@@ -302,11 +303,6 @@ def expand_as(input, other):
     """``input.expand(other.size())``: a broadcast view (``torch.Tensor.expand_as``,
     ``aten/src/ATen/native/TensorShape.cpp``)."""
     return expand(input, other._data.shape)
-
-
-class CloneBackward0(Node):
-    def backward(self, grad):
-        return (grad,)
 
 
 def clone(input, *, memory_format=None):

@@ -5,7 +5,7 @@ each file's size).  It imports nothing outside itself; the rest of nnref, the *m
 on it and puts PyTorch's exact behaviour into its seams (``_seams.py``) when imported.
 """
 from . import _tensor_str, _views  # noqa: F401 - files that bind Tensor methods (_tensor.bind)
-from ._ops import arithmetic, conversion, linalg, pointwise, reduction, shape, softmax  # noqa: F401
+from ._ops import arithmetic, conversion, inplace, linalg, pointwise, reduction, shape, softmax  # noqa: F401
 from .autograd import engine, function  # noqa: F401
 from .nn.modules import _apply, _hooks, _state_dict  # noqa: F401 - files that bind Module methods
 
@@ -15,7 +15,7 @@ READING_ORDER = (
     "autograd/grad_mode.py", "utils/hooks.py", "autograd/graph.py", "_tensor.py", "_tensor_str.py",
     "autograd/engine.py", "_views.py", "autograd/function.py",
     "_ops/_common.py", "_ops/arithmetic.py", "_ops/shape.py", "_ops/reduction.py", "_ops/linalg.py",
-    "_ops/pointwise.py", "_ops/softmax.py", "_ops/conversion.py",
+    "_ops/pointwise.py", "_ops/softmax.py", "_ops/inplace.py", "_ops/conversion.py",
     "nn/parameter.py", "nn/modules/_backward_hook.py", "nn/modules/module.py", "nn/modules/_apply.py",
     "nn/modules/_hooks.py", "nn/modules/_state_dict.py", "nn/modules/container.py",
     "nn/init.py", "nn/functional.py", "nn/modules/linear.py", "nn/modules/conv.py",

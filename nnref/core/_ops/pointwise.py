@@ -1,4 +1,4 @@
-"""The elementwise functions of a network: exp, log, tanh, sigmoid and relu
+"""The elementwise functions of a network: exp, log, sqrt, tanh, sigmoid and relu
 (``aten/src/ATen/native/UnaryOps.cpp``, ``Activation.cpp``).  exp, log, tanh and sigmoid
 compute integers in the default float dtype."""
 import numpy as np
@@ -9,7 +9,7 @@ from .._tensor import Tensor, bind
 from ..autograd.graph import Node
 from ._common import record
 
-__all__ = ["exp", "log", "tanh", "sigmoid", "relu"]
+__all__ = ["exp", "log", "sqrt", "tanh", "sigmoid", "relu", "conj"]
 __seams__ = ("threshold_backward",)
 
 
@@ -52,6 +52,18 @@ def log(input):
     return _unary(lambda xp, x: xp.log(x), input, LogBackward0, saved=(input,))
 
 
+class SqrtBackward0(Node):
+    """d sqrt(a) = grad / (2 * sqrt(a)), from the result."""
+    def backward(self, grad):
+        (result,) = self.saved_tensors
+        return (grad / (2 * result),)
+
+
+def sqrt(input):
+    """The square root.  ``import nnref`` binds ``nnref/_ops/pointwise.py:sqrt`` here."""
+    return _unary(lambda xp, x: xp.sqrt(x), input, SqrtBackward0, save_result=True)
+
+
 class TanhBackward0(Node):
     """d tanh(a) = grad * (1 - tanh(a)**2), from the result."""
     def backward(self, grad):
@@ -90,4 +102,9 @@ def relu(input):
     return record(out, ReluBackward0, (input,), save_result=True)
 
 
-bind(exp=exp, log=log, tanh=tanh, sigmoid=sigmoid, relu=relu)
+def conj(input):
+    """The complex conjugate: nnref has no complex dtypes, so every tensor is its own."""
+    return input
+
+
+bind(exp=exp, log=log, sqrt=sqrt, tanh=tanh, sigmoid=sigmoid, relu=relu, conj=conj)
