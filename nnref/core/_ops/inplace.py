@@ -9,8 +9,6 @@ makes the op's node the tensor's new history (``rebase_history``).  The op reads
 the old values, so its own backward still sees them.  ``import nnref`` binds the mirror's
 ``nnref/_ops/inplace.py`` in their place: PyTorch's dtype rules, memory-overlap checks, ``out=``.
 """
-import numpy as np
-
 from .._device import array_module_of
 from .._layout import check_memory_format, contiguous_format
 from .._tensor import Tensor, bind
@@ -122,8 +120,10 @@ class CopyBackwards(Node):
 
 def copy_(self, src):
     """``src``'s values, broadcast and converted, written into ``self``."""
-    return _write(self, lambda old: record(Tensor._make(np.broadcast_to(src._data, old._data.shape), old._device),
-                                           CopyBackwards, (old, src)), src)
+    def copied(old):
+        data = array_module_of(old._data).broadcast_to(src._data, old._data.shape)
+        return record(Tensor._make(data, old._device), CopyBackwards, (old, src))
+    return _write(self, copied, src)
 
 
 class CloneBackward0(Node):
