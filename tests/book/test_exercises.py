@@ -153,6 +153,18 @@ print("EXERCISE-REPORT " + __import__("json").dumps(__report))
 """
 
 
+def checks_only_source(notebook, exercise, index):
+    """Solution cell ``index`` of ``exercise`` without its solution regions, and (the first) without
+    the setup before them, which the learner's cell starts with."""
+    lines = notebook.cells[index].source.splitlines()
+    regions = [r for r in find_regions(notebook.cells[index].source) if r.kind == SOLUTION]
+    assert all(not r.indent for r in regions), f"{exercise.label}: a solution region inside a block"
+    dropped = {n for r in regions for n in range(r.begin, r.end + 1)}
+    if index == exercise.code_cells[0] and regions:
+        dropped |= set(range(regions[0].begin))
+    return "\n".join(line for n, line in enumerate(lines) if n not in dropped)
+
+
 @pytest.mark.parametrize("path", CHAPTERS, ids=[p.stem for p in CHAPTERS])
 def test_self_check_fails_unsolved_and_wrong_and_passes_on_the_solution(path):
     from nbclient import NotebookClient
@@ -164,10 +176,14 @@ def test_self_check_fails_unsolved_and_wrong_and_passes_on_the_solution(path):
         solved = learner + "\n\n" + "\n\n".join(bodies)  # what a learner who solved it has written
         by_check[exercise.cell + 2] = [PROBE.format(label=exercise.label), solved,
                                        SOLVE.format(label=exercise.label, names=answer_names(notebook, exercise))]
+    # The solved answer has just run the solution's code: its cells then run only what is not the
+    # solution's (the checks, and what else they hold), so that no exercise trains its model twice.
+    checks_only = {index: checks_only_source(notebook, exercise, index)
+                   for exercise in found for index in exercise.code_cells}
     cells = []
     for index, cell in enumerate(notebook.cells):
         if cell.cell_type == "code" and "remove-cell" not in _tags(cell):
-            cells.append(cell)
+            cells.append(nbformat.v4.new_code_cell(checks_only[index]) if index in checks_only else cell)
         cells += [nbformat.v4.new_code_cell(source) for source in by_check.get(index, [])]
     notebook.cells = cells
     NotebookClient(notebook, timeout=600, kernel_name="python3",
