@@ -158,7 +158,7 @@ def test_self_check_fails_unsolved_and_wrong_and_passes_on_the_solution(path, re
     notebook, found = _exercises(path)
     # Under nbval in the same session (./dev.sh test) the probes ran in nbval's kernel, which
     # executes the chapter anyway (conftest.py at the root); on their own, in a kernel of their own.
-    reports = getattr(request.config, PROBED, {}).get(path.name)
+    reports = getattr(request.config, PROBED, {}).get(path.resolve())
     if reports is None or [r["label"] for r in reports] != [e.label for e in found]:
         reports = probed_in_a_kernel_of_their_own(path, notebook, found)
     assert [r["label"] for r in reports] == [e.label for e in found]
@@ -198,7 +198,7 @@ def probed_in_a_kernel_of_their_own(path, notebook, found):
 # child of the kernel, so that the chapter's own state, whose outputs nbval goes on comparing with
 # the stored ones, is left as it was (the solved answer retrains chapter 15's models, draws random
 # numbers...).  The child writes its report to a file and says nothing on the kernel's channels.
-PROBED = "_nnref_exercise_reports"  # the session's reports: {chapter file name: [report, ...]}
+PROBED = "_nnref_exercise_reports"  # the session's reports: {chapter path: [report, ...]}
 IN_A_CHILD = """\
 def __probe(label, solved, names, out, timeout):
     import contextlib, io, json, os, signal, time, traceback
@@ -237,7 +237,7 @@ def probe_in_nbval_kernel(item, timeout=600):
     match = re.fullmatch(r'from nnref\._exercise import check; check\("([^"]+)"\)', item.cell.source)
     path = item.path.resolve()
     reports = getattr(item.config, PROBED, {})
-    if match is None or path.name not in reports:
+    if match is None or path not in reports:
         return
     notebook, found = _exercises(path)
     exercise = next(e for e in found if e.label == match[1])
@@ -250,8 +250,8 @@ def probe_in_nbval_kernel(item, timeout=600):
         msg_id = kernel.execute_cell_input(f"{IN_A_CHILD}__probe{call!r}\ndel __probe\n", allow_stdin=False)
         kernel.await_reply(msg_id, timeout=timeout + 60)
         kernel.await_idle(msg_id, timeout=60)
-        reports[path.name].append(json.loads(out.read_text(encoding="utf-8")) if out.exists() else
-                                  {"label": exercise.label, "error": f"no report within {timeout} s"})
+        reports[path].append(json.loads(out.read_text(encoding="utf-8")) if out.exists() else
+                             {"label": exercise.label, "error": f"no report within {timeout} s"})
 
 
 def after_their_chapters(config, items):
@@ -260,19 +260,19 @@ def after_their_chapters(config, items):
     tests = {}
     for item in items:
         if getattr(item, "originalname", None) == "test_self_check_fails_unsolved_and_wrong_and_passes_on_the_solution":
-            tests[item.callspec.params["path"].name] = item
+            tests[item.callspec.params["path"].resolve()] = item
     last = {}
     for item in items:
-        if type(item).__name__ == "IPyNbCell" and item.path.name in tests:
-            last[item.path.name] = item
-    setattr(config, PROBED, {name: [] for name in last})
-    moved = {id(tests[name]) for name in last}
+        if type(item).__name__ == "IPyNbCell" and item.path.resolve() in tests:
+            last[item.path.resolve()] = item
+    setattr(config, PROBED, {chapter: [] for chapter in last})
+    moved = {id(tests[chapter]) for chapter in last}
     ordered = []
     for item in items:
         if id(item) not in moved:
             ordered.append(item)
-        if type(item).__name__ == "IPyNbCell" and last.get(item.path.name) is item:
-            ordered.append(tests[item.path.name])
+        if type(item).__name__ == "IPyNbCell" and last.get(item.path.resolve()) is item:
+            ordered.append(tests[item.path.resolve()])
     return ordered
 
 
