@@ -324,9 +324,11 @@ step_all_tests() {
     # (the site and JupyterLab in Chromium), which mostly wait on the browser and the server;
     # the course's grader, which waits on its sandboxes; and everything else (the package
     # tests, the chapters under nbval: stored outputs must reproduce, the PyTorch parity check
-    # of each chapter), the longest.  The two shorter runs then go on with the next steps'
-    # work, the runs as on lower CPU capabilities and under the other Pythons, whose outputs
-    # and exit codes those steps collect (files: run_step's subshell cannot `wait` for jobs).
+    # of each chapter), the longest.  (nbval's kernel also runs the exercises' self-check probes of
+    # tests/book/test_exercises.py, conftest.py: so tests and book stay in one run.)  The two
+    # shorter runs then go on with the next steps' work, the runs as on lower CPU capabilities
+    # and under the other Pythons, whose outputs and exit codes those steps collect (files:
+    # run_step's subshell cannot `wait` for jobs).
     mkdir -p _build
     rm -f _build/{pages,course,capabilities,other-pythons}.rc
     local cupy_site=""

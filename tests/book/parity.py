@@ -7,6 +7,7 @@ output stored in the notebook.  Cells tagged ``nnref-only`` (nnref's source,
 its internals) are left out; cells tagged ``parity-run-only`` run on PyTorch
 but their output is not compared (random numbers, timings).
 """
+import os
 import re
 
 import nbformat
@@ -92,6 +93,9 @@ def run_on_pytorch(path, timeout=600):
         new = nbformat.v4.new_code_cell(to_pytorch(cell.source))
         new.metadata = dict(cell.metadata)
         copy.cells.append(new)
+    # One OpenMP thread: beside CI's other test runs on two cores, PyTorch's second intra-op thread
+    # mostly spins waiting for a core (chapter 15's training took four times as long with it).
     NotebookClient(copy, timeout=timeout, kernel_name="python3", allow_errors=True,
-                   resources={"metadata": {"path": str(path.parent)}}).execute()
+                   resources={"metadata": {"path": str(path.parent)}}).execute(
+        env=dict(os.environ, OMP_NUM_THREADS="1"))
     return {index: printed(ran) for (index, _), ran in zip(selected, copy.cells)}

@@ -42,29 +42,40 @@ def test_no_shipped_function_passes_a_task(grading_timeout):
     assert controls["sgd.update"]["status"] == "passed"
 
 
-def test_a_twin_without_its_markers_is_found(tmp_path):
-    """The defence removed: sgd_update_ shipped whole. The finder reports it, the seam too."""
-    root = course_copy(tmp_path / "course")
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory):
+    """One search on one course copy with both plants in it: sgd_update_ shipped whole (its ``twin=``
+    markers taken out, the defence removed), and a copy of Module.named_modules's body planted as a
+    function of the mirror module nnref/nn/modules/module.py.  Each nnref task is graded on the
+    reference with only its own body the submission's, so the two plants do not meet, and one
+    search (one student edition, one listing, one class graded) serves the two tests below."""
+    root = course_copy(tmp_path_factory.mktemp("planted") / "course")
     fused = root / "nnref" / "optim" / "_fused.py"
     text = fused.read_text()
-    assert any(r.kind == SOLUTION and r.meta.get("twin") == "sgd.update" for r in find_regions(text))
+    markers_were_there = any(r.kind == SOLUTION and r.meta.get("twin") == "sgd.update" for r in find_regions(text))
     fused.write_text("".join(line for line in text.splitlines(keepends=True) if "twin=sgd.update" not in line
                              and "### END SOLUTION" not in line))
-    found, _tried = twins.find(root, task_ids={"sgd.update"}, jobs=2, timeout=6.0)
+    task = next(t for t in student.checked_tasks(root) if t.id == "module.named_modules")
+    (body,) = student.reference_answer(task, root)
+    mirror = root / "nnref" / "nn" / "modules" / "module.py"
+    mirror.write_text(mirror.read_text() + "\n\ndef _walk(self, memo=None, prefix='', remove_duplicate=True):\n" +
+                      body.replace("module.named_modules(", "_walk(module, ") + "\n")
+    found, tried = twins.find(root, task_ids={"sgd.update", task.id}, jobs=2, timeout=6.0)
+    return {"markers_were_there": markers_were_there, "found": found, "tried": tried}
+
+
+def test_a_twin_without_its_markers_is_found(planted):
+    """The defence removed: sgd_update_ shipped whole. The finder reports it, the seam too."""
+    assert planted["markers_were_there"]
+    found = [t for t in planted["found"] if t["task"] == "sgd.update"]
     assert sorted(t["label"] for t in found) == ["nnref.optim._fused.sgd_update_",
                                                  "the seam nnref.core.optim.sgd.tuned_update"]
 
 
-def test_a_planted_twin_is_found(tmp_path):
+def test_a_planted_twin_is_found(planted):
     """A copy of Module.named_modules's body, planted as a function of the mirror module nnref/nn/modules/module.py."""
-    root = course_copy(tmp_path / "course")
-    task = next(t for t in student.checked_tasks(root) if t.id == "module.named_modules")
-    (body,) = student.reference_answer(task, root)
-    mirror = root / "nnref" / "nn" / "modules" / "module.py"
-    planted = "\n\ndef _walk(self, memo=None, prefix='', remove_duplicate=True):\n" + \
-        body.replace("module.named_modules(", "_walk(module, ") + "\n"
-    mirror.write_text(mirror.read_text() + planted)
-    found, tried = twins.find(root, task_ids={task.id}, jobs=2, timeout=6.0)
+    tried = [t for t in planted["tried"] if t["task"] == "module.named_modules"]
+    found = [t for t in planted["found"] if t["task"] == "module.named_modules"]
     assert [t["label"] for t in found] == ["nnref.nn.modules.module._walk"], tried
     assert [t["status"] for t in tried if t["label"] == twins.CONTROL] == ["passed"]
 
