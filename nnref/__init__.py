@@ -84,7 +84,7 @@ arctan2 = atan2
               Tensor.positive)
 
 
-from .core._tensor_str import set_printoptions  # noqa: E402
+from ._tensor_str import set_printoptions  # noqa: E402
 
 
 def is_floating_point(input):

@@ -14,7 +14,7 @@ import numpy as np
 from .core._naming import TorchNamed
 from .core import _dtype
 from .core._device import array_module, canonical_device, check_dtype_on_device, get_default_device
-from . import _random
+from . import _random, _type_info
 from .core._device import to_host
 from .core._tensor import Size, Tensor, _as_array
 from .core._layout import check_memory_format, strided
@@ -56,7 +56,7 @@ def _inferred_dtype(data):
     if isinstance(data, Tensor):
         return data._dtype
     if isinstance(data, (np.ndarray, np.generic)):
-        return _dtype.from_numpy_dtype(data.dtype)
+        return _type_info.from_numpy_dtype(data.dtype)
     if isinstance(data, (list, tuple)):
         if not data:
             return _dtype.get_default_dtype()
@@ -129,7 +129,7 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
     dtype = _dtype.as_dtype(dtype)
     if copy is False:
         source = (obj._dtype if isinstance(obj, Tensor) else
-                  _dtype.from_numpy_dtype(obj.dtype) if isinstance(obj, np.ndarray) else None)
+                  _type_info.from_numpy_dtype(obj.dtype) if isinstance(obj, np.ndarray) else None)
         if source is not None and dtype is not None and dtype is not source:
             raise ValueError(f"can't alias tensor with dtype '{source._legacy_name[:-6]}' into dtype "
                              f"'{dtype._legacy_name[:-6]}'.")
@@ -145,7 +145,7 @@ def from_numpy(array):
     """A tensor sharing memory with a numpy array (changes show through both)."""
     if not isinstance(array, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
-    _dtype.from_numpy_dtype(array.dtype)
+    _type_info.from_numpy_dtype(array.dtype)
     return Tensor._make(array)
 
 
@@ -201,7 +201,7 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     dtype = _dtype.as_dtype(dtype)
     dtype = dtype or _inferred_dtype(fill_value)
     shape = _size((size,))
-    value = _dtype.checked_scalar(fill_value, dtype) if isinstance(fill_value, (int, float)) else fill_value
+    value = _type_info.checked_scalar(fill_value, dtype) if isinstance(fill_value, (int, float)) else fill_value
     return _finish(lambda xp, dev: xp.full(shape, value), dtype, device, requires_grad)
 
 

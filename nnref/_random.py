@@ -494,7 +494,7 @@ def in_memory_order(template, flat):
 
 def _check_floating(dtype, kernel):
     if dtype.kind != "f" and dtype.name != "bfloat16":
-        from .core._dtype import from_numpy_dtype
+        from ._type_info import from_numpy_dtype
         name = {"int64": "Long", "int32": "Int", "bool": "Bool", "uint8": "Byte"}.get(
             dtype.name, from_numpy_dtype(dtype).name)
         raise NotImplementedError(f'"{kernel}" not implemented for \'{name}\'')

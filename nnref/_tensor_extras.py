@@ -1,6 +1,7 @@
 """Tensor methods beyond the teaching core's: memory queries, PyTorch's predicates for layouts and
 devices nnref does not have, ``type_as``, ``x in t``, ``format(t, spec)``, ``copy.copy`` and
-``copy.deepcopy``; the conversions ``long``, ``int``, ... are in
+``copy.deepcopy``, ``np.asarray(t)``, ``register_post_accumulate_grad_hook``, and the sums and
+repeats of a ``Size``; the conversions ``long``, ``int``, ... are in
 ``nnref/_ops/tensor_conversion.py``. Bound onto the core's ``Tensor`` (``nnref/core/_tensor.py``)
 as every method defined outside it is, with ``bind``. Mirrors
 ``torch/csrc/autograd/python_variable.cpp`` and ``c10/core/TensorImpl.h``.
@@ -8,11 +9,13 @@ as every method defined outside it is, with ``bind``. Mirrors
 import builtins
 import copy
 import numbers
+from collections import OrderedDict
 
 import numpy as np
 
 from ._ops import tensor_conversion  # noqa: F401 - binds long, int, bool, cuda, ...
-from .core._tensor import Tensor, bind
+from .core._tensor import Size, Tensor, bind
+from .core.utils.hooks import RemovableHandle
 
 __all__ = []
 
@@ -92,7 +95,44 @@ def __deepcopy__(self, memo):
     return new
 
 
+def __array__(self, dtype=None, copy=None):
+    """``np.asarray(t)``: the values, as ``numpy()`` gives them (``torch.Tensor.__array__``)."""
+    array = self.numpy()
+    return array if dtype is None else array.astype(dtype)
+
+
+def register_post_accumulate_grad_hook(self, hook):
+    """Call ``hook(tensor)`` each time backward has accumulated this leaf's ``.grad`` (e.g. to
+    step an optimizer per parameter during the backward pass); ``torch/_tensor.py``.  The
+    core's ``AccumulateGrad`` (``nnref/core/autograd/graph.py``) calls them."""
+    if not self.requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if self.grad_fn is not None:
+        raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+    hooks = self.__dict__.setdefault("_post_accumulate_grad_hooks", OrderedDict())
+    return RemovableHandle(hooks, hook)
+
+
+def _size_add(self, other):
+    """``size + tuple`` is a Size, as in ``torch/csrc/Size.cpp``."""
+    if not isinstance(other, tuple):
+        raise TypeError(f"can only concatenate tuple (not {type(other).__name__}) to torch.Size")
+    return Size(tuple.__add__(self, other))
+
+
+def _size_radd(self, other):
+    return Size(tuple.__add__(tuple(other), self)) if isinstance(other, tuple) else NotImplemented
+
+
+def _size_mul(self, times):
+    return Size(tuple.__mul__(self, times))
+
+
+Size.__add__, Size.__radd__, Size.__mul__, Size.__rmul__ = _size_add, _size_radd, _size_mul, _size_mul
+
+
 bind(element_size=element_size, data_ptr=data_ptr, __copy__=__copy__, __deepcopy__=__deepcopy__,
-     type_as=type_as, is_cuda=property(is_cuda), __contains__=__contains__, __format__=__format__,
+     type_as=type_as, is_cuda=property(is_cuda), __array__=__array__,
+     register_post_accumulate_grad_hook=register_post_accumulate_grad_hook, __contains__=__contains__, __format__=__format__,
      **dict.fromkeys(("is_sparse", "is_sparse_csr", "is_quantized", "is_mkldnn", "is_nested", "is_mps",
                       "is_xpu", "is_ipu", "is_xla", "is_vulkan", "is_mtia", "is_maia"), property(_never)))

@@ -3,8 +3,13 @@
 Mirrors ``torch.finfo``/``torch.iinfo`` (``torch/csrc/TypeInfo.cpp``): the same attributes, the
 same printed form (``%g`` numbers, the dtype's name), Python ``float``/``int`` values.  The
 numbers come from numpy's (and ``ml_dtypes``' for bfloat16) description of the same formats.
+
+Also the dtype rules beyond the teaching core's (``nnref/core/_dtype.py``): a numpy dtype's nnref
+dtype with PyTorch's refusal, a Python number checked against a dtype's range
+(``checked_scalar``) and the bool < int < float categories of casts.
 """
 import builtins
+import math
 
 import ml_dtypes
 import numpy as np
@@ -74,3 +79,48 @@ class iinfo(metaclass=TorchNamed):
     def __repr__(self):
         return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"
 
+
+def from_numpy_dtype(np_dtype):
+    """The nnref dtype that stores ``np_dtype``; raise TypeError for types nnref lacks."""
+    try:
+        return _dtype._BY_NUMPY[np.dtype(np_dtype)]
+    except KeyError:
+        supported = ", ".join(str(d.numpy) for d in _dtype.ALL_DTYPES)
+        raise TypeError(f"can't convert np.ndarray of type {np.dtype(np_dtype)}. "
+                        f"The only supported types are: {supported}.") from None
+
+
+# C++ names of the element types, as PyTorch's overflow message spells them
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+              "uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t"}
+
+
+def checked_scalar(value, dtype):
+    """The Python number ``value`` as a numpy scalar of ``dtype``, or PyTorch's RuntimeError when
+    it does not fit (``c10::checked_convert``, the rule of ``c10::overflows``): an integer
+    outside an integer type's range (unsigned types let negatives down to -max wrap), a float
+    outside its range or NaN for integer types, a finite float beyond float32's range.  16-bit
+    floats round to inf and bool takes anything, as in PyTorch.
+    """
+    if isinstance(value, builtins.bool) or dtype is _dtype.bool or dtype.itemsize == 2 and dtype.is_floating_point:
+        return dtype.numpy.type(value)
+    if dtype.is_floating_point:
+        overflows = (isinstance(value, builtins.float) and math.isfinite(value)
+                     and dtype is _dtype.float32 and abs(value) > builtins.float(np.finfo(np.float32).max))
+    else:
+        limits = np.iinfo(dtype.numpy)
+        if isinstance(value, builtins.float):
+            overflows = not limits.min <= value <= limits.max  # NaN and inf included
+        else:
+            low = -builtins.int(limits.max) if limits.min == 0 else limits.min
+            overflows = not low <= value <= limits.max
+            if not overflows and value < limits.min:  # a negative number wraps into an unsigned type
+                value += builtins.int(limits.max) + 1
+    if overflows:
+        raise RuntimeError(f"value cannot be converted to type {_CPP_NAMES[dtype.name]} without overflow")
+    return dtype.numpy.type(value)
+
+
+def category(d):
+    """0 for bool, 1 for integers, 2 for floating point: the order PyTorch promotes across."""
+    return 2 if d.is_floating_point else (0 if d is _dtype.bool else 1)

@@ -11,7 +11,7 @@ import math
 from ..core import _dtype
 from ..core import _device
 from ..core._device import array_module
-from ..core._dtype import checked_scalar
+from .._type_info import checked_scalar
 from ..core._tensor import Tensor, _wrap_dim
 from ..core.autograd.graph import Node
 from ._common import check_same_device, record, wrap

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..core import _device
 from ..core._device import array_module, array_module_of
-from ..core._dtype import category, checked_scalar
+from .._type_info import category, checked_scalar
 from .. import _random
 from ..core._tensor import Tensor
 from ..core.autograd.grad_mode import _GradState, no_grad

@@ -10,7 +10,7 @@ import functools
 import warnings
 
 from ..core import _device
-from ..core._dtype import category
+from .._type_info import category
 from ..core._tensor import Tensor
 from ..core.autograd.grad_mode import _GradState
 from ._common import needs_grad

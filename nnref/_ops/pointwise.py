@@ -14,7 +14,7 @@ import numpy as np
 
 from ..core import _dtype
 from ..core._device import array_module, array_module_of
-from ..core._dtype import checked_scalar
+from .._type_info import checked_scalar
 from ..core._tensor import Tensor
 from ..core.autograd.graph import Node
 from ._common import (broadcast_error, check_same_device, float_data, needs_grad, operand_data,

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..core._device import array_module
 from ..core import _device
-from ..core._dtype import checked_scalar
+from .._type_info import checked_scalar
 from ..core._tensor import Tensor, _wrap_dim
 from ..core.autograd.graph import Node
 from ._common import check_same_device, needs_grad, record, wrap

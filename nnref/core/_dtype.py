@@ -5,7 +5,6 @@ Mirrors ``torch.dtype`` (c10/core/ScalarType.h) and the promotion lattice of
 bfloat16 comes from ``ml_dtypes`` because numpy has none of its own.
 """
 import builtins as _builtins
-import math
 
 import ml_dtypes
 import numpy as np
@@ -96,16 +95,6 @@ def set_default_dtype(d):
     _default_dtype = d
 
 
-def from_numpy_dtype(np_dtype):
-    """The nnref dtype that stores ``np_dtype``; raise TypeError for types nnref lacks."""
-    try:
-        return _BY_NUMPY[np.dtype(np_dtype)]
-    except KeyError:
-        supported = ", ".join(str(d.numpy) for d in ALL_DTYPES)
-        raise TypeError(f"can't convert np.ndarray of type {np.dtype(np_dtype)}. "
-                        f"The only supported types are: {supported}.") from None
-
-
 def from_legacy_name(name):
     """``'torch.FloatTensor'`` (or ``'nnref.FloatTensor'``) -> ``float32``, for ``Tensor.type(str)``."""
     short = name.rsplit(".", 1)[-1]
@@ -125,39 +114,3 @@ def promote_types(type1, type2):
     if {a, b} == {uint8, int8}:  # neither holds the other's range
         return int16
     return a if a._rank > b._rank else b
-
-
-# C++ names of the element types, as PyTorch's overflow message spells them
-_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
-              "uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t"}
-
-
-def checked_scalar(value, dtype):
-    """The Python number ``value`` as a numpy scalar of ``dtype``, or PyTorch's RuntimeError when
-    it does not fit (``c10::checked_convert``, the rule of ``c10::overflows``): an integer
-    outside an integer type's range (unsigned types let negatives down to -max wrap), a float
-    outside its range or NaN for integer types, a finite float beyond float32's range.  16-bit
-    floats round to inf and bool takes anything, as in PyTorch.
-    """
-    if isinstance(value, _builtins.bool) or dtype is bool or dtype.itemsize == 2 and dtype.is_floating_point:
-        return dtype.numpy.type(value)
-    if dtype.is_floating_point:
-        overflows = (isinstance(value, _builtins.float) and math.isfinite(value)
-                     and dtype is float32 and abs(value) > _builtins.float(np.finfo(np.float32).max))
-    else:
-        limits = np.iinfo(dtype.numpy)
-        if isinstance(value, _builtins.float):
-            overflows = not limits.min <= value <= limits.max  # NaN and inf included
-        else:
-            low = -_builtins.int(limits.max) if limits.min == 0 else limits.min
-            overflows = not low <= value <= limits.max
-            if not overflows and value < limits.min:  # a negative number wraps into an unsigned type
-                value += _builtins.int(limits.max) + 1
-    if overflows:
-        raise RuntimeError(f"value cannot be converted to type {_CPP_NAMES[dtype.name]} without overflow")
-    return dtype.numpy.type(value)
-
-
-def category(d):
-    """0 for bool, 1 for integers, 2 for floating point: the order PyTorch promotes across."""
-    return 2 if d.is_floating_point else (0 if d is bool else 1)

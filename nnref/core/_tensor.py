@@ -250,10 +250,6 @@ class Tensor(metaclass=TorchNamed):
                                "tensor.detach().numpy() instead.")
         return self._data
 
-    def __array__(self, dtype=None, copy=None):
-        array = self.numpy()
-        return array if dtype is None else array.astype(dtype)
-
     def __bool__(self):
         if self._data.size != 1:
             raise RuntimeError(f"Boolean value of Tensor with {self._data.size} elements is "
@@ -376,16 +372,6 @@ class Tensor(metaclass=TorchNamed):
             self._backward_hooks = OrderedDict()
         return RemovableHandle(self._backward_hooks, hook)
 
-    def register_post_accumulate_grad_hook(self, hook):
-        """Call ``hook(tensor)`` each time backward has accumulated this leaf's ``.grad`` (e.g. to
-        step an optimizer per parameter during the backward pass); ``torch/_tensor.py``."""
-        if not self.requires_grad:
-            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        if self.grad_fn is not None:
-            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
-        hooks = self.__dict__.setdefault("_post_accumulate_grad_hooks", OrderedDict())
-        return RemovableHandle(hooks, hook)
-
     def _grad_accumulator(self):
         """The leaf's ``AccumulateGrad`` node, shared by every graph that uses this leaf."""
         accumulator = self._accumulator_ref() if self._accumulator_ref is not None else None
@@ -414,24 +400,11 @@ class Size(tuple, metaclass=TorchNamed):
         (``torch.Size.numel``, ``torch/csrc/Size.cpp``)."""
         return math.prod(self)
 
-    # Slices, sums and repeats of a Size are Sizes, as in ``torch/csrc/Size.cpp``
-    # (``x.shape[1:]`` prints ``torch.Size([3])``).
+    # A slice of a Size is a Size, as in ``torch/csrc/Size.cpp`` (``x.shape[1:]`` prints
+    # ``torch.Size([3])``); sums and repeats are bound by the mirror (nnref/_tensor_extras.py).
     def __getitem__(self, index):
         item = tuple.__getitem__(self, index)
         return Size(item) if isinstance(index, slice) else item
-
-    def __add__(self, other):
-        if not isinstance(other, tuple):
-            raise TypeError(f"can only concatenate tuple (not {type(other).__name__}) to torch.Size")
-        return Size(tuple.__add__(self, other))
-
-    def __radd__(self, other):
-        return Size(tuple.__add__(tuple(other), self)) if isinstance(other, tuple) else NotImplemented
-
-    def __mul__(self, times):
-        return Size(tuple.__mul__(self, times))
-
-    __rmul__ = __mul__
 
 
 def _init(t, data, dev):

@@ -15,28 +15,8 @@ from ._tensor import bind
 from ._device import to_host
 
 PRECISION, THRESHOLD, EDGEITEMS, LINEWIDTH = 4, 1000, 3, 80
-SCI_MODE = None  # None: decided per tensor; True or False: forced (set_printoptions)
-
-_PROFILES = {"default": (4, 1000, 3, 80), "short": (2, 1000, 2, 80), "full": (4, math.inf, 3, 80)}
-
-
-def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None, sci_mode=None):
-    """``torch.set_printoptions``: digits after the point, the element count above which a tensor is
-    summarised, the items kept at each edge then, the line width, a named ``profile`` ("default",
-    "short", "full"), and ``sci_mode`` (True/False forces scientific notation on or off; None decides
-    per tensor).  Like PyTorch's, every call sets ``sci_mode``, to None when it is not given."""
-    global PRECISION, THRESHOLD, EDGEITEMS, LINEWIDTH, SCI_MODE
-    if profile is not None:
-        PRECISION, THRESHOLD, EDGEITEMS, LINEWIDTH = _PROFILES[profile]
-    if precision is not None:
-        PRECISION = precision
-    if threshold is not None:
-        THRESHOLD = threshold
-    if edgeitems is not None:
-        EDGEITEMS = edgeitems
-    if linewidth is not None:
-        LINEWIDTH = linewidth
-    SCI_MODE = sci_mode
+SCI_MODE = None  # None: decided per tensor; True or False: forced
+# nnref.set_printoptions (nnref/_tensor_str.py, the mirror) changes these five.
 
 
 class _Formatter:
