@@ -1,5 +1,55 @@
 """``nnref.autograd.function`` (``torch/autograd/function.py``): custom differentiable
-functions.  They live in the teaching core, ``nnref/core/autograd/function.py``."""
+functions.  They live in the teaching core, ``nnref/core/autograd/function.py``; here are
+PyTorch's legacy forms (an instantiated Function, ``ctx.saved_variables``) and its checks of
+``ctx.mark_dirty``, installed in the core's ``check_dirty`` seam.
+"""
+import warnings
+
+from ..core._seams import install
+from ..core.autograd import function as _core_function
 from ..core.autograd.function import BackwardCFunction, Function, FunctionCtx, once_differentiable
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
+
+
+def _function_init(self, *args, **kwargs):
+    """Functions are used through the class (``MyFn.apply``); PyTorch warns on an instance."""
+    warnings.warn(f"{self.__class__} should not be instantiated. Methods on autograd functions are all "
+                  "static, so you should invoke them on the class itself. Instantiating an autograd "
+                  "function will raise an error in a future version of PyTorch.", DeprecationWarning,
+                  stacklevel=2)
+
+
+def _function_call(self, *args, **kwargs):
+    raise RuntimeError("Legacy autograd function with non-static forward method is deprecated. Please use "
+                       "new-style autograd function with static forward method. (Example: "
+                       "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
+
+
+def _saved_variables(self):
+    """The deprecated name of ``saved_tensors`` (PyTorch warns the same)."""
+    warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning, stacklevel=2)
+    return self.saved_tensors
+
+
+def _check_dirty(ctx, out, args):
+    """The checks of ``_wrap_outputs`` (custom_function.cpp) for a tensor given to ``mark_dirty``."""
+    if out._grad_fn is None and out._requires_grad and out._base is None:
+        raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
+    if not any(out is a for a in args):
+        warnings.warn("Only input Tensors should be given to ctx.mark_dirty(). If a Tensor is not an "
+                      "input, there is no need to pass it to mark_dirty().", UserWarning, stacklevel=4)
+    if out._base is not None:
+        if ctx.num_outputs > 1:
+            raise RuntimeError(
+                "If your Function modifies inplace an input that is a view of another Tensor, your "
+                "Function cannot return more than one Tensor. This is not supported by the current "
+                "autograd engine. You should either make sure the input is not a view (using "
+                ".clone() for example) or make your Function only return one Tensor (potentially "
+                "splitting it into two Functions: one doing the inplace that returns a single Tensor "
+                "and a second one that does the other operations).")
+
+
+Function.__init__, Function.__call__ = _function_init, _function_call
+BackwardCFunction.saved_variables = property(_saved_variables)
+install(_core_function, "check_dirty", _check_dirty)

@@ -1,5 +1,63 @@
 """``nnref.autograd.graph`` (``torch/autograd/graph.py``): the graph's node types, as PyTorch
-names them.  They live in the teaching core, ``nnref/core/autograd/graph.py``."""
+names them.  They live in the teaching core, ``nnref/core/autograd/graph.py``.
+
+Here too is what makes ``AccumulateGrad`` adopt a gradient's buffer as PyTorch does
+(``accumulate_grad.h``: the first gradient becomes ``.grad`` without a copy when nothing else
+holds it), installed in the core's ``exclusively_owned`` seam.
+"""
+import sys
+
+from ..core._seams import install
+from ..core.autograd import graph as _core_graph
 from ..core.autograd.graph import AccumulateGrad, Node, gradient_edge
 
 __all__ = ["Node", "AccumulateGrad", "gradient_edge"]
+
+
+def _held_by_callee(obj):
+    return sys.getrefcount(obj)
+
+
+def _references_a_call_adds():
+    """How many references to an argument one plain Python-to-Python call adds.
+
+    One since Python 3.11, whose calls move the argument from the caller's stack
+    into the callee's frame; two on 3.10, where both keep one.
+    """
+    probe = object()
+    return _held_by_callee(probe) - sys.getrefcount(probe)
+
+
+# References to a gradient the engine hands over, as seen inside _exclusively_owned: the
+# engine's argument tuple, AccumulateGrad.apply's parameter, the call into
+# _exclusively_owned and getrefcount's own argument. One more means someone else (a hook,
+# another edge, the user) still holds it.
+_ENGINE_REFERENCES = 3 + _references_a_call_adds()
+
+
+def _exclusively_owned(grad):
+    """True when nothing but this gradient can reach its memory, so a leaf may keep it.
+
+    The memory may be a view (``W``'s gradient arrives as a transpose of a transpose) as long
+    as the view covers the whole buffer row-major and nothing else holds the buffer.
+    """
+    if grad.grad_fn is not None or sys.getrefcount(grad) > _ENGINE_REFERENCES:
+        return False
+    # References to the array: the tensor's ``_data`` and getrefcount's argument.
+    if not grad._data.flags.c_contiguous or sys.getrefcount(grad._data) != 2:
+        return False
+    owner = grad._data.base
+    # References to the owner: the view's base, the local name ``owner`` and the argument, and
+    # the ``_data`` of the tensor the view was made from, if that tensor is still alive.
+    expected = 3
+    base = grad._base
+    if base is not None:
+        # References to that tensor: the view's ``_base``, the local name and the argument.
+        if sys.getrefcount(base) != 3 or base._data is not owner:
+            return False
+        expected = 4
+    return owner is None or (owner.base is None and owner.nbytes == grad._data.nbytes
+                             and sys.getrefcount(owner) == expected)
+
+
+install(_core_graph, "exclusively_owned", _exclusively_owned)

@@ -23,7 +23,7 @@ from .grad_mode import _GradState
 from .graph import gradient_edge
 
 __all__ = ["backward", "grad", "queue_callback", "run_backward"]
-__seams__ = ("gradient_checker", "profiler")
+__seams__ = ("gradient_checker", "profiler", "check_hook_result")
 
 # Seams: both None in the plain core.  ``gradient_checker(node, grads)`` looks at each node's
 # gradients: the mirror's anomaly mode puts its NaN check there (nnref/autograd/anomaly_mode.py).
@@ -31,6 +31,14 @@ __seams__ = ("gradient_checker", "profiler")
 # (nnref/autograd/profiler.py, _Recorder.node and .apply).
 gradient_checker = None
 profiler = None
+
+
+# Seam: what a hook returned in place of gradients.  The plain core takes it as it is; the
+# mirror checks it as PyTorch does (a tuple as long as the gradients, each tensor of the same
+# dtype, device and size), with PyTorch's messages (nnref/autograd/_hook_checks.py).
+def check_hook_result(hook, original, result):
+    return None
+
 
 # One list per backward pass in progress (a hook may start another): the callbacks to run when
 # that pass has finished.
@@ -128,14 +136,14 @@ def _call_tensor_pre_hooks(node, grads):
             for hook in tuple(hooks.values()):
                 replaced = hook(grads[output_nr])
                 if replaced is not None:
-                    _check_single_hook_result(hook, grads[output_nr], replaced)
+                    check_hook_result(hook, (grads[output_nr],), (replaced,))
                     grads[output_nr] = replaced
     variable = getattr(node, "variable", None)
     if variable is not None and variable._backward_hooks:
         for hook in tuple(variable._backward_hooks.values()):
             replaced = hook(grads[0])
             if replaced is not None:
-                _check_single_hook_result(hook, grads[0], replaced)
+                check_hook_result(hook, (grads[0],), (replaced,))
                 grads[0] = replaced
     if node._retains_grad_hooks:
         # PyTorch 2.x runs these after every other tensor hook, so .grad sees the hooked value.
@@ -150,7 +158,7 @@ def _call_pre_hooks(node, grads):
     for hook in tuple(node._pre_hooks.values()):
         replaced = hook(tuple(grads))
         if replaced is not None:
-            _check_hook_result(hook, tuple(grads), replaced)
+            check_hook_result(hook, tuple(grads), replaced)
             grads = list(replaced)
     return grads
 
@@ -160,44 +168,9 @@ def _call_post_hooks(node, grad_inputs, grad_outputs):
     for hook in tuple(node._post_hooks.values()):
         replaced = hook(grad_inputs, tuple(grad_outputs))
         if replaced is not None:
-            _check_hook_result(hook, grad_inputs, replaced)
+            check_hook_result(hook, grad_inputs, replaced)
             grad_inputs = replaced
     return grad_inputs
-
-
-def _hook_name(hook):
-    return getattr(hook, "__name__", None) or repr(hook)
-
-
-def _check_hook_result(hook, original, result):
-    """A hook's replacement gradients: a tuple of the same length, each checked as one (``check_result``)."""
-    if not isinstance(result, tuple):
-        raise TypeError(f"expected tuple, but hook returned '{type(result).__name__}'")
-    if len(result) != len(original):
-        raise RuntimeError(f"hook '{_hook_name(hook)}' has returned an incorrect number of values "
-                           f"(got {len(result)}, but expected {len(original)})")
-    for before, after in zip(original, result):
-        _check_single_hook_result(hook, before, after)
-
-
-def _check_single_hook_result(hook, original, result):
-    """A hook may replace a gradient only by a tensor of the same dtype, device and size
-    (``check_single_result`` / ``check_variable_result`` in ``python_hook.cpp``)."""
-    if result is None:
-        return
-    if original is None:
-        raise RuntimeError("can't replace a None gradient with a non-None value")
-    if not isinstance(result, Tensor):
-        raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
-    name = _hook_name(hook)
-    if result._dtype is not original._dtype:
-        raise RuntimeError(f"hook '{name}' has changed the type of value (was {original.type()} got "
-                           f"{result.type()})")
-    if result._device != original._device:
-        was = "CUDA tensor got CPU tensor" if original._device.type == "cuda" else "CPU tensor got CUDA tensor"
-        raise RuntimeError(f"hook '{name}' has changed the type of value ({was})")
-    if result._data.shape != original._data.shape:
-        raise RuntimeError(f"hook '{name}' has changed the size of value")
 
 
 def run_backward(roots, root_grads, keep_graph, create_graph, inputs=None, accumulate_grad=True):

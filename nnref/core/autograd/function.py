@@ -12,7 +12,6 @@ Two ways to write the forward, as in PyTorch:
   a plain function, and ``setup_context`` saves what backward needs.
 """
 import functools
-import warnings
 
 from .._device import array_module
 from .._naming import TorchNamed
@@ -22,6 +21,14 @@ from .grad_mode import _GradState, no_grad
 from .graph import Node, SavedTensor
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
+__seams__ = ("check_dirty",)
+
+
+# Seam: PyTorch's checks of a tensor given to ``ctx.mark_dirty`` (a leaf that requires grad, a
+# tensor that is no input, a view among several outputs); the plain core makes none.  The
+# mirror puts them there, with PyTorch's messages: nnref/autograd/function.py.
+def check_dirty(ctx, out, args):
+    return None
 
 
 class FunctionCtx:
@@ -78,12 +85,6 @@ class BackwardCFunction(FunctionCtx, Node):
         grads = self.backward(*grad_outputs)
         return grads if isinstance(grads, tuple) else (grads,)
 
-    @property
-    def saved_variables(self):
-        """The deprecated name of ``saved_tensors`` (PyTorch warns the same)."""
-        warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning, stacklevel=2)
-        return self.saved_tensors
-
     def _zeros_for_output(self, index):
         if not self.materialize_grads or self._output_metadata[index] is None:
             return None  # (an output that is not a tensor gets None, as in PyTorch)
@@ -104,17 +105,6 @@ class _FunctionMeta(TorchNamed):
 class Function(metaclass=_FunctionMeta):
     """Subclass and define ``forward`` and ``backward(ctx, *grads)`` as staticmethods
     (and ``setup_context(ctx, inputs, output)`` if ``forward`` takes no ``ctx``)."""
-
-    def __init__(self, *args, **kwargs):
-        warnings.warn(f"{self.__class__} should not be instantiated. Methods on autograd functions are all "
-                      "static, so you should invoke them on the class itself. Instantiating an autograd "
-                      "function will raise an error in a future version of PyTorch.", DeprecationWarning,
-                      stacklevel=2)
-
-    def __call__(self, *args, **kwargs):
-        raise RuntimeError("Legacy autograd function with non-static forward method is deprecated. Please use "
-                           "new-style autograd function with static forward method. (Example: "
-                           "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
 
     @staticmethod
     def forward(*args, **kwargs):
@@ -172,7 +162,14 @@ def _process_output(ctx, out, nr, args):
     if not isinstance(out, Tensor):
         return out
     if any(out is d for d in ctx._dirty):
-        _check_dirty(ctx, out, nr, args)
+        check_dirty(ctx, out, args)
+        if out._base is not None and not (args and args[0] is out):
+            raise NotImplementedError(
+                f"{ctx.name()} changes a view in place (mark_dirty) that is not its first input; "
+                "nnref rewrites the base's history (CopySlices) only for the first input. Pass the "
+                "view first, or clone() it before the Function.")
+        check_inplace(out)
+        out._bump_version()  # as PyTorch's _mark_dirty: saved copies of the old value must notice
         rebase_history(out, ctx)
         return out
     non_differentiable = any(out is n for n in ctx._non_differentiable)
@@ -182,31 +179,6 @@ def _process_output(ctx, out, nr, args):
         return out
     out.grad_fn, out._output_nr = ctx, nr
     return out
-
-
-def _check_dirty(ctx, out, nr, args):
-    """The checks of ``_wrap_outputs`` (custom_function.cpp) for a tensor given to ``mark_dirty``."""
-    if out._grad_fn is None and out._requires_grad and out._base is None:
-        raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
-    if not any(out is a for a in args):
-        warnings.warn("Only input Tensors should be given to ctx.mark_dirty(). If a Tensor is not an "
-                      "input, there is no need to pass it to mark_dirty().", UserWarning, stacklevel=4)
-    if out._base is not None:
-        if ctx.num_outputs > 1:
-            raise RuntimeError(
-                "If your Function modifies inplace an input that is a view of another Tensor, your "
-                "Function cannot return more than one Tensor. This is not supported by the current "
-                "autograd engine. You should either make sure the input is not a view (using "
-                ".clone() for example) or make your Function only return one Tensor (potentially "
-                "splitting it into two Functions: one doing the inplace that returns a single Tensor "
-                "and a second one that does the other operations).")
-        if not (args and args[0] is out):
-            raise NotImplementedError(
-                f"{ctx.name()} changes a view in place (mark_dirty) that is not its first input; "
-                "nnref rewrites the base's history (CopySlices) only for the first input. Pass the "
-                "view first, or clone() it before the Function.")
-    check_inplace(out)
-    out._bump_version()  # as PyTorch's _mark_dirty: saved copies of the old value must notice
 
 
 class DelayedError(Node):

@@ -11,7 +11,6 @@ import itertools
 from collections import OrderedDict
 import math
 import re
-import sys
 import weakref
 
 from .._device import array_module_of
@@ -21,11 +20,19 @@ from ..utils.hooks import RemovableHandle
 from .grad_mode import _GradState
 
 __all__ = ["Node", "AccumulateGrad", "gradient_edge"]
-__seams__ = ("forward_watcher",)
+__seams__ = ("forward_watcher", "exclusively_owned")
 
 # Seam: a function told of each new node, or None.  The plain core watches nothing; the
 # mirror's anomaly mode (nnref/autograd/anomaly_mode.py) keeps the forward call's stack there.
 forward_watcher = None
+
+
+# Seam: may AccumulateGrad keep this gradient's buffer as ``.grad`` instead of copying it?  The
+# plain core always copies; the mirror adopts a buffer nothing else holds, as PyTorch does,
+# by counting references (nnref/autograd/graph.py).
+def exclusively_owned(grad):
+    return False
+
 
 _sequence_numbers = itertools.count()
 
@@ -224,7 +231,7 @@ class AccumulateGrad(Node):
         is adopted or copied and later ones are added in place."""
         variable = self.variable
         if variable._grad is None:
-            if not _GradState.enabled and _exclusively_owned(grad):
+            if not _GradState.enabled and exclusively_owned(grad):
                 # Nobody else can see this buffer: adopt it (as PyTorch, not as a view: a view's
                 # base is held by nothing else either, so the view simply forgets it).
                 grad._base = None
@@ -262,52 +269,6 @@ class NotImplemented(Node):  # noqa: A001 - PyTorch's name, shown as grad_fn=<No
 
     def backward(self, *grad_outputs):
         raise RuntimeError(f"derivative for aten::{self.op} is not implemented")
-
-
-def _held_by_callee(obj):
-    return sys.getrefcount(obj)
-
-
-def _references_a_call_adds():
-    """How many references to an argument one plain Python-to-Python call adds.
-
-    One since Python 3.11, whose calls move the argument from the caller's stack
-    into the callee's frame; two on 3.10, where both keep one.
-    """
-    probe = object()
-    return _held_by_callee(probe) - sys.getrefcount(probe)
-
-
-# References to a gradient the engine hands over, as seen inside _exclusively_owned: the
-# engine's argument tuple, AccumulateGrad.apply's parameter, the call into
-# _exclusively_owned and getrefcount's own argument. One more means someone else (a hook,
-# another edge, the user) still holds it.
-_ENGINE_REFERENCES = 3 + _references_a_call_adds()
-
-
-def _exclusively_owned(grad):
-    """True when nothing but this gradient can reach its memory, so a leaf may keep it.
-
-    The memory may be a view (``W``'s gradient arrives as a transpose of a transpose) as long
-    as the view covers the whole buffer row-major and nothing else holds the buffer.
-    """
-    if grad.grad_fn is not None or sys.getrefcount(grad) > _ENGINE_REFERENCES:
-        return False
-    # References to the array: the tensor's ``_data`` and getrefcount's argument.
-    if not grad._data.flags.c_contiguous or sys.getrefcount(grad._data) != 2:
-        return False
-    owner = grad._data.base
-    # References to the owner: the view's base, the local name ``owner`` and the argument, and
-    # the ``_data`` of the tensor the view was made from, if that tensor is still alive.
-    expected = 3
-    base = grad._base
-    if base is not None:
-        # References to that tensor: the view's ``_base``, the local name and the argument.
-        if sys.getrefcount(base) != 3 or base._data is not owner:
-            return False
-        expected = 4
-    return owner is None or (owner.base is None and owner.nbytes == grad._data.nbytes
-                             and sys.getrefcount(owner) == expected)
 
 
 def gradient_edge(tensor):
