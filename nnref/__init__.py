@@ -214,7 +214,7 @@ inverse = _with_out(inverse)
 from ._ops.quantile import nanquantile, quantile  # noqa: E402
 
 # PyTorch's factory keywords layout= and pin_memory=, and torch.strided.
-from .core._layout import layout, strided, tensor_layout as _tensor_layout  # noqa: E402
+from ._layout import layout, strided, tensor_layout as _tensor_layout  # noqa: E402
 from .core._layout import (channels_last, channels_last_3d, contiguous_format, memory_format,  # noqa: E402
                       preserve_format)
 from ._creation import with_factory_keywords as _with_factory_keywords  # noqa: E402

@@ -14,6 +14,7 @@ import numpy as np
 from ..core import _dtype
 from ..core._device import array_module, array_module_of
 from ..core._tensor import Tensor
+from ..core.autograd.graph import Node
 from ..autograd.anomaly_mode import _AnomalyState
 from ..core.autograd.grad_mode import _GradState
 from ..core._ops._common import needs_grad
@@ -189,3 +190,20 @@ def as_tensor(x, like):
     if isinstance(x, Tensor):
         return x
     return Tensor._make(array_module(like._device).asarray(x, dtype=_scalar_dtype(x).numpy), like._device)
+
+
+class NotImplemented(Node):  # noqa: A001 - PyTorch's name, shown as grad_fn=<NotImplemented>
+    """The node of an op PyTorch defines no derivative for (``functions/basic_ops.h``).
+
+    The result still requires grad, as in PyTorch; backward through it raises.
+    """
+
+    def __init__(self, op, inputs):
+        super().__init__(tuple(t for t in inputs if t is not None and t.requires_grad))
+        self.op = op
+
+    def name(self):
+        return "torch::autograd::NotImplemented"
+
+    def backward(self, *grad_outputs):
+        raise RuntimeError(f"derivative for aten::{self.op} is not implemented")

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..core._device import array_module
 from ..core._tensor import Tensor
-from ..core.autograd.graph import NotImplemented as _NotImplemented
+from ._common import NotImplemented as _NotImplemented
 from ._common import needs_grad, wrap
 from .cascade_sum import cascade_sum
 from .fused import linspace_values

@@ -27,6 +27,8 @@ from . import fused
 from ._common import needs_grad
 from .arithmetic import add, mul
 from ..core._ops.inplace import FillBackward2, ZeroBackward0
+from ..core import _views
+from ..core._seams import install
 from ..core._views import check_inplace, rebase_history
 
 
@@ -388,3 +390,35 @@ def copy_(tensor, other, non_blocking=False):
         rebase_history(tensor, node)
     return tensor
 
+
+def _view_meta_message(tensor, meta):
+    """PyTorch's words (``handle_view_on_rebase``, ``torch/csrc/autograd/variable.cpp``) for an
+    in-place change of a view made by a multi-output op, under ``no_grad`` or in inference mode."""
+    if meta == _views.MULTI_OUTPUT:
+        return (
+            f"Output {tensor._output_nr} of {_multi_output_name(tensor)} is a view and is being "
+            "modified inplace. This view is the output of a function that returns multiple "
+            "views. Such functions do not allow the output views to be modified inplace. You "
+            "should replace the inplace operation by an out-of-place one.")
+    if meta == _views.NO_GRAD_MODE:
+        return (
+            "A view was created in no_grad mode and is being modified inplace with grad mode "
+            "enabled. Given that this use case is ambiguous and error-prone, it is forbidden. "
+            "You can clarify your code by moving both the view and the inplace either both "
+            "inside the no_grad block (if you don't want the inplace to be tracked) or both "
+            "outside (if you want the inplace to be tracked).")
+    return (  # _views.INFERENCE_MODE
+        "A view was created in inference mode and is being modified inplace in normal "
+        "mode. Given that this use case is ambiguous and error-prone, it is forbidden. "
+        "You can clarify your code by moving both the view and the inplace either both "
+        "inside the inference_mode block (if you don't want the inplace to be tracked) "
+        "or both outside (if you want the inplace to be tracked).")
+
+
+def _multi_output_name(tensor):
+    node = tensor._grad_fn
+    name = node.name() if node is not None else "a function"
+    return name[:-len("Backward0")] if name.endswith("Backward0") else name
+
+
+install(_views, "view_meta_message", _view_meta_message)

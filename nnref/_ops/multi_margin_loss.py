@@ -7,7 +7,7 @@ Vectorised numpy over the samples.  As in PyTorch, their backward has no derivat
 from ..core import _dtype
 from ..core._device import array_module
 from ..core.autograd.graph import Node
-from ..core.autograd.graph import NotImplemented  # noqa: A004 - PyTorch's name
+from ._common import NotImplemented  # noqa: A004 - PyTorch's name
 from ._common import needs_grad, record, wrap
 from .native import _as, _opmath, _reduce
 

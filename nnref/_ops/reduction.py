@@ -18,7 +18,8 @@ from ..core import _dtype
 from ..core._device import array_module, array_module_of
 from ..core import _device
 from ..core._tensor import _wrap_dim
-from ..core.autograd.graph import Node, NotImplemented
+from ..core.autograd.graph import Node
+from ._common import NotImplemented  # noqa: A004 - PyTorch's name
 from ._common import from_accumulator, needs_grad, record, size_arguments, wrap
 from .cascade_sum import follows_aten_sum, loop_slabs, sum_in_aten_order
 from .norm_order import follows_aten_order, ordered_vector_norm

@@ -10,7 +10,8 @@ import numpy as np
 from ..core import _dtype
 from ..core._device import array_module
 from ..core._tensor import Tensor
-from ..core.autograd.graph import Node, NotImplemented
+from ..core.autograd.graph import Node
+from ._common import NotImplemented  # noqa: A004 - PyTorch's name
 from ._common import (broadcast_error, check_same_device, needs_grad, operand_data, record,
                       result_type, wrap)
 from .pointwise import ZeroGradient, sign_data

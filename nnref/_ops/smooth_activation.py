@@ -11,7 +11,7 @@ import numpy as np
 from ..core._device import array_module
 from ..core._tensor import _wrap_dim
 from ..core.autograd.graph import Node
-from ..core.autograd.graph import NotImplemented  # noqa: A004 - PyTorch's name
+from ._common import NotImplemented  # noqa: A004 - PyTorch's name
 from ._common import float_input, needs_grad, record, wrap
 from .fused import fma
 from .native import _opmath

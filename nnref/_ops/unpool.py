@@ -5,7 +5,7 @@ gradient gathers at the indices, ``channel_shuffle``'s shuffles back).  Both bac
 from ..core import _dtype
 from ..core._device import array_module
 from ..core.autograd.graph import Node
-from ..core.autograd.graph import NotImplemented  # noqa: A004 - PyTorch's name
+from ._common import NotImplemented  # noqa: A004 - PyTorch's name
 from ._common import needs_grad, record, wrap
 
 __all__ = ["max_unpool2d", "channel_shuffle", "native_channel_shuffle"]

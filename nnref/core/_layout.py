@@ -1,11 +1,5 @@
-"""``torch.layout`` and ``torch.memory_format``: how a tensor's elements sit in memory, and the
-``memory_format=`` keyword (the factories' ``layout=`` and ``pin_memory=`` are in
-``nnref/_creation.py``).
-
-PyTorch's layouts are ``torch.strided`` (dense, with strides: every tensor nnref makes) and the
-sparse ones (``torch.sparse_coo``, ``sparse_csr``...), which nnref does not have.  Mirrors
-``torch/csrc/utils/tensor_layouts.cpp`` and the factory arguments of
-``aten/src/ATen/native/native_functions.yaml``.
+"""``torch.memory_format``: how a tensor's elements sit in memory, and the ``memory_format=``
+keyword (``torch.layout`` and the factories' ``layout=`` are the mirror's, ``nnref/_layout.py``).
 
 PyTorch's memory formats are ``torch.contiguous_format`` (row-major), ``torch.preserve_format``
 (keep the input's strides) and the channels-last orders, which only change the speed of some GPU
@@ -14,12 +8,11 @@ kernels. nnref's tensors are row-major: the first two are accepted, the channels
 """
 from ._naming import TorchNamed
 
-__all__ = ["layout", "strided", "memory_format", "contiguous_format", "preserve_format", "channels_last",
-           "channels_last_3d"]
+__all__ = ["memory_format", "contiguous_format", "preserve_format", "channels_last", "channels_last_3d"]
 
 
 class _Named(metaclass=TorchNamed):
-    """One instance per name, printed and pickled as that name (``torch.strided``)."""
+    """One instance per name, printed and pickled as that name (``torch.contiguous_format``)."""
 
     __slots__ = ("_name",)
 
@@ -35,16 +28,6 @@ class _Named(metaclass=TorchNamed):
 
     def __reduce__(self):  # pickles as the one instance of its name
         return (type(self), (self._name,))
-
-
-class layout(_Named):
-    """A tensor layout; ``torch.strided`` is the only one nnref has."""
-    _torch_name = "torch.layout"  # PyTorch's name (nnref/_naming.py)
-    __slots__ = ()
-    _by_name = {}
-
-
-strided = layout("strided")
 
 
 class memory_format(_Named):
@@ -71,9 +54,3 @@ def check_memory_format(function, value):
     raise NotImplementedError(f"{function}(): nnref lays tensors out row-major only "
                               f"(torch.contiguous_format), not {value!r}; drop memory_format=, the "
                               f"values are the same (channels-last only speeds up some GPU kernels)")
-
-
-def tensor_layout(tensor):
-    """``torch.strided``: nnref's tensors are all dense (``torch.Tensor.layout``,
-    ``torch/csrc/utils/tensor_layouts.cpp``)."""
-    return strided

@@ -37,7 +37,7 @@ INFERENCE_MODE = "inference"
 MULTI_OUTPUT = "multi_output"
 
 
-__seams__ = ("take", "put_into_zeros")
+__seams__ = ("take", "put_into_zeros", "view_meta_message")
 
 
 # Seams: a gradient read at, or added into zeros at, flat positions.  Plain numpy here, so the
@@ -52,6 +52,13 @@ def put_into_zeros(grad, shape, positions):
     data = array_module_of(grad._data).zeros(shape, dtype=grad._data.dtype)
     array_module_of(data).add.at(data, positions, grad._data)
     return grad._make(data, grad._device)
+
+
+# Seam: why a view made without recording (``_view_meta``) may not be changed in place while
+# autograd records.  The mirror puts PyTorch's three messages there (nnref/_ops/inplace.py).
+def view_meta_message(tensor, meta):
+    return (f"this view ({meta}) may not be modified in place with grad mode enabled: make it "
+            "and change it in the same mode, or clone() it first")
 
 
 def make_view(base, data):
@@ -174,38 +181,14 @@ def check_inplace(tensor, through_view=False):
     base = tensor._base
     if base is not None:
         meta = tensor._view_meta
-        if meta == MULTI_OUTPUT:
-            raise RuntimeError(
-                f"Output {tensor._output_nr} of {_multi_output_name(tensor)} is a view and is being "
-                "modified inplace. This view is the output of a function that returns multiple "
-                "views. Such functions do not allow the output views to be modified inplace. You "
-                "should replace the inplace operation by an out-of-place one.")
-        if meta == NO_GRAD_MODE:
-            raise RuntimeError(
-                "A view was created in no_grad mode and is being modified inplace with grad mode "
-                "enabled. Given that this use case is ambiguous and error-prone, it is forbidden. "
-                "You can clarify your code by moving both the view and the inplace either both "
-                "inside the no_grad block (if you don't want the inplace to be tracked) or both "
-                "outside (if you want the inplace to be tracked).")
-        if meta == INFERENCE_MODE:
-            raise RuntimeError(
-                "A view was created in inference mode and is being modified inplace in normal "
-                "mode. Given that this use case is ambiguous and error-prone, it is forbidden. "
-                "You can clarify your code by moving both the view and the inplace either both "
-                "inside the inference_mode block (if you don't want the inplace to be tracked) "
-                "or both outside (if you want the inplace to be tracked).")
+        if meta is not None:
+            raise RuntimeError(view_meta_message(tensor, meta))
         if base._grad_fn is None and base._requires_grad:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                                "in-place operation.")
     if tensor._grad_fn is None and tensor._requires_grad:
         raise RuntimeError(("a view of a leaf Variable" if through_view else "a leaf Variable") +
                            " that requires grad is being used in an in-place operation.")
-
-
-def _multi_output_name(tensor):
-    node = tensor._grad_fn
-    name = node.name() if node is not None else "a function"
-    return name[:-len("Backward0")] if name.endswith("Backward0") else name
 
 
 def rebase_history(tensor, node):

@@ -33,7 +33,7 @@ PACKAGE = pathlib.Path(nnref.__file__).parent
 
 RANKS = {
     0: ("nnref.core", "nnref._meta", "nnref._cupy", "nnref._namespace", "nnref._source",
-        "nnref._type_info", "nnref._tensor_str", "nnref._settings", "nnref._capability", "nnref._numpy_names"),
+        "nnref._type_info", "nnref._tensor_str", "nnref._layout", "nnref._settings", "nnref._capability", "nnref._numpy_names"),
     1: ("nnref._tensor_docs", "nnref._tensor_extras", "nnref._ops", "nnref.autograd", "nnref._creation", "nnref._random",
         "nnref._state_transfer",
         "nnref.random", "nnref.utils.hooks", "nnref.cuda", "nnref.accelerator", "nnref.linalg",

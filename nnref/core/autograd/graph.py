@@ -254,23 +254,6 @@ class AccumulateGrad(Node):
         return ()
 
 
-class NotImplemented(Node):  # noqa: A001 - PyTorch's name, shown as grad_fn=<NotImplemented>
-    """The node of an op PyTorch defines no derivative for (``functions/basic_ops.h``).
-
-    The result still requires grad, as in PyTorch; backward through it raises.
-    """
-
-    def __init__(self, op, inputs):
-        super().__init__(tuple(t for t in inputs if t is not None and t.requires_grad))
-        self.op = op
-
-    def name(self):
-        return "torch::autograd::NotImplemented"
-
-    def backward(self, *grad_outputs):
-        raise RuntimeError(f"derivative for aten::{self.op} is not implemented")
-
-
 def gradient_edge(tensor):
     """``(node, input_nr)`` that receives this tensor's gradient, ``(None, 0)`` if none is needed."""
     if tensor is None:
