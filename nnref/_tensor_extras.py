@@ -1,13 +1,14 @@
 """Tensor methods beyond the teaching core's: memory queries, PyTorch's predicates for layouts and
 devices nnref does not have, ``type_as``, ``x in t``, ``format(t, spec)``, ``copy.copy`` and
-``copy.deepcopy``, ``np.asarray(t)``, ``register_post_accumulate_grad_hook``, and the sums and
-repeats of a ``Size``; the conversions ``long``, ``int``, ... are in
+``copy.deepcopy``, ``np.asarray(t)``, ``register_post_accumulate_grad_hook``, and a ``Size``'s
+``numel``, sums and repeats; the conversions ``long``, ``int``, ... are in
 ``nnref/_ops/tensor_conversion.py``. Bound onto the core's ``Tensor`` (``nnref/core/_tensor.py``)
 as every method defined outside it is, with ``bind``. Mirrors
 ``torch/csrc/autograd/python_variable.cpp`` and ``c10/core/TensorImpl.h``.
 """
 import builtins
 import copy
+import math
 import numbers
 from collections import OrderedDict
 
@@ -113,6 +114,12 @@ def register_post_accumulate_grad_hook(self, hook):
     return RemovableHandle(hooks, hook)
 
 
+def _size_numel(self):
+    """The number of elements a tensor of this size holds, the product of the sizes
+    (``torch.Size.numel``, ``torch/csrc/Size.cpp``)."""
+    return math.prod(self)
+
+
 def _size_add(self, other):
     """``size + tuple`` is a Size, as in ``torch/csrc/Size.cpp``."""
     if not isinstance(other, tuple):
@@ -128,6 +135,7 @@ def _size_mul(self, times):
     return Size(tuple.__mul__(self, times))
 
 
+Size.numel = _size_numel
 Size.__add__, Size.__radd__, Size.__mul__, Size.__rmul__ = _size_add, _size_radd, _size_mul, _size_mul
 
 

@@ -9,7 +9,6 @@ views, checked by saved tensors).  The maths lives in ``nnref/_ops``; this file
 binds it to methods and keeps the bookkeeping.
 """
 import builtins
-import math
 import numbers
 import warnings
 import weakref
@@ -395,13 +394,8 @@ class Size(tuple, metaclass=TorchNamed):
     def __repr__(self):
         return f"torch.Size({list(self)})"
 
-    def numel(self):
-        """The number of elements a tensor of this size holds, the product of the sizes
-        (``torch.Size.numel``, ``torch/csrc/Size.cpp``)."""
-        return math.prod(self)
-
     # A slice of a Size is a Size, as in ``torch/csrc/Size.cpp`` (``x.shape[1:]`` prints
-    # ``torch.Size([3])``); sums and repeats are bound by the mirror (nnref/_tensor_extras.py).
+    # ``torch.Size([3])``); numel, sums and repeats are bound by the mirror (nnref/_tensor_extras.py).
     def __getitem__(self, index):
         item = tuple.__getitem__(self, index)
         return Size(item) if isinstance(index, slice) else item
