@@ -5,8 +5,8 @@ The values live in ``_data`` (a numpy array, or a CuPy array on ``'cuda'``);
 everything autograd needs sits beside it: ``requires_grad``, ``grad``,
 ``grad_fn`` (the node that made this tensor), ``_output_nr`` (which output of
 that node it is) and ``_version_counter`` (bumped by in-place ops, shared with
-views, checked by saved tensors).  The maths lives in ``nnref/_ops``; this file
-binds it to methods and keeps the bookkeeping.
+views, checked by saved tensors).  The maths lives in the files under ``_ops/``,
+which bind it to methods with :func:`bind`; this file keeps the bookkeeping.
 """
 import builtins
 import numbers
