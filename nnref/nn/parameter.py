@@ -9,7 +9,7 @@ from ..autograd.profiler import _register_shapeless
 from ..core._seams import install
 from ..core._tensor import Size, Tensor
 from ..core.nn import parameter as _core_parameter
-from ..core.nn.modules._apply import _parse_to
+from ..core.nn.modules import _apply
 from ..core.nn.parameter import Buffer, Parameter
 
 __all__ = ["Parameter"]
@@ -100,7 +100,7 @@ class _UninitializedTensorMixin:
     def to(self, *args, **kwargs):
         """Only the device and dtype it will be materialised with change: there are no values to
         move yet, so ``LazyLinear(4).to('cuda')`` works before the first ``forward``."""
-        device, dtype, _ = _parse_to(*args, **kwargs)
+        device, dtype, _ = _apply._parse_to(*args, **kwargs)
         return _uninitialized(type(self), self.requires_grad, device or self._device, dtype or self._dtype)
 
     @property

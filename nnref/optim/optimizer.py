@@ -3,7 +3,8 @@
 The class itself is the teaching core's (``nnref/core/optim/optimizer.py``: param_groups, state,
 ``zero_grad``, step hooks, ``state_dict``/``load_state_dict``).  What only the full package needs
 is written here as plain functions and attached to that class by :func:`_attach` when
-``nnref.optim`` is imported: the refusal to pickle an optimizer, ``copy``/``deepcopy``, and the
+``nnref.optim`` is imported: the registration of step hooks (per optimizer and global), the
+refusal to pickle an optimizer, ``copy``/``deepcopy``, and the
 helpers the other optimizers of this package (NAdam, RAdam, RMSprop, ...) share: the step loop of
 the single-tensor optimizers, state made lazily, old-state upgrades, scratch arrays of the
 speed-tuned updates, the constructors' range checks, and ``lerp``/``addcmul`` on raw arrays
@@ -19,10 +20,26 @@ from ..core._device import array_module
 from ..core._tensor import Tensor
 from ..core.autograd.grad_mode import enable_grad, no_grad
 from ..core.optim.adam import _step_dtype
-from ..core.optim.optimizer import (Optimizer, _params_with_grad, register_optimizer_step_post_hook,
-                                    register_optimizer_step_pre_hook)
+from ..core.optim.optimizer import (Optimizer, _global_optimizer_post_hooks,
+                                    _global_optimizer_pre_hooks, _params_with_grad)
+from ..core.utils.hooks import RemovableHandle
 
 __all__ = ["Optimizer", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]
+
+
+def register_optimizer_step_pre_hook(hook):
+    """``hook(optimizer, args, kwargs)`` runs before every optimizer's ``step``; it may return
+    ``(new_args, new_kwargs)``.  Returns a handle whose ``remove()`` unregisters it."""
+    handle = RemovableHandle(_global_optimizer_pre_hooks)
+    _global_optimizer_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_optimizer_step_post_hook(hook):
+    """``hook(optimizer, args, kwargs)`` runs after every optimizer's ``step``."""
+    handle = RemovableHandle(_global_optimizer_post_hooks)
+    _global_optimizer_post_hooks[handle.id] = hook
+    return handle
 
 
 def _attach(cls, **methods):
@@ -52,6 +69,10 @@ def __reduce_ex__(self, protocol):
     raise TypeError(_not_picklable_message(self))
 
 
+def __getstate__(self):
+    return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
+
+
 def __copy__(self):
     new = type(self).__new__(type(self))
     new.__dict__.update(self.__dict__)
@@ -64,6 +85,20 @@ def __deepcopy__(self, memo):
     new.__setstate__(deepcopy(self.__getstate__(), memo))
     return new
 
+
+def register_step_pre_hook(self, hook):
+    """``hook(optimizer, args, kwargs)`` runs before this optimizer's ``step``; it may return
+    ``(new_args, new_kwargs)``.  Returns a handle whose ``remove()`` unregisters it."""
+    handle = RemovableHandle(self._optimizer_step_pre_hooks)
+    self._optimizer_step_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_step_post_hook(self, hook):
+    """``hook(optimizer, args, kwargs)`` runs after this optimizer's ``step``."""
+    handle = RemovableHandle(self._optimizer_step_post_hooks)
+    self._optimizer_step_post_hooks[handle.id] = hook
+    return handle
 
 
 def _step_each_param(self, closure, tensors="params and state_steps",
@@ -143,7 +178,9 @@ def _scratch(self, param, count):
     return arrays
 
 
-_attach(Optimizer, __repr__=__repr__, __reduce_ex__=__reduce_ex__, __copy__=__copy__, __deepcopy__=__deepcopy__,
+_attach(Optimizer, __repr__=__repr__, __reduce_ex__=__reduce_ex__, __getstate__=__getstate__,
+        __copy__=__copy__, __deepcopy__=__deepcopy__,
+        register_step_pre_hook=register_step_pre_hook, register_step_post_hook=register_step_post_hook,
         _step_each_param=_step_each_param, _lazy_state=_lazy_state,
         _setstate_groups=_setstate_groups, _evaluate=_evaluate, _scratch=_scratch)
 

@@ -6,7 +6,8 @@ An optimizer holds ``param_groups`` (a list of dicts: the tensors under
 ``state_dict()`` replaces every parameter by its position, so the result can
 be saved and later loaded into a new optimizer over the same parameters.
 Step hooks run before and after every ``step()``: ``step`` is wrapped once per
-class, when its first instance is made, as PyTorch's ``_patch_step_function`` does.
+class, when its first instance is made, as PyTorch's ``_patch_step_function`` does
+(registering them is the mirror's, ``nnref/optim/optimizer.py``).
 """
 import functools
 import warnings
@@ -16,28 +17,13 @@ from itertools import chain
 
 from .._naming import TorchNamedABC
 from .._tensor import Tensor
-from ..utils.hooks import RemovableHandle
 
-__all__ = ["Optimizer", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]
+__all__ = ["Optimizer"]
 
-# The hooks of every optimizer (``torch.optim.optimizer.register_optimizer_step_pre_hook``).
+# The hooks of every optimizer; the mirror's register_optimizer_step_pre_hook and
+# register_optimizer_step_post_hook fill them (nnref/optim/optimizer.py).
 _global_optimizer_pre_hooks = OrderedDict()
 _global_optimizer_post_hooks = OrderedDict()
-
-
-def register_optimizer_step_pre_hook(hook):
-    """``hook(optimizer, args, kwargs)`` runs before every optimizer's ``step``; it may return
-    ``(new_args, new_kwargs)``.  Returns a handle whose ``remove()`` unregisters it."""
-    handle = RemovableHandle(_global_optimizer_pre_hooks)
-    _global_optimizer_pre_hooks[handle.id] = hook
-    return handle
-
-
-def register_optimizer_step_post_hook(hook):
-    """``hook(optimizer, args, kwargs)`` runs after every optimizer's ``step``."""
-    handle = RemovableHandle(_global_optimizer_post_hooks)
-    _global_optimizer_post_hooks[handle.id] = hook
-    return handle
 
 
 class Optimizer(metaclass=TorchNamedABC):
@@ -60,9 +46,6 @@ class Optimizer(metaclass=TorchNamedABC):
             param_groups = [{"params": param_groups}]
         for param_group in param_groups:
             self.add_param_group(param_group)
-
-    def __getstate__(self):
-        return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
 
     def __setstate__(self, state):
         self.__dict__.update(state)
@@ -100,19 +83,6 @@ class Optimizer(metaclass=TorchNamedABC):
                 post_hook(self, args, kwargs)
             return out
         return wrapper
-
-    def register_step_pre_hook(self, hook):
-        """``hook(optimizer, args, kwargs)`` runs before this optimizer's ``step``; it may return
-        ``(new_args, new_kwargs)``.  Returns a handle whose ``remove()`` unregisters it."""
-        handle = RemovableHandle(self._optimizer_step_pre_hooks)
-        self._optimizer_step_pre_hooks[handle.id] = hook
-        return handle
-
-    def register_step_post_hook(self, hook):
-        """``hook(optimizer, args, kwargs)`` runs after this optimizer's ``step``."""
-        handle = RemovableHandle(self._optimizer_step_post_hooks)
-        self._optimizer_step_post_hooks[handle.id] = hook
-        return handle
 
     # -- parameters and gradients -------------------------------------------------------------------
     def add_param_group(self, param_group):

@@ -23,7 +23,32 @@ def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, miss
                                                  missing_keys, unexpected_keys, error_msgs)
 
 
-bind(_NormBase, _load_from_state_dict=_load_from_state_dict)
+def extra_repr(self):
+    return ("{num_features}, eps={eps}, momentum={momentum}, affine={affine}, bias={use_bias}, "
+            "track_running_stats={track_running_stats}".format(
+                **self.__dict__, use_bias=self.bias is not None))
+
+
+def _shape_error(self, input, expected):
+    return ValueError(f"{self._get_name()}({self.extra_repr()}) expected {expected} input "
+                      f"(got {input.dim()}D input of size {list(input.shape)})")
+
+
+def _check_input_dim_1d(self, input):
+    if input.dim() not in (2, 3):
+        raise self._shape_error(input, f"2D (N, {self.num_features}) or 3D "
+                                       f"(N, {self.num_features}, L)")
+
+
+def _check_input_dim_2d(self, input):
+    if input.dim() != 4:
+        raise self._shape_error(input, f"4D (N, {self.num_features}, H, W)")
+
+
+bind(_NormBase, _load_from_state_dict=_load_from_state_dict, extra_repr=extra_repr,
+     _shape_error=_shape_error)
+bind(BatchNorm1d, _check_input_dim=_check_input_dim_1d)
+bind(BatchNorm2d, _check_input_dim=_check_input_dim_2d)
 
 
 __all__ += ["BatchNorm3d"]

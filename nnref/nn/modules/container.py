@@ -86,6 +86,23 @@ def _sequential_imul(self, other):
     return self
 
 
+def _sequential_dir(self):
+    """``dir(seq)`` lists its attributes but not the numbered children ``'0'``, ``'1'``, ..."""
+    return [key for key in Module.__dir__(self) if not key.isdigit()]
+
+
+def _module_list_dir(self):
+    """``dir(modules)``, without the numbered children (as ``Sequential``'s)."""
+    return [key for key in Module.__dir__(self) if not key.isdigit()]
+
+
+def _sequential_extend(self, sequential):
+    """Append every module of ``sequential`` (any iterable of modules)."""
+    for layer in sequential:
+        self.append(layer)
+    return self
+
+
 def _sequential_pop(self, key):
     """Remove the module at ``key`` and return it."""
     v = self[key]
@@ -93,8 +110,9 @@ def _sequential_pop(self, key):
     return v
 
 
-bind(Sequential, __add__=_sequential_add, __iadd__=_sequential_iadd, _check_factor=_sequential_check_factor,
-     __mul__=_sequential_mul, __rmul__=_sequential_rmul, __imul__=_sequential_imul, pop=_sequential_pop)
+bind(Sequential, __dir__=_sequential_dir, extend=_sequential_extend, __add__=_sequential_add,
+     __iadd__=_sequential_iadd, _check_factor=_sequential_check_factor, __mul__=_sequential_mul,
+     __rmul__=_sequential_rmul, __imul__=_sequential_imul, pop=_sequential_pop)
 
 
 def _module_list_add(self, other):
@@ -141,7 +159,8 @@ def _module_list_pop(self, key):
     return v
 
 
-bind(ModuleList, __add__=_module_list_add, __repr__=_module_list_repr, pop=_module_list_pop)
+bind(ModuleList, __dir__=_module_list_dir, __add__=_module_list_add, __repr__=_module_list_repr,
+     pop=_module_list_pop)
 
 
 def _tensor_entry_repr(p, type_text):

@@ -55,7 +55,21 @@ def _pad(layer, input):
     return _native.pad_2d(input, layer._padding_pairs(), layer.padding_mode)
 
 
-bind(_ConvNd, __init__=__init__)
+def extra_repr(self):
+    s = "{in_channels}, {out_channels}, kernel_size={kernel_size}, stride={stride}"
+    for name, plain in (("padding", 0), ("dilation", 1), ("output_padding", 0)):
+        if getattr(self, name) != (plain,) * len(getattr(self, name)):
+            s += f", {name}={{{name}}}"
+    if self.groups != 1:
+        s += ", groups={groups}"
+    if self.bias is None:
+        s += ", bias=False"
+    if self.padding_mode != "zeros":
+        s += ", padding_mode={padding_mode}"
+    return s.format(**self.__dict__)
+
+
+bind(_ConvNd, __init__=__init__, extra_repr=extra_repr)
 bind(Conv2d, _padding_pairs=_padding_pairs)
 install(_core_conv, "pad", _pad)
 

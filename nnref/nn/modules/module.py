@@ -3,30 +3,32 @@ teaching core (``nnref/core/nn/modules/module.py``, with ``_apply.py``, ``_hooks
 ``_state_dict.py`` beside it); this public module re-exports it with the process-wide hooks and
 adds what the notes do not teach, attached with the core's ``bind``: ``register_module``,
 ``get_buffer``, ``cuda``, ``cpu``, ``double``, ``bfloat16``, ``type`` and ``to_empty``, the
-registration hooks, the private state_dict hook, copying and the refusal to pickle,
+hooks of every module (``register_module_*``), the registration of state_dict and
+load_state_dict hooks, copying and the refusal to pickle,
 DataParallel's replicas.  It fills the core's seams: the checkpoint converter and the snapshot
-that makes a failed ``load_state_dict`` change nothing (``_state_dict.py``), and the legacy
-backward hook's FutureWarnings (``module.py``).
+that makes a failed ``load_state_dict`` change nothing (``_state_dict.py``), the legacy
+backward hook's FutureWarnings (``module.py``) and ``Module.to``'s argument parser (``_apply.py``).
 """
 import copy
 import itertools
+import sys
 import warnings
 
 from ..._state_transfer import _not_picklable_message, convert_torch_tensors
+from ...core._device import device as _device_class
+from ...core._dtype import dtype as _dtype_class
+from ...core._layout import check_memory_format
 from ...core._seams import install
 from ...core._tensor import Tensor
-from ...core.nn.modules import _state_dict
+from ...core.autograd.engine import run_backward
+from ...core.nn.modules import _apply, _backward_hook, _state_dict
 from ...core.nn.modules import module as _core
-from ...core.nn.modules._apply import _parse_to  # noqa: F401 - shared with nn.Parameter
-from ...core.nn.modules._hooks import (  # noqa: F401 - this module's public names
-    register_module_backward_hook, register_module_forward_hook, register_module_forward_pre_hook,
-    register_module_full_backward_hook, register_module_full_backward_pre_hook)
 from ...core.nn.modules._state_dict import _EXTRA_STATE_KEY_SUFFIX, _IncompatibleKeys  # noqa: F401
 from ...core.nn.modules.module import (  # noqa: F401 - this module's public and shared names
     Module, _addindent, _global_backward_hooks, _global_backward_pre_hooks,
     _global_buffer_registration_hooks, _global_forward_hooks, _global_forward_hooks_always_called,
     _global_forward_hooks_with_kwargs, _global_forward_pre_hooks, _global_module_registration_hooks,
-    _global_parameter_registration_hooks, _registered, _typename, _WrappedHook, bind)
+    _global_parameter_registration_hooks, _registered, _WrappedHook, bind)
 from ...core.utils.hooks import RemovableHandle
 from ..parameter import is_lazy
 
@@ -43,6 +45,54 @@ __all__ = [
 ]
 
 
+# The same hooks for every module, for debugging and profiling: ``model(x)`` runs them before
+# the module's own hooks of the same kind.
+def register_module_forward_pre_hook(hook):
+    """Run ``hook(module, args)`` before every module's ``forward`` (before its own pre-hooks)."""
+    handle = RemovableHandle(_global_forward_pre_hooks)
+    _global_forward_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
+    """Run ``hook(module, args, output)`` after every module's ``forward`` (before its own hooks)."""
+    handle = RemovableHandle(_global_forward_hooks, extra_dict=[
+        _global_forward_hooks_always_called, _global_forward_hooks_with_kwargs])
+    _global_forward_hooks[handle.id] = hook
+    if with_kwargs:
+        _global_forward_hooks_with_kwargs[handle.id] = True
+    if always_call:
+        _global_forward_hooks_always_called[handle.id] = True
+    return handle
+
+
+def register_module_backward_hook(hook):
+    """The deprecated (legacy) backward hook, for every module; prefer the full one."""
+    if _core._global_is_full_backward_hook is True:
+        raise RuntimeError("Cannot use both regular backward hooks and full backward hooks as a "
+                           "global Module hook. Please use only one of them.")
+    _core._global_is_full_backward_hook = False
+    handle = RemovableHandle(_global_backward_hooks)
+    _global_backward_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_full_backward_pre_hook(hook):
+    """Run ``hook(module, grad_output)`` for every module once its output gradients are known."""
+    handle = RemovableHandle(_global_backward_pre_hooks)
+    _global_backward_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_full_backward_hook(hook):
+    """Run ``hook(module, grad_input, grad_output)`` for every module (before its own hooks)."""
+    if _core._global_is_full_backward_hook is False:
+        raise RuntimeError("Cannot use both regular backward hooks and full backward hooks as a "
+                           "global Module hook. Please use only one of them.")
+    _core._global_is_full_backward_hook = True
+    handle = RemovableHandle(_global_backward_hooks)
+    _global_backward_hooks[handle.id] = hook
+    return handle
 
 
 def _registration_hook(hooks, hook):
@@ -170,6 +220,114 @@ def _maybe_warn_non_full_backward_hook(self, inputs, result, grad_fn):
                           FutureWarning, stacklevel=2)
 
 
+def register_state_dict_pre_hook(self, hook):
+    """Run ``hook(module, prefix, keep_vars)`` before ``state_dict`` collects this module."""
+    handle = RemovableHandle(self._state_dict_pre_hooks)
+    self._state_dict_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_state_dict_post_hook(self, hook):
+    """Run ``hook(module, state_dict, prefix, local_metadata)`` after ``state_dict``.
+
+    The hook may edit the dict in place but must return None.
+    """
+    hook._from_public_api = True
+    handle = RemovableHandle(self._state_dict_hooks)
+    self._state_dict_hooks[handle.id] = hook
+    return handle
+
+
+def _register_load_state_dict_pre_hook(self, hook, with_module=False):
+    """Run a hook before this module's entries are loaded.
+
+    The hook is called as ``hook(state_dict, prefix, local_metadata, strict,
+    missing_keys, unexpected_keys, error_msgs)``, with the module in front if
+    ``with_module``.
+    """
+    handle = RemovableHandle(self._load_state_dict_pre_hooks)
+    self._load_state_dict_pre_hooks[handle.id] = _WrappedHook(hook,
+                                                              self if with_module else None)
+    return handle
+
+
+def register_load_state_dict_pre_hook(self, hook):
+    """Run ``hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
+    unexpected_keys, error_msgs)`` before this module's entries are loaded."""
+    return self._register_load_state_dict_pre_hook(hook, with_module=True)
+
+
+def register_load_state_dict_post_hook(self, hook):
+    """Run ``hook(module, incompatible_keys)`` after this module and its children were checked.
+
+    The hook may edit ``incompatible_keys.missing_keys``/``unexpected_keys``
+    in place, which changes whether a strict load fails.
+    """
+    handle = RemovableHandle(self._load_state_dict_post_hooks)
+    self._load_state_dict_post_hooks[handle.id] = hook
+    return handle
+
+
+def _parse_to(*args, **kwargs):
+    """Sort ``Module.to``'s arguments into ``(device, dtype, non_blocking)`` (``_C._nn._parse_to``).
+
+    Accepted forms: ``to(device, dtype)``, ``to(dtype)``, ``to(tensor)``, each with an optional
+    ``non_blocking`` after them, and the keywords ``device=``, ``dtype=``, ``non_blocking=``.
+    """
+    device = kwargs.pop("device", None)
+    dtype = kwargs.pop("dtype", None)
+    non_blocking = kwargs.pop("non_blocking", False)
+    check_memory_format("to", kwargs.pop("memory_format", None))  # row-major is all nnref has
+    if kwargs:
+        raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    rest = list(args)
+    if rest and isinstance(rest[0], Tensor):
+        device, dtype = rest[0].device, rest[0].dtype
+        rest.pop(0)
+    elif rest and isinstance(rest[0], _dtype_class):
+        dtype = rest.pop(0)
+    elif rest and (rest[0] is None or isinstance(rest[0], (str, _device_class, int))) \
+            and not isinstance(rest[0], bool):
+        device = rest.pop(0)
+        if rest and (rest[0] is None or isinstance(rest[0], _dtype_class)):
+            dtype = rest.pop(0)
+    if rest and isinstance(rest[0], bool):
+        non_blocking = rest.pop(0)
+    if rest:
+        raise TypeError("to() received an invalid combination of arguments - got ("
+                        + ", ".join(type(a).__name__ for a in args) + "), but expected one of: "
+                        "(device, dtype, non_blocking), (dtype, non_blocking), "
+                        "(tensor, non_blocking)")
+    if isinstance(device, str):
+        device = _device_class(device)  # checks the spelling now, as PyTorch does
+    return device, dtype, non_blocking
+
+
+def _typename(obj):
+    """``torch.typename``: ``'torch.FloatTensor'`` for a tensor, else the qualified class name."""
+    if isinstance(obj, Tensor):
+        prefix = "torch." if obj.device.type == "cpu" else "torch.cuda."
+        return prefix + obj.dtype._legacy_name
+    module = getattr(obj, "__module__", "") or ""
+    qualname = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
+    if qualname is None:
+        module, qualname = obj.__class__.__module__ or "", obj.__class__.__qualname__
+    return qualname if module in ("", "builtins") else f"{module}.{qualname}"
+
+
+def _stacklevel_of_backward_call():
+    """The ``stacklevel`` of the line that called ``.backward()``, for a warning from a hook.
+
+    PyTorch's hook warns with ``stacklevel=5``: three frames above its engine's entry
+    (``backward``, ``Tensor.backward``, the caller).  The frames between a hook and
+    ``run_backward`` are counted rather than fixed, so engine changes cannot shift it.
+    """
+    level, frame = 1, sys._getframe(1)  # the hook, which calls warnings.warn
+    while frame is not None and frame.f_code is not run_backward.__code__:
+        level, frame = level + 1, frame.f_back
+    return level + 3
+
+
 def _register_state_dict_hook(self, hook):
     """Run ``hook(module, state_dict, prefix, local_metadata)`` after ``state_dict``.
 
@@ -222,6 +380,11 @@ def _replicate_for_data_parallel(self):
 bind(Module, register_module=register_module, get_buffer=get_buffer, cuda=cuda, cpu=cpu,
      double=double, bfloat16=bfloat16, to_empty=to_empty, type=_type,
      _maybe_warn_non_full_backward_hook=_maybe_warn_non_full_backward_hook,
+     register_state_dict_pre_hook=register_state_dict_pre_hook,
+     register_state_dict_post_hook=register_state_dict_post_hook,
+     _register_load_state_dict_pre_hook=_register_load_state_dict_pre_hook,
+     register_load_state_dict_pre_hook=register_load_state_dict_pre_hook,
+     register_load_state_dict_post_hook=register_load_state_dict_post_hook,
      _register_state_dict_hook=_register_state_dict_hook, __reduce_ex__=__reduce_ex__,
      __copy__=__copy__, __deepcopy__=__deepcopy__,
      _replicate_for_data_parallel=_replicate_for_data_parallel)
@@ -285,3 +448,6 @@ _NO_EXTRA_STATE = object()
 install(_state_dict, "convert_state_dict", convert_torch_tensors)  # a state_dict of PyTorch tensors
 install(_state_dict, "load_snapshot", _Snapshot)
 install(_core, "warn_non_full_backward_hook", _maybe_warn_non_full_backward_hook)
+install(_core, "_typename", _typename)  # torch.typename in the registration errors
+install(_apply, "_parse_to", _parse_to)
+install(_backward_hook, "_stacklevel_of_backward_call", _stacklevel_of_backward_call)  # every form of Module.to, PyTorch's error texts

@@ -11,13 +11,13 @@ mirror (``nnref/nn/modules/module.py``) binds the other conversions (``cuda``, `
 """
 import warnings
 
-from ..._device import device as _device_class
 from ..._dtype import dtype as _dtype_class
-from ..._layout import check_memory_format
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from ..parameter import Parameter
 from .module import Module, bind
+
+__seams__ = ("_parse_to",)
 
 
 def _apply(self, fn, recurse=True):
@@ -142,40 +142,17 @@ def zero_grad(self, set_to_none=True):
                 p.grad.zero_()
 
 
-def _parse_to(*args, **kwargs):
-    """Sort ``Module.to``'s arguments into ``(device, dtype, non_blocking)`` (``_C._nn._parse_to``).
-
-    Accepted forms: ``to(device, dtype)``, ``to(dtype)``, ``to(tensor)``, each with an optional
-    ``non_blocking`` after them, and the keywords ``device=``, ``dtype=``, ``non_blocking=``.
-    """
-    device = kwargs.pop("device", None)
-    dtype = kwargs.pop("dtype", None)
-    non_blocking = kwargs.pop("non_blocking", False)
-    check_memory_format("to", kwargs.pop("memory_format", None))  # row-major is all nnref has
-    if kwargs:
-        raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
-    rest = list(args)
-    if rest and isinstance(rest[0], Tensor):
-        device, dtype = rest[0].device, rest[0].dtype
-        rest.pop(0)
-    elif rest and isinstance(rest[0], _dtype_class):
-        dtype = rest.pop(0)
-    elif rest and (rest[0] is None or isinstance(rest[0], (str, _device_class, int))) \
-            and not isinstance(rest[0], bool):
-        device = rest.pop(0)
-        if rest and (rest[0] is None or isinstance(rest[0], _dtype_class)):
-            dtype = rest.pop(0)
-    if rest and isinstance(rest[0], bool):
-        non_blocking = rest.pop(0)
-    if rest:
-        raise TypeError("to() received an invalid combination of arguments - got ("
-                        + ", ".join(type(a).__name__ for a in args) + "), but expected one of: "
-                        "(device, dtype, non_blocking), (dtype, non_blocking), "
-                        "(tensor, non_blocking)")
-    if isinstance(device, str):
-        device = _device_class(device)  # checks the spelling now, as PyTorch does
+# Seam: Module.to's arguments as (device, dtype, non_blocking); nnref/nn/modules/module.py puts
+# PyTorch's parser there (positional non_blocking, memory_format= and their error texts).
+def _parse_to(*args, device=None, dtype=None, non_blocking=False):
+    for arg in args:
+        if isinstance(arg, Tensor):
+            device, dtype = arg.device, arg.dtype
+        elif isinstance(arg, _dtype_class):
+            dtype = arg
+        else:
+            device = arg
     return device, dtype, non_blocking
-
 
 
 bind(Module, _apply=_apply, apply=apply, float=float, half=half, to=to, train=train, eval=eval,

@@ -14,28 +14,20 @@ the backward graph:
 * the *input* node runs once the gradient has gone through the module; its
   hook calls the user's hooks with ``(module, grad_input, grad_output)``.
 """
-import sys
 import warnings
 
 from ..._tensor import Tensor
-from ...autograd.engine import run_backward
 from ...autograd.function import Function
 from ...autograd.grad_mode import is_grad_enabled
 
 __all__ = ["BackwardHook", "BackwardHookFunction"]
+__seams__ = ("_stacklevel_of_backward_call",)
 
 
+# Seam: the stacklevel that points a hook's warning at the line that called .backward();
+# nnref/nn/modules/module.py puts PyTorch's there (counted from the engine's frames).
 def _stacklevel_of_backward_call():
-    """The ``stacklevel`` of the line that called ``.backward()``, for a warning from a hook.
-
-    PyTorch's hook warns with ``stacklevel=5``: three frames above its engine's entry
-    (``backward``, ``Tensor.backward``, the caller).  The frames between a hook and
-    ``run_backward`` are counted rather than fixed, so engine changes cannot shift it.
-    """
-    level, frame = 1, sys._getframe(1)  # the hook, which calls warnings.warn
-    while frame is not None and frame.f_code is not run_backward.__code__:
-        level, frame = level + 1, frame.f_back
-    return level + 3
+    return 2
 
 
 class BackwardHookFunction(Function):

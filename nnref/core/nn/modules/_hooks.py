@@ -1,26 +1,17 @@
-"""``Module``'s hooks: registering them, on one module or on every module
-(``torch/nn/modules/module.py``, its hook sections).
+"""``Module``'s hooks: registering them on one module (``torch/nn/modules/module.py``, its
+hook sections).
 
 PyTorch keeps these methods in ``module.py`` with the rest of ``Module``; here they are a file
 of their own so that each file is one a learner reads at a sitting.  Each ``register_*`` puts
-the hook in one of the dicts ``Module.__init__`` made (or, for ``register_module_*``, in the
-process-wide dicts at the end of ``module.py``) and returns a handle that removes it;
+the hook in one of the dicts ``Module.__init__`` made and returns a handle that removes it;
 ``Module._call_impl`` in ``module.py`` runs them.  The methods are written as functions and
-attached to ``Module`` with :func:`bind`, under the same names.
+attached to ``Module`` with :func:`bind`, under the same names.  The hooks of every module
+(``register_module_*``, filling the process-wide dicts at the end of ``module.py``) are the
+mirror's (``nnref/nn/modules/module.py``).
 """
 from ...utils.hooks import RemovableHandle
 from . import module as _module
-from .module import (Module, _global_backward_hooks, _global_backward_pre_hooks,
-                     _global_forward_hooks, _global_forward_hooks_always_called,
-                     _global_forward_hooks_with_kwargs, _global_forward_pre_hooks, bind)
-
-__all__ = [
-    "register_module_forward_pre_hook",
-    "register_module_forward_hook",
-    "register_module_full_backward_pre_hook",
-    "register_module_backward_hook",
-    "register_module_full_backward_hook",
-]
+from .module import Module, _global_backward_hooks, _global_backward_pre_hooks, bind
 
 
 def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
@@ -123,60 +114,9 @@ def _get_backward_pre_hooks(self):
     return [*_global_backward_pre_hooks.values(), *self._backward_pre_hooks.values()]
 
 
-
 bind(Module, register_forward_pre_hook=register_forward_pre_hook,
      register_forward_hook=register_forward_hook,
      register_full_backward_pre_hook=register_full_backward_pre_hook,
      register_backward_hook=register_backward_hook,
      register_full_backward_hook=register_full_backward_hook,
      _get_backward_hooks=_get_backward_hooks, _get_backward_pre_hooks=_get_backward_pre_hooks)
-
-
-# The same hooks for every module, for debugging and profiling: ``model(x)`` runs them before
-# the module's own hooks of the same kind.
-def register_module_forward_pre_hook(hook):
-    """Run ``hook(module, args)`` before every module's ``forward`` (before its own pre-hooks)."""
-    handle = RemovableHandle(_global_forward_pre_hooks)
-    _global_forward_pre_hooks[handle.id] = hook
-    return handle
-
-
-def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
-    """Run ``hook(module, args, output)`` after every module's ``forward`` (before its own hooks)."""
-    handle = RemovableHandle(_global_forward_hooks, extra_dict=[
-        _global_forward_hooks_always_called, _global_forward_hooks_with_kwargs])
-    _global_forward_hooks[handle.id] = hook
-    if with_kwargs:
-        _global_forward_hooks_with_kwargs[handle.id] = True
-    if always_call:
-        _global_forward_hooks_always_called[handle.id] = True
-    return handle
-
-
-def register_module_backward_hook(hook):
-    """The deprecated (legacy) backward hook, for every module; prefer the full one."""
-    if _module._global_is_full_backward_hook is True:
-        raise RuntimeError("Cannot use both regular backward hooks and full backward hooks as a "
-                           "global Module hook. Please use only one of them.")
-    _module._global_is_full_backward_hook = False
-    handle = RemovableHandle(_global_backward_hooks)
-    _global_backward_hooks[handle.id] = hook
-    return handle
-
-
-def register_module_full_backward_pre_hook(hook):
-    """Run ``hook(module, grad_output)`` for every module once its output gradients are known."""
-    handle = RemovableHandle(_global_backward_pre_hooks)
-    _global_backward_pre_hooks[handle.id] = hook
-    return handle
-
-
-def register_module_full_backward_hook(hook):
-    """Run ``hook(module, grad_input, grad_output)`` for every module (before its own hooks)."""
-    if _module._global_is_full_backward_hook is False:
-        raise RuntimeError("Cannot use both regular backward hooks and full backward hooks as a "
-                           "global Module hook. Please use only one of them.")
-    _module._global_is_full_backward_hook = True
-    handle = RemovableHandle(_global_backward_hooks)
-    _global_backward_hooks[handle.id] = hook
-    return handle

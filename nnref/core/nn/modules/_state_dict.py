@@ -7,7 +7,8 @@ lines).  They are written as functions and attached to ``Module`` with :func:`bi
 same names, so ``nnref.nn.Module.state_dict`` is where PyTorch has it and ``show_source`` lists
 it from here.  ``model.state_dict()`` collects each module's parameters and persistent buffers
 under dotted names, with hooks before and after; ``load_state_dict`` runs PyTorch's loading
-algorithm (``_load_from_state_dict`` per module, then the strict key check).
+algorithm (``_load_from_state_dict`` per module, then the strict key check).  The methods that
+register those hooks are the mirror's (``nnref/nn/modules/module.py``).
 """
 import itertools
 import warnings
@@ -15,10 +16,9 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
 from ...autograd.grad_mode import no_grad
-from ...utils.hooks import RemovableHandle
 from ..parameter import Parameter
 from ..._tensor import Tensor
-from .module import Module, _WrappedHook, bind
+from .module import Module, bind
 
 __seams__ = ("convert_state_dict", "load_snapshot")
 
@@ -55,24 +55,6 @@ def set_extra_state(self, state):
     """Override (with :meth:`get_extra_state`) to restore the state it returned."""
     raise RuntimeError("Reached a code path in Module.set_extra_state() that should never be "
                        "called: only subclasses that override it are given extra state.")
-
-
-def register_state_dict_pre_hook(self, hook):
-    """Run ``hook(module, prefix, keep_vars)`` before ``state_dict`` collects this module."""
-    handle = RemovableHandle(self._state_dict_pre_hooks)
-    self._state_dict_pre_hooks[handle.id] = hook
-    return handle
-
-
-def register_state_dict_post_hook(self, hook):
-    """Run ``hook(module, state_dict, prefix, local_metadata)`` after ``state_dict``.
-
-    The hook may edit the dict in place but must return None.
-    """
-    hook._from_public_api = True
-    handle = RemovableHandle(self._state_dict_hooks)
-    self._state_dict_hooks[handle.id] = hook
-    return handle
 
 
 def _save_to_state_dict(self, destination, prefix, keep_vars):
@@ -131,36 +113,6 @@ def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
         elif hook_result is not None:
             raise RuntimeError("state_dict post-hook must return None")
     return destination
-
-
-def _register_load_state_dict_pre_hook(self, hook, with_module=False):
-    """Run a hook before this module's entries are loaded.
-
-    The hook is called as ``hook(state_dict, prefix, local_metadata, strict,
-    missing_keys, unexpected_keys, error_msgs)``, with the module in front if
-    ``with_module``.
-    """
-    handle = RemovableHandle(self._load_state_dict_pre_hooks)
-    self._load_state_dict_pre_hooks[handle.id] = _WrappedHook(hook,
-                                                              self if with_module else None)
-    return handle
-
-
-def register_load_state_dict_pre_hook(self, hook):
-    """Run ``hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
-    unexpected_keys, error_msgs)`` before this module's entries are loaded."""
-    return self._register_load_state_dict_pre_hook(hook, with_module=True)
-
-
-def register_load_state_dict_post_hook(self, hook):
-    """Run ``hook(module, incompatible_keys)`` after this module and its children were checked.
-
-    The hook may edit ``incompatible_keys.missing_keys``/``unexpected_keys``
-    in place, which changes whether a strict load fails.
-    """
-    handle = RemovableHandle(self._load_state_dict_post_hooks)
-    self._load_state_dict_post_hooks[handle.id] = hook
-    return handle
 
 
 def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
@@ -323,11 +275,6 @@ def _load_state_dict_as_pytorch(self, state_dict, strict, assign):
 
 
 bind(Module, get_extra_state=get_extra_state, set_extra_state=set_extra_state,
-     register_state_dict_pre_hook=register_state_dict_pre_hook,
-     register_state_dict_post_hook=register_state_dict_post_hook,
      _save_to_state_dict=_save_to_state_dict, state_dict=state_dict,
-     _register_load_state_dict_pre_hook=_register_load_state_dict_pre_hook,
-     register_load_state_dict_pre_hook=register_load_state_dict_pre_hook,
-     register_load_state_dict_post_hook=register_load_state_dict_post_hook,
      _load_from_state_dict=_load_from_state_dict, load_state_dict=load_state_dict,
      _load_state_dict_as_pytorch=_load_state_dict_as_pytorch)

@@ -52,17 +52,10 @@ class _NormBase(Module):
             if self.bias is not None:
                 init.zeros_(self.bias)
 
+    # The layer's settings in print(model) and PyTorch's texts of the shape errors below are the
+    # mirror's (nnref/nn/modules/batchnorm.py binds extra_repr and _check_input_dim).
     def _check_input_dim(self, input):
         raise NotImplementedError
-
-    def extra_repr(self):
-        return ("{num_features}, eps={eps}, momentum={momentum}, affine={affine}, bias={use_bias}, "
-                "track_running_stats={track_running_stats}".format(
-                    **self.__dict__, use_bias=self.bias is not None))
-
-    def _shape_error(self, input, expected):
-        return ValueError(f"{self._get_name()}({self.extra_repr()}) expected {expected} input "
-                          f"(got {input.dim()}D input of size {list(input.shape)})")
 
 
 class _BatchNorm(_NormBase):
@@ -102,8 +95,7 @@ class BatchNorm1d(_BatchNorm):
 
     def _check_input_dim(self, input):
         if input.dim() not in (2, 3):
-            raise self._shape_error(input, f"2D (N, {self.num_features}) or 3D "
-                                           f"(N, {self.num_features}, L)")
+            raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
 
 
 class BatchNorm2d(_BatchNorm):
@@ -111,4 +103,4 @@ class BatchNorm2d(_BatchNorm):
 
     def _check_input_dim(self, input):
         if input.dim() != 4:
-            raise self._shape_error(input, f"4D (N, {self.num_features}, H, W)")
+            raise ValueError(f"expected 4D input (got {input.dim()}D input)")

@@ -3,7 +3,8 @@
 Each keeps its modules in the ordinary ``_modules`` dict under string keys (``"0"``, ``"1"``,
 ... for the lists), so everything ``Module`` does -- ``parameters()``, ``state_dict()``,
 ``to()``, printing -- works on them unchanged.  The mirror's ``nnref/nn/modules/container.py``
-binds their operators (``+``, ``*``), ``pop`` and ``ModuleList``'s compressed repr.
+binds their operators (``+``, ``*``), ``pop``, ``Sequential.extend``, ``dir()`` without the
+numbered children and ``ModuleList``'s compressed repr.
 """
 import operator
 from collections import OrderedDict, abc as container_abcs
@@ -62,10 +63,6 @@ class Sequential(Module):
     def __len__(self):
         return len(self._modules)
 
-    def __dir__(self):
-        keys = super().__dir__()
-        return [key for key in keys if not key.isdigit()]
-
     def __iter__(self):
         return iter(self._modules.values())
 
@@ -91,12 +88,6 @@ class Sequential(Module):
         for i in range(n, index, -1):
             self._modules[str(i)] = self._modules[str(i - 1)]
         self._modules[str(index)] = module
-        return self
-
-    def extend(self, sequential):
-        """Append every module of ``sequential`` (any iterable of modules)."""
-        for layer in sequential:
-            self.append(layer)
         return self
 
 
@@ -147,10 +138,6 @@ class ModuleList(Module):
 
     def __iadd__(self, modules):
         return self.extend(modules)
-
-    def __dir__(self):
-        keys = super().__dir__()
-        return [key for key in keys if not key.isdigit()]
 
     def insert(self, index, module):
         """Insert ``module`` before position ``index``."""

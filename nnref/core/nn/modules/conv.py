@@ -2,6 +2,7 @@
 import math
 
 from .. import functional as F, init
+from ..functional import _pair
 from ..parameter import Parameter
 from .module import Module
 
@@ -15,13 +16,9 @@ def pad(layer, input):
     raise NotImplementedError(f"the core pads with zeros only, not {layer.padding_mode!r}: import nnref")
 
 
-def _pair(value):
-    return tuple(value) if isinstance(value, (tuple, list)) else (value, value)
-
-
 class _ConvNd(Module):
-    """What every convolution shares: parameters, initialisation, repr.  (``import nnref`` adds
-    PyTorch's argument checks, in ``nnref/nn/modules/conv.py``.)"""
+    """What every convolution shares: parameters and their initialisation.  (``import nnref``
+    adds PyTorch's argument checks and the repr, in ``nnref/nn/modules/conv.py``.)"""
 
     __constants__ = ["stride", "padding", "dilation", "groups", "padding_mode", "output_padding",
                      "in_channels", "out_channels", "kernel_size"]
@@ -53,19 +50,6 @@ class _ConvNd(Module):
             fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
             bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
             init.uniform_(self.bias, -bound, bound)
-
-    def extra_repr(self):
-        s = "{in_channels}, {out_channels}, kernel_size={kernel_size}, stride={stride}"
-        for name, plain in (("padding", 0), ("dilation", 1), ("output_padding", 0)):
-            if getattr(self, name) != (plain,) * len(getattr(self, name)):
-                s += f", {name}={{{name}}}"
-        if self.groups != 1:
-            s += ", groups={groups}"
-        if self.bias is None:
-            s += ", bias=False"
-        if self.padding_mode != "zeros":
-            s += ", padding_mode={padding_mode}"
-        return s.format(**self.__dict__)
 
 
 class Conv2d(_ConvNd):

@@ -13,7 +13,8 @@ one a learner reads at a sitting, bound onto the class with :func:`bind` under P
 ``_hooks.py`` (registering hooks) and ``_state_dict.py`` (saving and loading).
 
 The mirror's ``nnref/nn/modules/module.py`` attaches the rest with :func:`bind` (``to_empty``,
-``type``, the registration hooks, copying and the refusal to pickle, ...) and fills the seams.
+``type``, the hooks of every module, the state_dict hooks' registration, copying and the
+refusal to pickle, ...) and fills the seams.
 """
 import functools
 import warnings
@@ -27,7 +28,7 @@ from ._backward_hook import BackwardHook
 
 __all__ = ["Module"]
 
-__seams__ = ("warn_non_full_backward_hook",)
+__seams__ = ("warn_non_full_backward_hook", "_typename")
 
 # Seam: None in the plain core, filled by nnref/nn/modules/module.py:
 # ``warn_non_full_backward_hook(module, args, result, grad_fn)`` gives PyTorch's FutureWarnings
@@ -483,7 +484,7 @@ class Module(metaclass=TorchNamedABC):
         return sorted(keys)
 
 
-# Hooks common to every module, for debugging and profiling (``_hooks.py``'s
+# Hooks common to every module, for debugging and profiling (the mirror's
 # ``register_module_*_hook`` fill them).  ``model(x)`` runs them before the module's own hooks
 # of the same kind.
 _global_backward_pre_hooks = OrderedDict()
@@ -520,16 +521,10 @@ def _addindent(s_, numSpaces):
     return first + "\n" + "\n".join(s)
 
 
+# Seam: the name of a value's type in the error texts below; nnref/nn/modules/module.py puts
+# torch.typename's there ('torch.FloatTensor' for a float32 tensor).
 def _typename(obj):
-    """``torch.typename``: ``'torch.FloatTensor'`` for a tensor, else the qualified class name."""
-    if isinstance(obj, Tensor):
-        prefix = "torch." if obj.device.type == "cpu" else "torch.cuda."
-        return prefix + obj.dtype._legacy_name
-    module = getattr(obj, "__module__", "") or ""
-    qualname = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
-    if qualname is None:
-        module, qualname = obj.__class__.__module__ or "", obj.__class__.__qualname__
-    return qualname if module in ("", "builtins") else f"{module}.{qualname}"
+    return type(obj).__qualname__
 
 
 class _WrappedHook:
