@@ -16,7 +16,6 @@ from ..core._device import array_module, array_module_of
 from ..core._tensor import Tensor
 from ..core.autograd.graph import Node
 from ..autograd.anomaly_mode import _AnomalyState
-from ..core.autograd.grad_mode import _GradState
 from ..core._ops._common import needs_grad
 from ..core._ops.arithmetic import _scalar_dtype, result_type  # noqa: F401 - the ops import result_type from here
 
