@@ -218,6 +218,8 @@ def getitem(input, index):
     if index is Ellipsis:
         return alias(input)
     if isinstance(index, slice):
+        if not input._data.ndim:
+            raise IndexError("slice() cannot be applied to a 0-dim tensor.")
         return slice_dim(input, 0, index)
     steps, advanced = _index_plan(index, input._data.ndim, array_module(input._device))
     out = input
@@ -310,6 +312,8 @@ def setitem(tensor, index, value):
         tensor.masked_fill_(index, value)
         return
     check_not_inference(tensor)
+    if isinstance(index, slice) and not tensor._data.ndim:
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     xp = array_module(tensor._device)
     if index is Ellipsis or isinstance(index, slice) and _keeps_whole_dim(index, tensor.shape[0]):
         steps, advanced = [], None
@@ -335,6 +339,14 @@ def setitem(tensor, index, value):
                      wrap(xp.asarray(value, dtype=tensor._dtype.numpy), tensor))
     source = value._data if isinstance(value, Tensor) else value
     recording = needs_grad(tensor, value if isinstance(value, Tensor) else None)
+    if recording and advanced is None and has_internal_overlap(tensor._data):
+        # In an expanded tensor a region's elements also sit elsewhere: only a view of the region
+        # itself gives PyTorch's graph (the written elements get no gradient, wherever they repeat).
+        region_view = getitem(tensor, index)
+        if isinstance(value, Tensor) and value._data.ndim:
+            return copy_(region_view, value)
+        return fill_(region_view, value if isinstance(value, Tensor) else
+                     wrap(xp.asarray(value, dtype=tensor._dtype.numpy), tensor))
     if recording:
         check_inplace(tensor, through_view=viewed)
         mask = xp.zeros(tensor._data.shape, dtype=bool)

@@ -206,20 +206,24 @@ def apply_fill_(tensor, op, *operands, **kwargs):
     the same value, so the result does not depend on the loop order.
     """
     data = tensor._data
-    if not (has_internal_overlap(data) and getattr(data.flags, "writeable", True)) or needs_grad(
-            tensor, *(o for o in operands + tuple(kwargs.values()) if isinstance(o, Tensor))):
+    if not (has_internal_overlap(data) and getattr(data.flags, "writeable", True)):
         return apply_inplace(tensor, op, *operands, **kwargs)
     operands = inspect.signature(op).bind(tensor, *operands, **kwargs).args[1:]
     check_not_inference(tensor)
+    recording = needs_grad(tensor, *(o for o in operands if isinstance(o, Tensor)))
+    if recording:  # recorded as PyTorch does; backward then refuses to write into the expanded view
+        check_inplace(tensor)
     warnings.warn(f"Use of {op.__name__}_ on expanded tensors is deprecated. Please clone() the tensor "
                   "before performing this operation. This also applies to advanced indexing e.g. "
                   "tensor[mask] = scalar", UserWarning, stacklevel=3)
+    filled = op(_snapshot(tensor), *operands)
     with no_grad():
-        filled = op(_snapshot(tensor), *operands)._data
         chosen = op(Tensor._make(array_module(tensor._device).zeros(data.shape, dtype=bool), tensor._device),
                     *operands[:-1], True)._data
-    data[chosen] = filled[chosen]
+    data[chosen] = filled._data[chosen]
     tensor._bump_version()
+    if recording:
+        rebase_history(tensor, filled.grad_fn)
     return tensor
 
 

@@ -146,10 +146,13 @@ class CopySlices(Node):
     the view's old value, the others are the op's other operands.  The base's gradient passes
     through unchanged outside the view; inside, it is replaced by ``fn``'s gradient for the
     view's old value.  ``next_functions``: the base's old history, then ``fn``'s other inputs.
+    ``expanded``: the view repeats an element (``expand``); its gradient cannot be written back
+    into one place, so backward refuses as PyTorch's ``grad_slice.copy_`` does.
     """
 
-    def __init__(self, base, positions, fn):
+    def __init__(self, base, positions, fn, expanded=False):
         super().__init__((base,))
+        self.expanded = expanded
         self.next_functions = self.next_functions + fn.next_functions[1:]
         self._input_metadata = self._input_metadata + fn._input_metadata[1:]
         self._no_edge = (None, 0) in self.next_functions
@@ -164,8 +167,12 @@ class CopySlices(Node):
         results = _validate_outputs(self.fn, self.fn.apply(region))
         if self.next_functions[0][0] is None:
             return (None,) + tuple(results[1:])
-        base_grad = flat.clone()
         written = results[0]
+        if self.expanded and written is not None:
+            raise RuntimeError("unsupported operation: more than one element of the written-to "
+                               "tensor refers to a single memory location. Please clone() the "
+                               "tensor before performing the operation.")
+        base_grad = flat.clone()
         base_grad[Tensor._make(self.positions, grad._device)] = 0.0 if written is None else written
         return (base_grad.reshape(self.base_shape),) + tuple(results[1:])
 
@@ -201,7 +208,9 @@ def rebase_history(tensor, node):
         _set_history(tensor, node)
         return
     positions = view_positions(base._data, tensor._data)
-    _set_history(base, CopySlices(base, positions, node))
+    data = tensor._data
+    expanded = any(stride == 0 and size > 1 for stride, size in zip(data.strides, data.shape))
+    _set_history(base, CopySlices(base, positions, node, expanded))
     _set_history(tensor, AsStridedBackward0(base, positions))
     tensor._view_version = tensor._version_counter[0]
 

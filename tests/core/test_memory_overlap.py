@@ -277,6 +277,27 @@ def test_filling_an_expanded_tensor_is_pytorchs(name):
     assert go(nnref) == go(torch)
 
 
+@pytest.mark.parametrize("name", sorted(FILLS))
+def test_filling_an_expanded_view_in_a_graph_then_backward_is_pytorchs(name):
+    """With the base in a graph, PyTorch records the fill (``CopySlices`` over the op's node) and
+    refuses in backward, where the view's gradient would be written into the expanded view."""
+    def go(lib):
+        x = lib.tensor([[0.5], [-1.0]], requires_grad=True)
+        store = x * 1.5
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+
+            def fill_then_backward():
+                view = store[:1].expand(3, 4)
+                FILLS[name](lib, view)
+                names = type(view.grad_fn).__name__, store.grad_fn.name(), store._version
+                (store * lib.tensor([[2.0], [3.0]])).sum().backward()
+                return names, store.tolist(), x.grad.tolist()
+            result = outcome(fill_then_backward)
+        return result, [str(w.message).split(" (Triggered internally at ")[0] for w in caught]
+    assert go(nnref) == go(torch)
+
+
 @pytest.mark.parametrize("name", ["sum", "mv", "amax", "all", "histc"])
 def test_out_into_an_expanded_tensor_that_pytorch_does_not_check_is_refused(name):
     calls = {"sum": lambda lib, o: lib.sum(lib.arange(6.).view(2, 3), 1, out=o),

@@ -16,7 +16,7 @@ SETTINGS = settings(max_examples=60, deadline=None,
 
 VIEW_KINDS = ["slice", "transpose", "view", "expand", "narrow", "select", "unsqueeze", "getitem"]
 INPLACE_KINDS = ["mul_scalar", "mul_tensor", "add_tensor", "copy", "setitem", "zero", "relu",
-                 "masked_fill", "exp", "div_tensor", "clamp"]
+                 "masked_fill", "exp", "div_tensor", "clamp", "setitem_element", "setitem_rows"]
 
 
 def draw_view(draw, shape):
@@ -81,6 +81,10 @@ def apply_inplace(m, view, kind, w):
         view.copy_(w)
     elif kind == "setitem":
         view[...] = w * 3
+    elif kind == "setitem_element":
+        view[(0,) * view.dim()] = 1.25
+    elif kind == "setitem_rows":
+        view[:1] = w[:1] if view.dim() else w
     elif kind == "zero":
         view.zero_()
     elif kind == "relu":
