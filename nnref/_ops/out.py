@@ -119,9 +119,17 @@ _SAME_DTYPE.update({
     "mv": lambda result, out, inputs: (
         f"addmv input tensors must have the same dtype, but got {_capitalised(out)}, "
         f"{_capitalised(inputs[0].dtype)}, and {_capitalised(inputs[1].dtype)}"),
+    "float_power": lambda result, out, inputs: (
+        f"the output given to float_power has dtype {_capitalised(out)} but the operation's result "
+        f"requires dtype {_capitalised(result)}"),
     "nan_to_num": lambda result, out, inputs: (
         f"nan_to_num: dtype of out: {_capitalised(out)} should be same as input: {_capitalised(result)}"),
 })
+
+
+# The arguments that must be tensors in the ``out=`` form: the number forms of ``where``
+# (``where(c, x, 0.)``) are overloads without one (``where.ScalarOther`` has no ``out``).
+_OUT_TENSOR_ARGUMENTS = {"where": ("condition", "input", "other")}
 
 
 # The reductions that compute in out's dtype, as if it were their ``dtype=`` argument
@@ -172,6 +180,7 @@ def with_out(function, *, overlap="checked", internal="checked", out_dtypes=None
     compute_in_out_dtype = _COMPUTE_IN_OUT_DTYPE.get(function.__name__)
     refused = _OUT_DTYPE_REFUSED.get(function.__name__)
     joins = function.__name__ in _CAT_FAMILY
+    tensor_arguments = _OUT_TENSOR_ARGUMENTS.get(function.__name__, ())
 
     @functools.wraps(function)
     def wrapper(*args, out=None, **kwargs):
@@ -183,6 +192,10 @@ def with_out(function, *, overlap="checked", internal="checked", out_dtypes=None
         if out_dtypes is not None and out.dtype not in out_dtypes:
             raise RuntimeError(f"{function.__name__} only supports bool tensor for result, got: "
                                f"{out.dtype._legacy_name[:-6]}")
+        for position, (name, value) in enumerate(zip(tensor_arguments, args), 1):
+            if not isinstance(value, Tensor):
+                raise TypeError(f"{function.__name__}(): argument '{name}' (position {position}) must be "
+                                f"Tensor, not {type(value).__name__}")
         tensors = list(_tensors(list(args) + list(kwargs.values())))
         if _GradState.enabled and (out.requires_grad or needs_grad(*tensors)):
             raise RuntimeError(f"{function.__name__}(): functions with out=... arguments don't "

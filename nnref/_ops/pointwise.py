@@ -369,6 +369,13 @@ def where(condition, input=_ONLY_CONDITION, other=_ONLY_CONDITION):
     (``torch.where(c)`` is ``torch.nonzero(c, as_tuple=True)``)."""
     if input is _ONLY_CONDITION and other is _ONLY_CONDITION:
         return condition.nonzero(as_tuple=True)
+    if not isinstance(condition, Tensor):
+        given = ", ".join(type(a).__name__ for a in (condition, input, other) if a is not _ONLY_CONDITION)
+        raise TypeError(f"where() received an invalid combination of arguments - got ({given}), but "
+                        "expected one of:\n * (Tensor condition)\n * (Tensor condition, Tensor input, "
+                        "Tensor other, *, Tensor out = None)\n * (Tensor condition, Number self, Tensor other)"
+                        "\n * (Tensor condition, Tensor input, Number other)\n * (Tensor condition, "
+                        "Number self, Number other)\n")
     if input is _ONLY_CONDITION or other is _ONLY_CONDITION:
         raise TypeError("where() received an invalid combination of arguments: give the condition "
                         "alone (the indices where it holds) or with both `input` and `other`")

@@ -125,3 +125,35 @@ def test_a_sum_into_a_16_bit_float_casts_its_input_first():
         return [lib.sum(x, dtype=lib.float16).item(), lib.sum(x[1:], dtype=lib.bfloat16).item()]
     ours, theirs = go(nnref), go(torch)
     assert str(ours) == str(theirs)
+
+
+def _outcome(call):
+    try:
+        return "ok", call().tolist()
+    except (TypeError, RuntimeError) as error:
+        return type(error).__name__, str(error)
+
+
+@pytest.mark.parametrize("form", ["x, 0.5", "0.5, x", "x, x", "x32, 0.5"])
+@pytest.mark.parametrize("out_dtype", ["float32", "float64"])
+def test_float_power_writes_only_into_its_own_dtype(form, out_dtype):
+    """``float_power`` computes in float64; its ``out=`` takes only that dtype (no cast)."""
+    def go(lib):
+        x, x32 = lib.tensor([1.0, 2.0], dtype=lib.float64), lib.tensor([1.0, 2.0])
+        out = lib.zeros(2, dtype=getattr(lib, out_dtype))
+        return _outcome(lambda: lib.float_power(*eval(form, {"x": x, "x32": x32}), out=out))
+    assert go(nnref) == go(torch)
+
+
+@pytest.mark.parametrize("args", ["c, x, 0.5", "c, 0.5, x", "c, 0.5, 1.5", "True, x, x", "c, x, x"])
+@pytest.mark.parametrize("with_out", [False, True])
+def test_where_takes_numbers_only_without_out(args, with_out):
+    """``where(c, x, 0.)`` is an overload with no ``out=``: with one, every argument is a tensor."""
+    def go(lib):
+        names = {"c": lib.tensor([True, False]), "x": lib.tensor([1.0, 2.0])}
+        kwargs = {"out": lib.zeros(2)} if with_out else {}
+        kind, result = _outcome(lambda: lib.where(*eval(args, names), **kwargs))
+        # PyTorch's parser marks each overload's mismatches ("didn't match because ..."): nnref
+        # gives the first line and the overloads only.
+        return kind, result.split("\n")[0] if kind == "TypeError" else result
+    assert go(nnref) == go(torch)
