@@ -17,8 +17,7 @@ from .parameter import _USE_MESSAGE, is_lazy
 from ..core._seams import install
 from ..core.nn import init as _core_init
 from ..core.nn.init import (  # noqa: F401 - the core's, the public ones
-    _calculate_correct_fan, _calculate_fan_in_and_fan_out, kaiming_uniform_, ones_,
-    uniform_, zeros_)
+    _calculate_correct_fan, _calculate_fan_in_and_fan_out, kaiming_uniform_, uniform_)
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_",
            "eye_", "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_",
@@ -119,6 +118,18 @@ def constant_(tensor, val):
     _refuse_uninitialized(constant_, tensor)
     with no_grad():
         return tensor.fill_(val)
+
+
+def ones_(tensor):
+    """Fill with ones."""
+    with no_grad():
+        return tensor.fill_(1.0)
+
+
+def zeros_(tensor):
+    """Fill with zeros."""
+    with no_grad():
+        return tensor.zero_()
 
 
 def eye_(tensor):

@@ -10,7 +10,7 @@ from .._device import canonical_device
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 
-__all__ = ["calculate_gain", "uniform_", "ones_", "zeros_", "kaiming_uniform_"]
+__all__ = ["calculate_gain", "uniform_", "kaiming_uniform_"]
 __seams__ = ("empty", "fill_uniform", "check_initialized", "calculate_gain")
 
 
@@ -52,18 +52,6 @@ def uniform_(tensor, a=0.0, b=1.0, generator=None):
     check_initialized(uniform_, tensor)
     with no_grad():
         return fill_uniform(tensor, a, b, generator)
-
-
-def ones_(tensor):
-    """Fill with ones."""
-    with no_grad():
-        return tensor.fill_(1.0)
-
-
-def zeros_(tensor):
-    """Fill with zeros."""
-    with no_grad():
-        return tensor.zero_()
 
 
 def _calculate_fan_in_and_fan_out(tensor):
