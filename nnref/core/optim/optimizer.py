@@ -165,8 +165,9 @@ class Optimizer(metaclass=TorchNamedABC):
     def load_state_dict(self, state_dict):
         """Restore hyper-parameters and state saved by :meth:`state_dict` (same parameter layout).
 
-        PyTorch's algorithm, made atomic: the optimizer's attributes are recorded
-        first and restored if anything raises, so a failed load changes nothing.
+        The load (PyTorch's algorithm under ``import nnref``), made atomic: the optimizer's
+        attributes are recorded first and restored if anything raises, so a failed load
+        changes nothing.
         """
         attributes = dict(self.__dict__)
         try:
