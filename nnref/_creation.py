@@ -16,6 +16,7 @@ from .core import _dtype
 from .core._device import array_module, canonical_device, check_dtype_on_device, get_default_device
 from . import _random, _type_info
 from .core._device import to_host
+from .core._ops.arithmetic import _scalar_dtype
 from .core._tensor import Size, Tensor, _as_array
 from ._layout import strided
 from .core._layout import check_memory_format
@@ -70,14 +71,11 @@ def _inferred_dtype(data):
                 if type(item) not in _PYTHON_SCALARS:
                     result = _promote(result, _inferred_dtype(item))
         return result
-    if isinstance(data, builtins.bool):
-        return _dtype.bool
-    if isinstance(data, numbers.Integral):
-        return _dtype.int64
-    if isinstance(data, numbers.Real):
-        return _dtype.get_default_dtype()
-    raise TypeError(f"Could not infer dtype of {type(data).__name__}: expected numbers, nested "
-                    "lists of numbers, numpy arrays or tensors")
+    try:
+        return _scalar_dtype(data)  # a Python number: the core's rule, which ops use for them too
+    except TypeError:
+        raise TypeError(f"Could not infer dtype of {type(data).__name__}: expected numbers, nested "
+                        "lists of numbers, numpy arrays or tensors") from None
 
 
 def _promote(a, b):

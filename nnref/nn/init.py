@@ -6,6 +6,7 @@ the same ``manual_seed`` (or with an equally seeded ``generator=``) every
 initialisation gives PyTorch's values.
 """
 import math
+import numbers
 import warnings
 
 from .._creation import arange, empty, empty_like, eye, randperm
@@ -16,13 +17,36 @@ from .parameter import _USE_MESSAGE, is_lazy
 from ..core._seams import install
 from ..core.nn import init as _core_init
 from ..core.nn.init import (  # noqa: F401 - the core's, the public ones
-    _calculate_correct_fan, _calculate_fan_in_and_fan_out, calculate_gain, kaiming_uniform_, ones_,
-    uniform_, zeros_)
+    _calculate_correct_fan, _calculate_fan_in_and_fan_out, kaiming_uniform_, uniform_)
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_",
            "eye_", "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_",
            "orthogonal_", "sparse_", "uniform", "normal", "constant", "xavier_uniform", "xavier_normal",
            "kaiming_uniform", "kaiming_normal"]
+
+
+def calculate_gain(nonlinearity, param=None):
+    """The factor that keeps activations' variance through ``nonlinearity``: 1 for linear/conv/
+    sigmoid, 5/3 tanh, sqrt(2) relu, sqrt(2 / (1 + slope**2)) leaky_relu (slope ``param``,
+    default 0.01), 3/4 selu.  PyTorch's table, installed over the core's (leaky_relu only)."""
+    if nonlinearity in ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
+                        "conv_transpose2d", "conv_transpose3d", "sigmoid"):
+        return 1
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    if nonlinearity == "relu":
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        if param is None:
+            negative_slope = 0.01
+        elif isinstance(param, numbers.Real) and not isinstance(param, bool):
+            negative_slope = param
+        else:
+            raise ValueError(f"negative_slope {param} not a valid number")
+        return math.sqrt(2.0 / (1 + negative_slope ** 2))
+    if nonlinearity == "selu":
+        return 3.0 / 4
+    raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
 
 
 def _refuse_uninitialized(function, tensor):
@@ -94,6 +118,18 @@ def constant_(tensor, val):
     _refuse_uninitialized(constant_, tensor)
     with no_grad():
         return tensor.fill_(val)
+
+
+def ones_(tensor):
+    """Fill with ones."""
+    with no_grad():
+        return tensor.fill_(1.0)
+
+
+def zeros_(tensor):
+    """Fill with zeros."""
+    with no_grad():
+        return tensor.zero_()
 
 
 def eye_(tensor):
@@ -235,3 +271,4 @@ def _fill_uniform(tensor, a, b, generator=None):
 install(_core_init, "empty", empty)
 install(_core_init, "fill_uniform", _fill_uniform)
 install(_core_init, "check_initialized", _refuse_uninitialized)
+install(_core_init, "calculate_gain", calculate_gain)

@@ -3,14 +3,17 @@
 The class itself is the teaching core's (``nnref/core/optim/optimizer.py``: param_groups, state,
 ``zero_grad``, step hooks, ``state_dict``/``load_state_dict``).  What only the full package needs
 is written here as plain functions and attached to that class by :func:`_attach` when
-``nnref.optim`` is imported: the registration of step hooks (per optimizer and global), the
-refusal to pickle an optimizer, ``copy``/``deepcopy``, and the
+``nnref.optim`` is imported: PyTorch's ``load_state_dict`` algorithm (over the core's plain one),
+the registration of step hooks (per optimizer and global), the refusal to pickle an optimizer,
+``copy``/``deepcopy`` and ``__setstate__``, and the
 helpers the other optimizers of this package (NAdam, RAdam, RMSprop, ...) share: the step loop of
 the single-tensor optimizers, state made lazily, old-state upgrades, scratch arrays of the
 speed-tuned updates, the constructors' range checks, and ``lerp``/``addcmul`` on raw arrays
 rounded as PyTorch's kernels round them.
 """
+from collections import OrderedDict, defaultdict
 from copy import deepcopy
+from itertools import chain
 
 from .._creation import tensor
 from .._state_transfer import _not_picklable_message
@@ -84,6 +87,63 @@ def __deepcopy__(self, memo):
     memo[id(self)] = new
     new.__setstate__(deepcopy(self.__getstate__(), memo))
     return new
+
+
+def __setstate__(self, state):
+    """An optimizer restored by ``copy``/``pickle``: its attributes, and step hooks wrapped
+    around its class's ``step`` (``torch/optim/optimizer.py``)."""
+    self.__dict__.update(state)
+    # A state saved before step hooks existed lacks them (PyTorch's __setstate__ too).
+    self.__dict__.setdefault("_optimizer_step_pre_hooks", OrderedDict())
+    self.__dict__.setdefault("_optimizer_step_post_hooks", OrderedDict())
+    self._patch_step_function()
+
+
+def _load_state_dict_as_pytorch(self, state_dict):
+    """PyTorch's ``Optimizer.load_state_dict`` (``torch/optim/optimizer.py``), bound over the core's
+    plain version: the groups' sizes checked with PyTorch's texts, each state tensor cast to its
+    parameter's floating dtype and device (``step`` kept as saved), ``param_names`` kept."""
+    state_dict = state_dict.copy()
+    groups = self.param_groups
+    saved_groups = deepcopy(state_dict["param_groups"])
+    if len(groups) != len(saved_groups):
+        raise ValueError("loaded state dict has a different number of parameter groups")
+    if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups)):
+        raise ValueError("loaded state dict contains a parameter group that doesn't match the "
+                         "size of optimizer's group")
+    id_map = dict(zip(chain.from_iterable(g["params"] for g in saved_groups),
+                      chain.from_iterable(g["params"] for g in groups)))
+
+    def cast(param, value, key=None):
+        """State tensors take the parameter's floating dtype and device; ``step`` stays as is."""
+        if isinstance(value, Tensor):
+            if key == "step":
+                return value
+            if param.is_floating_point():
+                return value.to(dtype=param.dtype, device=param.device)
+            return value.to(device=param.device)
+        if isinstance(value, dict):
+            return {k: cast(param, v, key=k) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return type(value)(cast(param, v) for v in value)
+        return value
+
+    state = defaultdict(dict)
+    for k, v in state_dict["state"].items():
+        if k in id_map:
+            param = id_map[k]
+            state[param] = cast(param, v)
+        else:
+            state[k] = v
+
+    def update_group(group, new_group):
+        new_group["params"] = group["params"]
+        if "param_names" in group and "param_names" not in new_group:
+            new_group["param_names"] = group["param_names"]
+        return new_group
+
+    param_groups = [update_group(g, ng) for g, ng in zip(groups, saved_groups)]
+    self.__setstate__({"state": state, "param_groups": param_groups})
 
 
 def register_step_pre_hook(self, hook):
@@ -178,7 +238,8 @@ def _scratch(self, param, count):
     return arrays
 
 
-_attach(Optimizer, __repr__=__repr__, __reduce_ex__=__reduce_ex__, __getstate__=__getstate__,
+_attach(Optimizer, __setstate__=__setstate__, _load_state_dict_as_pytorch=_load_state_dict_as_pytorch,
+        __repr__=__repr__, __reduce_ex__=__reduce_ex__, __getstate__=__getstate__,
         __copy__=__copy__, __deepcopy__=__deepcopy__,
         register_step_pre_hook=register_step_pre_hook, register_step_post_hook=register_step_post_hook,
         _step_each_param=_step_each_param, _lazy_state=_lazy_state,

@@ -83,15 +83,11 @@ class FillBackward2(ZeroBackward0):
 
 
 def _fill(self, value, node_class):
-    recording = needs_grad(self)
-    if recording:
-        check_inplace(self)
-        node = node_class((_snapshot(self),))
-    self._data[...] = value
-    self._bump_version()
-    if recording:
-        rebase_history(self, node)
-    return self
+    """``self`` set to ``value`` everywhere, recorded as ``node_class`` (its old values get no gradient)."""
+    def filled(old):
+        data = array_module_of(old._data).full_like(old._data, value)
+        return record(Tensor._make(data, old._device), node_class, (old,))
+    return _write(self, filled)
 
 
 def zero_(self):

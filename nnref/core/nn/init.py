@@ -1,7 +1,6 @@
 """The initialisations the layers use (``torch/nn/init.py``): each fills its tensor in place under
 ``no_grad`` (so it works on parameters) and returns it."""
 import math
-import numbers
 import warnings
 
 import numpy as np
@@ -11,8 +10,8 @@ from .._device import canonical_device
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 
-__all__ = ["calculate_gain", "uniform_", "ones_", "zeros_", "kaiming_uniform_"]
-__seams__ = ("empty", "fill_uniform", "check_initialized")
+__all__ = ["calculate_gain", "uniform_", "kaiming_uniform_"]
+__seams__ = ("empty", "fill_uniform", "check_initialized", "calculate_gain")
 
 
 # Seam: a new uninitialised tensor for a layer's parameters; nnref/nn/init.py puts nnref.empty
@@ -36,28 +35,16 @@ def check_initialized(function, tensor):
     pass
 
 
+# Seam: the gain of a nonlinearity; nnref/nn/init.py puts PyTorch's whole table there (tanh,
+# relu, selu, the convolutions ..., its checks); the core knows the layers' leaky ReLU only.
 def calculate_gain(nonlinearity, param=None):
-    """The factor that keeps activations' variance through ``nonlinearity``: 1 for linear/conv/
-    sigmoid, 5/3 tanh, sqrt(2) relu, sqrt(2 / (1 + slope**2)) leaky_relu (slope ``param``,
-    default 0.01), 3/4 selu."""
-    if nonlinearity in ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
-                        "conv_transpose2d", "conv_transpose3d", "sigmoid"):
-        return 1
-    if nonlinearity == "tanh":
-        return 5.0 / 3
-    if nonlinearity == "relu":
-        return math.sqrt(2.0)
-    if nonlinearity == "leaky_relu":
-        if param is None:
-            negative_slope = 0.01
-        elif isinstance(param, numbers.Real) and not isinstance(param, bool):
-            negative_slope = param
-        else:
-            raise ValueError(f"negative_slope {param} not a valid number")
-        return math.sqrt(2.0 / (1 + negative_slope ** 2))
-    if nonlinearity == "selu":
-        return 3.0 / 4
-    raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
+    """``sqrt(2 / (1 + slope**2))``: the factor that keeps activations' variance through a leaky
+    ReLU of negative slope ``param`` (default 0.01)."""
+    if nonlinearity != "leaky_relu":
+        raise NotImplementedError(f"the core's calculate_gain knows leaky_relu only, not "
+                                  f"{nonlinearity!r}: import nnref for the others")
+    negative_slope = 0.01 if param is None else param
+    return math.sqrt(2.0 / (1 + negative_slope ** 2))
 
 
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
@@ -65,18 +52,6 @@ def uniform_(tensor, a=0.0, b=1.0, generator=None):
     check_initialized(uniform_, tensor)
     with no_grad():
         return fill_uniform(tensor, a, b, generator)
-
-
-def ones_(tensor):
-    """Fill with ones."""
-    with no_grad():
-        return tensor.fill_(1.0)
-
-
-def zeros_(tensor):
-    """Fill with zeros."""
-    with no_grad():
-        return tensor.zero_()
 
 
 def _calculate_fan_in_and_fan_out(tensor):

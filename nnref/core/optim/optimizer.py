@@ -47,13 +47,6 @@ class Optimizer(metaclass=TorchNamedABC):
         for param_group in param_groups:
             self.add_param_group(param_group)
 
-    def __setstate__(self, state):
-        self.__dict__.update(state)
-        # A state saved before step hooks existed lacks them (PyTorch's __setstate__ too).
-        self.__dict__.setdefault("_optimizer_step_pre_hooks", OrderedDict())
-        self.__dict__.setdefault("_optimizer_step_post_hooks", OrderedDict())
-        self._patch_step_function()
-
     # -- step hooks ---------------------------------------------------------------------------------
     def _patch_step_function(self):
         """Wrap this class's ``step`` with the hook calls, once per class."""
@@ -172,8 +165,9 @@ class Optimizer(metaclass=TorchNamedABC):
     def load_state_dict(self, state_dict):
         """Restore hyper-parameters and state saved by :meth:`state_dict` (same parameter layout).
 
-        PyTorch's algorithm, made atomic: the optimizer's attributes are recorded
-        first and restored if anything raises, so a failed load changes nothing.
+        The load (PyTorch's algorithm under ``import nnref``), made atomic: the optimizer's
+        attributes are recorded first and restored if anything raises, so a failed load
+        changes nothing.
         """
         attributes = dict(self.__dict__)
         try:
@@ -183,48 +177,20 @@ class Optimizer(metaclass=TorchNamedABC):
             self.__dict__.update(attributes)
             raise
 
+    # The mirror binds PyTorch's algorithm here (nnref/optim/optimizer.py: its checks and texts,
+    # the state cast to each parameter's dtype and device, param_names kept).
     def _load_state_dict_as_pytorch(self, state_dict):
-        state_dict = state_dict.copy()
-        groups = self.param_groups
+        """The saved state under this optimizer's parameters (matched by their numbers), and the
+        saved hyper-parameters as the groups, each with its own ``'params'``."""
         saved_groups = deepcopy(state_dict["param_groups"])
-        if len(groups) != len(saved_groups):
-            raise ValueError("loaded state dict has a different number of parameter groups")
-        if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups)):
-            raise ValueError("loaded state dict contains a parameter group that doesn't match the "
-                             "size of optimizer's group")
+        if [len(g["params"]) for g in self.param_groups] != [len(g["params"]) for g in saved_groups]:
+            raise ValueError("loaded state dict does not match the optimizer's parameter groups")
         id_map = dict(zip(chain.from_iterable(g["params"] for g in saved_groups),
-                          chain.from_iterable(g["params"] for g in groups)))
-
-        def cast(param, value, key=None):
-            """State tensors take the parameter's floating dtype and device; ``step`` stays as is."""
-            if isinstance(value, Tensor):
-                if key == "step":
-                    return value
-                if param.is_floating_point():
-                    return value.to(dtype=param.dtype, device=param.device)
-                return value.to(device=param.device)
-            if isinstance(value, dict):
-                return {k: cast(param, v, key=k) for k, v in value.items()}
-            if isinstance(value, (list, tuple)):
-                return type(value)(cast(param, v) for v in value)
-            return value
-
-        state = defaultdict(dict)
-        for k, v in state_dict["state"].items():
-            if k in id_map:
-                param = id_map[k]
-                state[param] = cast(param, v)
-            else:
-                state[k] = v
-
-        def update_group(group, new_group):
-            new_group["params"] = group["params"]
-            if "param_names" in group and "param_names" not in new_group:
-                new_group["param_names"] = group["param_names"]
-            return new_group
-
-        param_groups = [update_group(g, ng) for g, ng in zip(groups, saved_groups)]
-        self.__setstate__({"state": state, "param_groups": param_groups})
+                          chain.from_iterable(g["params"] for g in self.param_groups)))
+        self.state = defaultdict(dict, {id_map.get(k, k): v for k, v in state_dict["state"].items()})
+        for group, saved in zip(self.param_groups, saved_groups):
+            saved["params"] = group["params"]
+        self.param_groups = saved_groups
 
 
 def _params_with_grad(group):

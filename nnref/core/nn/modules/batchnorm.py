@@ -48,9 +48,10 @@ class _NormBase(Module):
         """Reset the running statistics; with ``affine``, the weight to 1 and the bias to 0."""
         self.reset_running_stats()
         if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+            with no_grad():
+                self.weight.fill_(1.0)
+                if self.bias is not None:
+                    self.bias.zero_()
 
     # The layer's settings in print(model) and PyTorch's texts of the shape errors below are the
     # mirror's (nnref/nn/modules/batchnorm.py binds extra_repr and _check_input_dim).
