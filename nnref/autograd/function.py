@@ -1,15 +1,60 @@
 """``nnref.autograd.function`` (``torch/autograd/function.py``): custom differentiable
 functions.  They live in the teaching core, ``nnref/core/autograd/function.py``; here are
-PyTorch's legacy forms (an instantiated Function, ``ctx.saved_variables``) and its checks of
-``ctx.mark_dirty``, installed in the core's ``check_dirty`` seam.
+``once_differentiable``, PyTorch's legacy forms (an instantiated Function,
+``ctx.saved_variables``) and its checks of ``ctx.mark_dirty``, installed in the core's
+``check_dirty`` seam.
 """
+import functools
 import warnings
 
 from ..core._seams import install
 from ..core.autograd import function as _core_function
-from ..core.autograd.function import BackwardCFunction, Function, FunctionCtx, once_differentiable
+from ..core._tensor import Tensor
+from ..core.autograd.function import BackwardCFunction, Function, FunctionCtx
+from ..core.autograd.grad_mode import _GradState, no_grad
+from ..core.autograd.graph import Node
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
+
+
+class DelayedError(Node):
+    """Stands between a once-differentiable backward's results and their use: differentiating
+    through it raises (PyTorch's ``DelayedError``)."""
+
+    def __init__(self, message, inputs):
+        super().__init__(inputs)
+        self.message = message
+        self.num_outputs = len(inputs)
+
+    def name(self):
+        return "torch::autograd::Error"  # PyTorch's DelayedError records an Error node
+
+    def backward(self, *grads):
+        raise RuntimeError(self.message)
+
+
+def once_differentiable(fn):
+    """Decorate a ``backward`` that cannot itself be differentiated: it runs without recording,
+    and differentiating its results (``create_graph=True``) raises a clear error."""
+    @functools.wraps(fn)
+    def wrapper(ctx, *args):
+        with no_grad():
+            outputs = fn(ctx, *args)
+        if not _GradState.enabled or not any(isinstance(a, Tensor) and a.requires_grad for a in args):
+            return outputs
+        single = not isinstance(outputs, tuple)
+        outputs = (outputs,) if single else outputs
+        tensors = [o for o in outputs if isinstance(o, Tensor)]
+        node = DelayedError("trying to differentiate twice a function that was marked with "
+                            "@once_differentiable", tuple(tensors))
+        wrapped, nr = [], 0
+        for o in outputs:
+            if isinstance(o, Tensor):
+                o = o._alias_with_grad_fn(node)
+                o._output_nr, nr = nr, nr + 1
+            wrapped.append(o)
+        return wrapped[0] if single else tuple(wrapped)
+    return wrapper
 
 
 def _function_init(self, *args, **kwargs):
