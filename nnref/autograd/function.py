@@ -1,8 +1,8 @@
 """``nnref.autograd.function`` (``torch/autograd/function.py``): custom differentiable
 functions.  They live in the teaching core, ``nnref/core/autograd/function.py``; here are
 ``once_differentiable``, PyTorch's legacy forms (an instantiated Function,
-``ctx.saved_variables``) and its checks of ``ctx.mark_dirty``, installed in the core's
-``check_dirty`` seam.
+``ctx.saved_variables``), its check of what ``ctx.save_for_backward`` is given, and its checks
+of ``ctx.mark_dirty``, installed in the core's ``check_dirty`` seam.
 """
 import functools
 import warnings
@@ -77,6 +77,18 @@ def _saved_variables(self):
     return self.saved_tensors
 
 
+_keep_for_backward = FunctionCtx.save_for_backward
+
+
+def _save_for_backward(self, *tensors):
+    """Keep tensors for backward, refusing anything but tensors and None as PyTorch does."""
+    for i, t in enumerate(tensors):
+        if t is not None and not isinstance(t, Tensor):
+            raise TypeError(f"save_for_backward can only save variables, but argument {i} is "
+                            f"of type {type(t).__name__}")
+    _keep_for_backward(self, *tensors)
+
+
 def _check_dirty(ctx, out, args):
     """The checks of ``_wrap_outputs`` (custom_function.cpp) for a tensor given to ``mark_dirty``."""
     if out._grad_fn is None and out._requires_grad and out._base is None:
@@ -96,5 +108,6 @@ def _check_dirty(ctx, out, args):
 
 
 Function.__init__, Function.__call__ = _function_init, _function_call
+FunctionCtx.save_for_backward = _save_for_backward
 BackwardCFunction.saved_variables = property(_saved_variables)
 install(_core_function, "check_dirty", _check_dirty)

@@ -34,10 +34,6 @@ class FunctionCtx:
 
     def save_for_backward(self, *tensors):
         """Keep tensors for backward; changing one in place before backward is then an error."""
-        for i, t in enumerate(tensors):
-            if t is not None and not isinstance(t, Tensor):
-                raise TypeError(f"save_for_backward can only save variables, but argument {i} is "
-                                f"of type {type(t).__name__}")
         self._to_save = tensors
 
     def mark_dirty(self, *tensors):
