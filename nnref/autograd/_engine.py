@@ -1,8 +1,11 @@
 """The mirror's side of the teaching core's engine (``nnref/core/autograd/engine.py``):
-``queue_callback``, and PyTorch's checks of the gradients a node returns (``validate_outputs``
-of ``torch/csrc/autograd/engine.cpp``), installed in the engine's seams ``run_pass`` and
+``queue_callback``, PyTorch's warning and check of ``backward()``'s ``create_graph=`` and
+``inputs=``, and its checks of the gradients a node returns (``validate_outputs`` of
+``torch/csrc/autograd/engine.cpp``), installed in the engine's seams ``run_pass`` and
 ``reduce_to_input``.
 """
+import warnings
+
 from ..core._seams import install
 from ..core.autograd import engine
 from ..core.autograd.grad_mode import _GradState
@@ -26,7 +29,20 @@ def queue_callback(callback):
 def _run_pass_with_callbacks(roots, root_grads, keep_graph, create_graph, inputs=None,
                              accumulate_grad=True):
     """The core's ``run_backward``, then the callbacks queued during it, in the order queued (a
-    callback may queue another), in the pass's grad mode, as PyTorch's ``exec_post_processing``."""
+    callback may queue another), in the pass's grad mode, as PyTorch's ``exec_post_processing``.
+
+    For ``backward()`` (``accumulate_grad``), first PyTorch's warning about ``create_graph=True``
+    and its refusal of an empty ``inputs=`` (``torch/autograd/__init__.py``).
+    """
+    if accumulate_grad and create_graph:
+        warnings.warn(
+            "Using backward() with create_graph=True will create a reference cycle between the "
+            "parameter and its gradient which can cause a memory leak. We recommend using "
+            "autograd.grad when creating the graph to avoid this. If you have to use this function, "
+            "make sure to reset the .grad fields of your parameters to None after use to break the "
+            "cycle and avoid the leak.", UserWarning, stacklevel=3)
+    if accumulate_grad and inputs is not None and not inputs:
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     callbacks = []
     _final_callbacks.append(callbacks)
     try:

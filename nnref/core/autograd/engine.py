@@ -13,7 +13,6 @@ recursion, so a chain of 10,000 ops is fine):
 """
 import heapq
 import itertools
-import warnings
 
 import numpy as np
 
@@ -285,7 +284,8 @@ def _validate_outputs(node, grad_inputs):
 
 
 # Seam: what backward() and grad() run a pass with: run_backward in the plain core.  The mirror
-# wraps it to run, when the pass ends, the callbacks queue_callback collected (nnref/autograd/_engine.py).
+# wraps it with PyTorch's warning and check of backward()'s create_graph= and inputs=, and runs,
+# when the pass ends, the callbacks queue_callback collected (nnref/autograd/_engine.py).
 run_pass = run_backward
 
 
@@ -335,16 +335,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     roots = _root_gradients(outputs, grad_tensors)
     if retain_graph is None:
         retain_graph = create_graph
-    if create_graph:
-        warnings.warn(
-            "Using backward() with create_graph=True will create a reference cycle between the "
-            "parameter and its gradient which can cause a memory leak. We recommend using "
-            "autograd.grad when creating the graph to avoid this. If you have to use this function, "
-            "make sure to reset the .grad fields of your parameters to None after use to break the "
-            "cycle and avoid the leak.", UserWarning, stacklevel=2)
     inputs = _as_list(inputs)
-    if inputs is not None and not inputs:
-        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     for tensor in inputs or ():
         if tensor.grad_fn is not None:
             tensor.retain_grad()  # a non-leaf input gets its .grad the way retain_grad gives it
