@@ -46,15 +46,16 @@ def _run_pass_with_callbacks(roots, root_grads, keep_graph, create_graph, inputs
     callbacks = []
     _final_callbacks.append(callbacks)
     try:
-        captured = engine.run_backward(roots, root_grads, keep_graph, create_graph, inputs=inputs,
-                                       accumulate_grad=accumulate_grad)
-        previous_mode = _GradState.enabled
-        _GradState.enabled = create_graph
-        try:
-            while callbacks:
-                callbacks.pop(0)()
-        finally:
-            _GradState.enabled = previous_mode
+        captured = engine.run_backward(roots, root_grads, keep_graph, create_graph, inputs,
+                                       accumulate_grad)
+        if callbacks:
+            previous_mode = _GradState.enabled
+            _GradState.enabled = create_graph
+            try:
+                while callbacks:
+                    callbacks.pop(0)()
+            finally:
+                _GradState.enabled = previous_mode
     finally:
         _final_callbacks.pop()
     return captured
