@@ -16,7 +16,7 @@ from ..core._layout import check_memory_format, contiguous_format
 from ..core._tensor import _init, _wrap_dim, bind
 from ..core.autograd.graph import Node
 from ._common import check_same_device, needs_grad, record, result_type, size_arguments, wrap
-from ..core._views import make_view, mark_multi_output
+from ..core._views import MULTI_OUTPUT, make_view
 from ..core._ops.inplace import CloneBackward0
 from ..core._ops.shape import (ExpandBackward0, PermuteBackward0, SqueezeBackward0, SqueezeBackward1,
                                TBackward0, TransposeBackward0, UnsqueezeBackward0, UnsafeViewBackward0,
@@ -371,6 +371,13 @@ class UnbindBackward0(Node):
         """A slice that received no gradient contributes zeros (the engine asks for them)."""
         from .._creation import zeros
         return zeros(self.slice_shape, dtype=self.dtype, device=self.device)
+
+
+def mark_multi_output(views):
+    """``unbind``/``split``: PyTorch refuses in-place changes to such views when recorded."""
+    for view in views:
+        view._view_meta = MULTI_OUTPUT
+    return views
 
 
 def unbind(input, dim=0):

@@ -14,6 +14,7 @@ from .variable import Variable
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from . import profiler  # torch.autograd.profiler.profile and record_function
 from . import _hook_checks  # noqa: F401 - PyTorch's checks of what a hook returns, in the engine's seam
+from . import _engine  # noqa: F401 - queue_callback and PyTorch's checks of a node's gradients, in the engine's seams
 
 __all__ = ["Variable", "Function", "detect_anomaly", "set_detect_anomaly", "backward", "grad", "gradcheck", "gradgradcheck", "no_grad",
            "enable_grad", "set_grad_enabled", "inference_mode", "anomaly_mode", "function", "grad_mode", "graph",

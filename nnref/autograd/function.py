@@ -1,15 +1,60 @@
 """``nnref.autograd.function`` (``torch/autograd/function.py``): custom differentiable
 functions.  They live in the teaching core, ``nnref/core/autograd/function.py``; here are
-PyTorch's legacy forms (an instantiated Function, ``ctx.saved_variables``) and its checks of
-``ctx.mark_dirty``, installed in the core's ``check_dirty`` seam.
+``once_differentiable``, PyTorch's legacy forms (an instantiated Function,
+``ctx.saved_variables``), its check of what ``ctx.save_for_backward`` is given, and its checks
+of ``ctx.mark_dirty``, installed in the core's ``check_dirty`` seam.
 """
+import functools
 import warnings
 
 from ..core._seams import install
 from ..core.autograd import function as _core_function
-from ..core.autograd.function import BackwardCFunction, Function, FunctionCtx, once_differentiable
+from ..core._tensor import Tensor
+from ..core.autograd.function import BackwardCFunction, Function, FunctionCtx
+from ..core.autograd.grad_mode import _GradState, no_grad
+from ..core.autograd.graph import Node
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
+
+
+class DelayedError(Node):
+    """Stands between a once-differentiable backward's results and their use: differentiating
+    through it raises (PyTorch's ``DelayedError``)."""
+
+    def __init__(self, message, inputs):
+        super().__init__(inputs)
+        self.message = message
+        self.num_outputs = len(inputs)
+
+    def name(self):
+        return "torch::autograd::Error"  # PyTorch's DelayedError records an Error node
+
+    def backward(self, *grads):
+        raise RuntimeError(self.message)
+
+
+def once_differentiable(fn):
+    """Decorate a ``backward`` that cannot itself be differentiated: it runs without recording,
+    and differentiating its results (``create_graph=True``) raises a clear error."""
+    @functools.wraps(fn)
+    def wrapper(ctx, *args):
+        with no_grad():
+            outputs = fn(ctx, *args)
+        if not _GradState.enabled or not any(isinstance(a, Tensor) and a.requires_grad for a in args):
+            return outputs
+        single = not isinstance(outputs, tuple)
+        outputs = (outputs,) if single else outputs
+        tensors = [o for o in outputs if isinstance(o, Tensor)]
+        node = DelayedError("trying to differentiate twice a function that was marked with "
+                            "@once_differentiable", tuple(tensors))
+        wrapped, nr = [], 0
+        for o in outputs:
+            if isinstance(o, Tensor):
+                o = o._alias_with_grad_fn(node)
+                o._output_nr, nr = nr, nr + 1
+            wrapped.append(o)
+        return wrapped[0] if single else tuple(wrapped)
+    return wrapper
 
 
 def _function_init(self, *args, **kwargs):
@@ -32,6 +77,18 @@ def _saved_variables(self):
     return self.saved_tensors
 
 
+_keep_for_backward = FunctionCtx.save_for_backward
+
+
+def _save_for_backward(self, *tensors):
+    """Keep tensors for backward, refusing anything but tensors and None as PyTorch does."""
+    for i, t in enumerate(tensors):
+        if t is not None and not isinstance(t, Tensor):
+            raise TypeError(f"save_for_backward can only save variables, but argument {i} is "
+                            f"of type {type(t).__name__}")
+    _keep_for_backward(self, *tensors)
+
+
 def _check_dirty(ctx, out, args):
     """The checks of ``_wrap_outputs`` (custom_function.cpp) for a tensor given to ``mark_dirty``."""
     if out._grad_fn is None and out._requires_grad and out._base is None:
@@ -51,5 +108,6 @@ def _check_dirty(ctx, out, args):
 
 
 Function.__init__, Function.__call__ = _function_init, _function_call
+FunctionCtx.save_for_backward = _save_for_backward
 BackwardCFunction.saved_variables = property(_saved_variables)
 install(_core_function, "check_dirty", _check_dirty)

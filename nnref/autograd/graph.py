@@ -3,8 +3,10 @@ names them.  They live in the teaching core, ``nnref/core/autograd/graph.py``.
 
 Here too is what makes ``AccumulateGrad`` adopt a gradient's buffer as PyTorch does
 (``accumulate_grad.h``: the first gradient becomes ``.grad`` without a copy when nothing else
-holds it), installed in the core's ``exclusively_owned`` seam.
+holds it), installed in the core's ``exclusively_owned`` seam, and PyTorch's words for a saved
+tensor changed in place, in its ``modified_message`` seam.
 """
+import re
 import sys
 
 from ..core._seams import install
@@ -60,4 +62,19 @@ def _exclusively_owned(grad):
                              and sys.getrefcount(owner) == expected)
 
 
+def _modified_message(saved, node):
+    """PyTorch's words (``saved_variable.cpp``): an output is named after the node that saved
+    it, an input after its grad_fn *now*, both without the ``Backward0`` suffix."""
+    tensor = saved.tensor
+    made_by, output_nr = (node, saved.output_nr) if saved.is_output else (tensor.grad_fn, tensor._output_nr)
+    which = "" if made_by is None else (
+        f", which is output {output_nr} of {re.sub(r'Backward[0-9]*$', '', made_by.name())},")
+    return ("one of the variables needed for gradient computation has been modified by an "
+            f"inplace operation: [{tensor.type()} {list(tensor.shape)}]{which} is at version "
+            f"{tensor._version_counter[0]}; expected version {saved.version} instead. Hint: "
+            "replace the in-place operation (the one ending in '_', or '+=') with its "
+            "out-of-place form, or clone() the tensor before modifying it.")
+
+
 install(_core_graph, "exclusively_owned", _exclusively_owned)
+install(_core_graph, "modified_message", _modified_message)

@@ -23,7 +23,7 @@ class _ExecutionEngine:
     @staticmethod
     def queue_callback(callback):
         """Run ``callback()`` when the backward pass now running has finished."""
-        from ..core.autograd.engine import queue_callback
+        from ._engine import queue_callback
         queue_callback(callback)
 
 

@@ -81,13 +81,6 @@ def make_view(base, data):
     return out
 
 
-def mark_multi_output(views):
-    """``unbind``/``split``: PyTorch refuses in-place changes to such views when recorded."""
-    for view in views:
-        view._view_meta = MULTI_OUTPUT
-    return views
-
-
 def _address(array):
     return array.ctypes.data if isinstance(array, np.ndarray) else array.data.ptr
 
@@ -132,11 +125,6 @@ class AsStridedBackward0(Node):
     def backward(self, grad):
         size = math.prod(self.base_shape)
         return (put_into_zeros(grad, (size,), self.positions).reshape(self.base_shape),)
-
-
-def as_strided_node(base, view):
-    """``view``'s new ``grad_fn`` over ``base``'s current history."""
-    return AsStridedBackward0(base, view_positions(base._data, view._data))
 
 
 class CopySlices(Node):
@@ -220,7 +208,7 @@ def refresh_view_history(view):
     base = view._base
     view._view_version = view._version_counter[0]
     if base._requires_grad or base._grad_fn is not None:
-        _set_history(view, as_strided_node(base, view))
+        _set_history(view, AsStridedBackward0(base, view_positions(base._data, view._data)))
 
 
 def _set_history(tensor, node):
@@ -231,8 +219,8 @@ def _set_history(tensor, node):
         node._set_retains_grad_hook(0, tensor)
 
 
-__all__ = ["make_view", "mark_multi_output", "view_positions", "as_strided_node", "CopySlices",
-           "AsStridedBackward0", "check_inplace", "rebase_history", "refresh_view_history"]
+__all__ = ["make_view", "view_positions", "CopySlices", "AsStridedBackward0", "check_inplace",
+           "rebase_history", "refresh_view_history"]
 
 
 bind(_refresh_view_grad_fn=refresh_view_history)

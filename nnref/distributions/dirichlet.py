@@ -4,7 +4,7 @@ import numpy as np
 from .._ops._common import wrap
 from .._ops.special import digamma, lgamma, xlogy
 from ..core._tensor import Size
-from ..core.autograd.function import Function, once_differentiable
+from ..autograd.function import Function, once_differentiable
 from ..nn.functional import one_hot
 from . import constraints
 from ._samplers import dirichlet_grad, sample_dirichlet

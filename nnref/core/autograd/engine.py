@@ -13,7 +13,6 @@ recursion, so a chain of 10,000 ops is fine):
 """
 import heapq
 import itertools
-import warnings
 
 import numpy as np
 
@@ -22,8 +21,8 @@ from .._tensor import Tensor, bind
 from .grad_mode import _GradState
 from .graph import gradient_edge
 
-__all__ = ["backward", "grad", "queue_callback", "run_backward"]
-__seams__ = ("gradient_checker", "profiler", "check_hook_result")
+__all__ = ["backward", "grad", "run_backward"]
+__seams__ = ("gradient_checker", "profiler", "check_hook_result", "reduce_to_input", "run_pass")
 
 # Seams: both None in the plain core.  ``gradient_checker(node, grads)`` looks at each node's
 # gradients: the mirror's anomaly mode puts its NaN check there (nnref/autograd/anomaly_mode.py).
@@ -40,18 +39,11 @@ def check_hook_result(hook, original, result):
     return None
 
 
-# One list per backward pass in progress (a hook may start another): the callbacks to run when
-# that pass has finished.
-_final_callbacks = []
-
-
-def queue_callback(callback):
-    """Run ``callback()`` once the backward pass now running has finished
-    (``Variable._execution_engine.queue_callback``, ``torch/csrc/autograd/engine.cpp``): DDP
-    waits for its all-reduces there."""
-    if not _final_callbacks:
-        raise RuntimeError("Final callbacks can only be installed during backward pass.")
-    _final_callbacks[-1].append(callback)
+# Seam: a gradient brought back to its input's shape and dtype.  The plain core sums a broadcast
+# gradient down and casts it; the mirror also moves a 0-d one to the input's device and refuses
+# a wrong device or shape with PyTorch's messages (nnref/autograd/_engine.py).
+def reduce_to_input(grad, metadata, node, index):
+    return grad.sum_to_size(metadata[0]).to(metadata[1])
 
 
 class _GraphRoot:
@@ -100,34 +92,6 @@ def _needed_nodes(root, targets):
         stack.append((node, True))
         stack.extend((c, False) for c, _ in node.next_functions if c is not None and c not in visited)
     return needed
-
-
-def _reduce_to_input(grad, metadata, node, index):
-    """Sum a broadcast gradient down to the input's shape, cast it to the input's dtype, and
-    refuse one on the wrong device (a 0-d gradient is moved, as PyTorch does)."""
-    shape, dtype, device = metadata
-    if grad._device != device:
-        if grad._data.ndim:
-            raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index "
-                               f"{index} - expected device {device} but got {grad._device}")
-        grad = grad.to(device)
-    if grad._data.shape != shape:
-        grad = grad.sum_to_size(shape) if _expandable(shape, grad._data.shape) else _invalid(
-            grad, shape, node, index)
-    if grad._dtype is not dtype:
-        grad = grad.to(dtype)
-    return grad
-
-
-def _expandable(shape, target):
-    if len(shape) > len(target):
-        return False
-    return all([s == t or s == 1 for s, t in zip(reversed(shape), reversed(target))])
-
-
-def _invalid(grad, shape, node, index):
-    raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {index} - "
-                       f"got {list(grad.shape)} but expected shape compatible with {list(shape)}")
 
 
 def _call_tensor_pre_hooks(node, grads):
@@ -193,8 +157,6 @@ def run_backward(roots, root_grads, keep_graph, create_graph, inputs=None, accum
     ready = [(0, 0, graph_root)]
     previous_mode = _GradState.enabled
     _GradState.enabled = create_graph
-    callbacks = []
-    _final_callbacks.append(callbacks)
     try:
         # Gradient formulas meet 0 * inf and 1 / 0 at the edges of their domains; PyTorch gives
         # nan/inf there without warnings, so numpy is told to stay quiet for the whole pass.
@@ -216,10 +178,7 @@ def run_backward(roots, root_grads, keep_graph, create_graph, inputs=None, accum
                 for child in _route(node, grad_inputs, buffers, dependencies, targets):
                     heapq.heappush(ready, (-child._sequence_nr, next(pushes), child))
                 del grad_inputs  # nothing here may keep a gradient an accumulator could adopt
-        while callbacks:  # in the order queued; a callback may queue another
-            callbacks.pop(0)()
     finally:
-        _final_callbacks.pop()
         _GradState.enabled = previous_mode
     return [] if targets is None else targets.captured
 
@@ -320,8 +279,14 @@ def _validate_outputs(node, grad_inputs):
                 grad._data.shape != metadata[0] or grad._dtype is not metadata[1]
                 or (grad._device is not metadata[2] and grad._device != metadata[2])):
             grad_inputs = list(grad_inputs)
-            grad_inputs[index] = _reduce_to_input(grad, metadata, node, index)
+            grad_inputs[index] = reduce_to_input(grad, metadata, node, index)
     return grad_inputs
+
+
+# Seam: what backward() and grad() run a pass with: run_backward in the plain core.  The mirror
+# wraps it with PyTorch's warning and check of backward()'s create_graph= and inputs=, and runs,
+# when the pass ends, the callbacks queue_callback collected (nnref/autograd/_engine.py).
+run_pass = run_backward
 
 
 def _fill_missing(node, grads):
@@ -370,20 +335,11 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     roots = _root_gradients(outputs, grad_tensors)
     if retain_graph is None:
         retain_graph = create_graph
-    if create_graph:
-        warnings.warn(
-            "Using backward() with create_graph=True will create a reference cycle between the "
-            "parameter and its gradient which can cause a memory leak. We recommend using "
-            "autograd.grad when creating the graph to avoid this. If you have to use this function, "
-            "make sure to reset the .grad fields of your parameters to None after use to break the "
-            "cycle and avoid the leak.", UserWarning, stacklevel=2)
     inputs = _as_list(inputs)
-    if inputs is not None and not inputs:
-        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     for tensor in inputs or ():
         if tensor.grad_fn is not None:
             tensor.retain_grad()  # a non-leaf input gets its .grad the way retain_grad gives it
-    run_backward(outputs, roots, retain_graph, create_graph, inputs=inputs, accumulate_grad=True)
+    run_pass(outputs, roots, retain_graph, create_graph, inputs=inputs, accumulate_grad=True)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
@@ -397,8 +353,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if retain_graph is None:
         retain_graph = create_graph
     allow_unused = materialize_grads if allow_unused is None else allow_unused
-    captured = run_backward(outputs, roots, retain_graph, create_graph, inputs=inputs,
-                            accumulate_grad=False)
+    captured = run_pass(outputs, roots, retain_graph, create_graph, inputs=inputs,
+                        accumulate_grad=False)
     results = []
     for i, (t, g) in enumerate(zip(inputs, captured)):
         if g is None:

@@ -11,8 +11,6 @@ Two ways to write the forward, as in PyTorch:
 * ``forward(*args)`` plus ``setup_context(ctx, inputs, output)``: the forward is
   a plain function, and ``setup_context`` saves what backward needs.
 """
-import functools
-
 from .._device import array_module
 from .._naming import TorchNamed
 from .._tensor import Tensor
@@ -20,7 +18,7 @@ from .._views import check_inplace, rebase_history
 from .grad_mode import _GradState, no_grad
 from .graph import Node, SavedTensor
 
-__all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
+__all__ = ["Function", "FunctionCtx", "BackwardCFunction"]
 __seams__ = ("check_dirty",)
 
 
@@ -36,10 +34,6 @@ class FunctionCtx:
 
     def save_for_backward(self, *tensors):
         """Keep tensors for backward; changing one in place before backward is then an error."""
-        for i, t in enumerate(tensors):
-            if t is not None and not isinstance(t, Tensor):
-                raise TypeError(f"save_for_backward can only save variables, but argument {i} is "
-                                f"of type {type(t).__name__}")
         self._to_save = tensors
 
     def mark_dirty(self, *tensors):
@@ -180,42 +174,3 @@ def _process_output(ctx, out, nr, args):
     out.grad_fn, out._output_nr = ctx, nr
     return out
 
-
-class DelayedError(Node):
-    """Stands between a once-differentiable backward's results and their use: differentiating
-    through it raises (PyTorch's ``DelayedError``)."""
-
-    def __init__(self, message, inputs):
-        super().__init__(inputs)
-        self.message = message
-        self.num_outputs = len(inputs)
-
-    def name(self):
-        return "torch::autograd::Error"  # PyTorch's DelayedError records an Error node
-
-    def backward(self, *grads):
-        raise RuntimeError(self.message)
-
-
-def once_differentiable(fn):
-    """Decorate a ``backward`` that cannot itself be differentiated: it runs without recording,
-    and differentiating its results (``create_graph=True``) raises a clear error."""
-    @functools.wraps(fn)
-    def wrapper(ctx, *args):
-        with no_grad():
-            outputs = fn(ctx, *args)
-        if not _GradState.enabled or not any(isinstance(a, Tensor) and a.requires_grad for a in args):
-            return outputs
-        single = not isinstance(outputs, tuple)
-        outputs = (outputs,) if single else outputs
-        tensors = [o for o in outputs if isinstance(o, Tensor)]
-        node = DelayedError("trying to differentiate twice a function that was marked with "
-                            "@once_differentiable", tuple(tensors))
-        wrapped, nr = [], 0
-        for o in outputs:
-            if isinstance(o, Tensor):
-                o = o._alias_with_grad_fn(node)
-                o._output_nr, nr = nr, nr + 1
-            wrapped.append(o)
-        return wrapped[0] if single else tuple(wrapped)
-    return wrapper

@@ -1,16 +1,11 @@
 """``no_grad``, ``enable_grad``, ``set_grad_enabled``, ``inference_mode``: the switch that decides whether ops record a graph.
 
 Mirrors ``torch/autograd/grad_mode.py`` and ``torch/utils/_contextlib.py``.  Each
-works as a context manager and as a decorator.  A decorated *generator*
-function runs every step of its body (up to each ``yield``) inside the mode,
-and the caller's code between steps outside it, as PyTorch's
-``_wrap_generator`` does.  Like PyTorch, a decorated ``async def`` gets no such
-treatment: the mode is on only while the coroutine object is created.
+works as a context manager and as a decorator of a function.  PyTorch's other
+decorator forms (a generator function, ``@no_grad`` without parentheses, a
+class) are added by the mirror, ``nnref/autograd/grad_mode.py``.
 """
 import functools
-import inspect
-import sys
-import warnings
 
 from .._naming import TorchNamed
 
@@ -33,79 +28,23 @@ def is_inference_mode_enabled():
     return _GradState.inference
 
 
-def _wrap_generator(make_context, func):
-    """Run each step of the generator ``func`` inside a fresh context (``_wrap_generator``)."""
-    @functools.wraps(func)
-    def generator_context(*args, **kwargs):
-        gen = func(*args, **kwargs)
-        try:
-            with make_context():
-                response = gen.send(None)
-            while True:
-                try:
-                    request = yield response
-                except GeneratorExit:
-                    with make_context():
-                        gen.close()
-                    raise
-                except BaseException:
-                    with make_context():
-                        response = gen.throw(*sys.exc_info())
-                else:
-                    with make_context():
-                        response = gen.send(request)
-        except StopIteration as stop:
-            return stop.value
-    return generator_context
-
-
-def _context_decorator(make_context, func):
-    if inspect.isclass(func):
-        raise RuntimeError(
-            "Cannot decorate classes; it is ambiguous whether or not only the constructor or all "
-            "methods should have the context manager applied; additionally, decorating a class at "
-            "definition-site will prevent use of the identifier as a conventional type.  To "
-            "specify which methods to decorate, decorate each of them individually.")
-    if inspect.isgeneratorfunction(func):
-        return _wrap_generator(make_context, func)
-
-    @functools.wraps(func)
-    def decorate_context(*args, **kwargs):
-        with make_context():
-            return func(*args, **kwargs)
-    return decorate_context
-
-
 class _DecoratorContextManager(metaclass=TorchNamed):
-    """A context manager that also decorates functions and generator functions."""
+    """A context manager that also decorates functions."""
 
-    def __call__(self, orig_func):
-        if inspect.isclass(orig_func):
-            warnings.warn(
-                "Decorating classes is deprecated and will be disabled in future versions. You "
-                "should only decorate functions or methods. To preserve the current behavior of "
-                "class decoration, you can directly decorate the `__init__` method and nothing "
-                "else.", FutureWarning, stacklevel=2)
-            func = lambda *args, **kwargs: orig_func(*args, **kwargs)  # noqa: E731
-        else:
-            func = orig_func
-        return _context_decorator(self.clone, func)
+    def __call__(self, func):
+        """``@no_grad()``: each call of ``func`` runs inside a fresh context (``clone``)."""
+        @functools.wraps(func)
+        def decorate_context(*args, **kwargs):
+            with self.clone():
+                return func(*args, **kwargs)
+        return decorate_context
 
     def clone(self):
         """A fresh context of the same kind, for each call of a decorated function."""
         return self.__class__()
 
 
-class _NoParamDecoratorContextManager(_DecoratorContextManager):
-    """Also usable as a bare decorator, ``@no_grad`` without parentheses (as in PyTorch 2.x)."""
-
-    def __new__(cls, orig_func=None):
-        if orig_func is None:
-            return super().__new__(cls)
-        return cls()(orig_func)
-
-
-class no_grad(_NoParamDecoratorContextManager):
+class no_grad(_DecoratorContextManager):
     """Operations inside produce results with ``requires_grad=False`` and no ``grad_fn``."""
 
     def __enter__(self):
@@ -117,7 +56,7 @@ class no_grad(_NoParamDecoratorContextManager):
         return False
 
 
-class enable_grad(_NoParamDecoratorContextManager):
+class enable_grad(_DecoratorContextManager):
     """Turn recording back on inside a ``no_grad`` block."""
 
     def __enter__(self):
@@ -158,13 +97,8 @@ class inference_mode(_DecoratorContextManager):
     *inference tensors* (``t.is_inference()``), which autograd refuses to save for backward and
     which cannot be changed in place outside the mode.  ``inference_mode(False)`` records again.
 
-    Works as a context manager and as a decorator, with or without parentheses.
+    Works as a context manager and as a decorator.
     """
-
-    def __new__(cls, mode=True):
-        if isinstance(mode, bool):
-            return super().__new__(cls)
-        return cls()(mode)  # @inference_mode without parentheses
 
     def __init__(self, mode=True):
         self.mode = mode

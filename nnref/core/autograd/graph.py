@@ -10,7 +10,6 @@ nodes of its inputs, which is the whole graph.
 import itertools
 from collections import OrderedDict
 import math
-import re
 import weakref
 
 from .._device import array_module_of
@@ -20,7 +19,7 @@ from ..utils.hooks import RemovableHandle
 from .grad_mode import _GradState
 
 __all__ = ["Node", "AccumulateGrad", "gradient_edge"]
-__seams__ = ("forward_watcher", "exclusively_owned")
+__seams__ = ("forward_watcher", "exclusively_owned", "modified_message")
 
 # Seam: a function told of each new node, or None.  The plain core watches nothing; the
 # mirror's anomaly mode (nnref/autograd/anomaly_mode.py) keeps the forward call's stack there.
@@ -32,6 +31,15 @@ forward_watcher = None
 # by counting references (nnref/autograd/graph.py).
 def exclusively_owned(grad):
     return False
+
+
+# Seam: the error when a tensor saved for backward was changed in place since.  The plain core
+# gives the two versions; the mirror names the tensor and the op that made it, in PyTorch's
+# words (nnref/autograd/graph.py).
+def modified_message(saved, node):
+    return ("one of the variables needed for gradient computation has been modified by an "
+            f"inplace operation: it is at version {saved.tensor._version_counter[0]}; expected "
+            f"version {saved.version} instead")
 
 
 _sequence_numbers = itertools.count()
@@ -64,24 +72,11 @@ class SavedTensor:
     def unpack(self, node):
         tensor = self.tensor
         if tensor._version_counter[0] != self.version:
-            raise RuntimeError(self._modified_message(node))
+            raise RuntimeError(modified_message(self, node))
         if self.is_output and node._graph_output_requires_grad:
             tensor = tensor._alias_with_grad_fn(node)
             tensor._output_nr = self.output_nr  # which output of a multi-output node (eigh's vectors: 1)
         return tensor
-
-    def _modified_message(self, node):
-        """PyTorch's words (``saved_variable.cpp``): an output is named after the node that saved
-        it, an input after its grad_fn *now*, both without the ``Backward0`` suffix."""
-        tensor = self.tensor
-        made_by, output_nr = (node, self.output_nr) if self.is_output else (tensor.grad_fn, tensor._output_nr)
-        which = "" if made_by is None else (
-            f", which is output {output_nr} of {re.sub(r'Backward[0-9]*$', '', made_by.name())},")
-        return ("one of the variables needed for gradient computation has been modified by an "
-                f"inplace operation: [{tensor.type()} {list(tensor.shape)}]{which} is at version "
-                f"{tensor._version_counter[0]}; expected version {self.version} instead. Hint: "
-                "replace the in-place operation (the one ending in '_', or '+=') with its "
-                "out-of-place form, or clone() the tensor before modifying it.")
 
 
 class Node(metaclass=TorchNamed):

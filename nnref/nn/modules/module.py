@@ -20,7 +20,7 @@ from ...core._dtype import dtype as _dtype_class
 from ...core._layout import check_memory_format
 from ...core._seams import install
 from ...core._tensor import Tensor
-from ...core.autograd.engine import run_backward
+from ...core.autograd import engine as _engine
 from ...core.nn.modules import _apply, _backward_hook, _state_dict
 from ...core.nn.modules import module as _core
 from ...core.nn.modules._state_dict import _EXTRA_STATE_KEY_SUFFIX, _IncompatibleKeys  # noqa: F401
@@ -319,11 +319,13 @@ def _stacklevel_of_backward_call():
     """The ``stacklevel`` of the line that called ``.backward()``, for a warning from a hook.
 
     PyTorch's hook warns with ``stacklevel=5``: three frames above its engine's entry
-    (``backward``, ``Tensor.backward``, the caller).  The frames between a hook and
-    ``run_backward`` are counted rather than fixed, so engine changes cannot shift it.
+    (``backward``, ``Tensor.backward``, the caller).  The frames between a hook and the
+    engine's entry (its seam ``run_pass``: the mirror's wrapper of ``run_backward``) are counted
+    rather than fixed, so engine changes cannot shift it.
     """
+    entry = _engine.run_pass.__code__
     level, frame = 1, sys._getframe(1)  # the hook, which calls warnings.warn
-    while frame is not None and frame.f_code is not run_backward.__code__:
+    while frame is not None and frame.f_code is not entry:
         level, frame = level + 1, frame.f_back
     return level + 3
 

@@ -234,7 +234,7 @@ class _Reducer:
         if self.next_bucket == len(self.buckets):
             if self.find_unused_parameters:
                 self.local_used_work = self.pg._comm.Iallreduce(MPI.IN_PLACE, self.local_used, MPI.MAX)
-            from ...core.autograd.engine import queue_callback
+            from ...autograd._engine import queue_callback
             queue_callback(self.finalize_backward)
 
     def finalize_backward(self):
