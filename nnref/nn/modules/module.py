@@ -5,10 +5,11 @@ adds what the notes do not teach, attached with the core's ``bind``: ``register_
 ``get_buffer``, ``cuda``, ``cpu``, ``double``, ``bfloat16``, ``type`` and ``to_empty``, the
 hooks of every module (``register_module_*``), the deprecated ``register_backward_hook``, the
 registration of state_dict and load_state_dict hooks, copying and the refusal to pickle,
-DataParallel's replicas.  It fills the core's seams: the checkpoint converter and the snapshot
-that makes a failed ``load_state_dict`` change nothing (``_state_dict.py``), the legacy
-backward hooks' registration and FutureWarnings (``module.py``) and ``Module.to``'s argument
-parser (``_apply.py``).
+DataParallel's replicas, ``state_dict``'s deprecated positional form, and a
+``load_state_dict`` around the core's that converts PyTorch tensors and, with a snapshot,
+changes nothing when the load fails.  It fills the core's seams: the legacy backward hooks'
+registration and FutureWarnings (``module.py``) and ``Module.to``'s argument parser
+(``_apply.py``).
 """
 import copy
 import functools
@@ -16,6 +17,7 @@ import itertools
 import sys
 import warnings
 import weakref
+from collections.abc import Mapping
 
 from ..._state_transfer import _not_picklable_message, convert_torch_tensors
 from ...core._device import device as _device_class
@@ -307,6 +309,45 @@ def _maybe_warn_non_full_backward_hook(self, inputs, result, grad_fn):
                           FutureWarning, stacklevel=2)
 
 
+# -- state_dict's deprecated positional form and the all-or-nothing load, bound below -------
+def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
+    """The core's ``state_dict``, also taking PyTorch's deprecated positional form
+    ``state_dict(destination, prefix, keep_vars)`` (with its FutureWarning)."""
+    if len(args) > 0:
+        warnings.warn("Positional args are being deprecated, use kwargs instead. Refer to "
+                      "https://pytorch.org/docs/main/generated/torch.nn.Module.html"
+                      "#torch.nn.Module.state_dict for details.", FutureWarning, stacklevel=2)
+        if destination is None:
+            destination = args[0]
+        if len(args) > 1 and prefix == "":
+            prefix = args[1]
+        if len(args) > 2 and keep_vars is False:
+            keep_vars = args[2]
+    return _state_dict.state_dict(self, destination=destination, prefix=prefix,
+                                  keep_vars=keep_vars)
+
+
+def load_state_dict(self, state_dict, strict=True, assign=False):
+    """The core's ``load_state_dict`` (PyTorch's algorithm, unchanged), taking PyTorch tensors
+    and changing nothing when it raises.
+
+    A state_dict of PyTorch tensors is converted through numpy first.  Unlike
+    PyTorch, a load that raises changes nothing: every module's parameters,
+    buffers, attributes and extra state are recorded first (``_Snapshot``)
+    and restored if anything raises (PyTorch copies as it goes, so after its
+    RuntimeError the model can be half loaded).  The record costs one copy of
+    the parameters and buffers while the load runs.
+    """
+    if isinstance(state_dict, Mapping):  # anything else gets the core's TypeError
+        state_dict = convert_torch_tensors(state_dict)
+    snapshot = _Snapshot(self)
+    try:
+        return _state_dict.load_state_dict(self, state_dict, strict, assign)
+    except BaseException:
+        snapshot.restore()
+        raise
+
+
 def register_state_dict_pre_hook(self, hook):
     """Run ``hook(module, prefix, keep_vars)`` before ``state_dict`` collects this module."""
     handle = RemovableHandle(self._state_dict_pre_hooks)
@@ -467,6 +508,7 @@ def _replicate_for_data_parallel(self):
 bind(Module, register_module=register_module, get_buffer=get_buffer, cuda=cuda, cpu=cpu,
      double=double, bfloat16=bfloat16, to_empty=to_empty, type=_type,
      register_backward_hook=register_backward_hook, _get_backward_hooks=_get_backward_hooks,
+     state_dict=state_dict, load_state_dict=load_state_dict,
      _maybe_warn_non_full_backward_hook=_maybe_warn_non_full_backward_hook,
      register_state_dict_pre_hook=register_state_dict_pre_hook,
      register_state_dict_post_hook=register_state_dict_post_hook,
@@ -533,8 +575,6 @@ class _Snapshot:
 
 _NO_EXTRA_STATE = object()
 
-install(_state_dict, "convert_state_dict", convert_torch_tensors)  # a state_dict of PyTorch tensors
-install(_state_dict, "load_snapshot", _Snapshot)
 install(_core, "register_legacy_backward_hooks", _register_legacy_backward_hooks)
 install(_core, "_typename", _typename)  # torch.typename in the registration errors
 install(_apply, "_parse_to", _parse_to)
