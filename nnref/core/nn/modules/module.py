@@ -21,7 +21,7 @@ from collections import OrderedDict
 
 from ..._naming import TorchNamedABC
 from ..._tensor import Tensor
-from ..parameter import Buffer, Parameter
+from ..parameter import Parameter
 from ._backward_hook import BackwardHook
 
 __all__ = ["Module"]
@@ -328,11 +328,13 @@ class Module(metaclass=TorchNamedABC):
                 modules[name] = _registered(_global_module_registration_hooks, self, name, value)
             else:
                 buffers = self.__dict__.get("_buffers")
-                if isinstance(value, Buffer) or buffers is not None and name in buffers:
+                # nn.Buffer(t) (the mirror's, nnref/nn/parameter.py) returns t marked _is_buffer.
+                is_buffer = isinstance(value, Tensor) and getattr(value, "_is_buffer", False)
+                if is_buffer or buffers is not None and name in buffers:
                     if value is not None and not isinstance(value, Tensor):
                         raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
                                         "(torch.nn.Buffer, torch.Tensor or None expected)")
-                    persistent = (value.persistent if isinstance(value, Buffer)
+                    persistent = (value.persistent if is_buffer
                                   else name not in self._non_persistent_buffers_set)
                     self.register_buffer(name, value, persistent)
                 else:
