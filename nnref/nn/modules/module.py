@@ -26,7 +26,7 @@ from ...core._layout import check_memory_format
 from ...core._seams import install
 from ...core._tensor import Tensor
 from ...core.autograd.engine import run_backward
-from ...core.nn.modules import _apply, _backward_hook, _state_dict
+from ...core.nn.modules import _apply, _backward_hook, _hooks, _state_dict
 from ...core.nn.modules import module as _core
 from ...core.nn.modules._state_dict import _EXTRA_STATE_KEY_SUFFIX, _IncompatibleKeys  # noqa: F401
 from ...core.nn.modules.module import (  # noqa: F401 - this module's public and shared names
@@ -204,6 +204,14 @@ def register_backward_hook(self, hook):
     handle = RemovableHandle(self._backward_hooks)
     self._backward_hooks[handle.id] = hook
     return handle
+
+
+def register_full_backward_hook(self, hook, prepend=False):
+    """The core's ``register_full_backward_hook``, refused on a module with legacy hooks."""
+    if self._is_full_backward_hook is False:
+        raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a "
+                           "single Module. Please use only one of them.")
+    return _hooks.register_full_backward_hook(self, hook, prepend)
 
 
 def _get_backward_hooks(self):
@@ -508,6 +516,7 @@ def _replicate_for_data_parallel(self):
 bind(Module, register_module=register_module, get_buffer=get_buffer, cuda=cuda, cpu=cpu,
      double=double, bfloat16=bfloat16, to_empty=to_empty, type=_type,
      register_backward_hook=register_backward_hook, _get_backward_hooks=_get_backward_hooks,
+     register_full_backward_hook=register_full_backward_hook,
      state_dict=state_dict, load_state_dict=load_state_dict,
      _maybe_warn_non_full_backward_hook=_maybe_warn_non_full_backward_hook,
      register_state_dict_pre_hook=register_state_dict_pre_hook,

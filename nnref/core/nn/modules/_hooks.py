@@ -65,10 +65,7 @@ def register_full_backward_hook(self, hook, prepend=False):
     A returned tuple replaces ``grad_input``.  If no input requires grad, the
     hook fires with the output gradients and ``grad_input`` all ``None``.
     """
-    if self._is_full_backward_hook is False:
-        raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a "
-                           "single Module. Please use only one of them.")
-    self._is_full_backward_hook = True
+    self._is_full_backward_hook = True  # the mirror's legacy register_backward_hook checks it
     handle = RemovableHandle(self._backward_hooks)
     self._backward_hooks[handle.id] = hook
     if prepend:
