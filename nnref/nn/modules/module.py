@@ -2,7 +2,7 @@
 teaching core (``nnref/core/nn/modules/module.py``, with ``_apply.py``, ``_hooks.py`` and
 ``_state_dict.py`` beside it); this public module re-exports it with the process-wide hooks and
 adds what the notes do not teach, attached with the core's ``bind``: ``register_module``,
-``get_buffer``, ``cuda``, ``cpu``, ``double``, ``bfloat16``, ``type`` and ``to_empty``, the
+``get_buffer``, ``cuda``, ``cpu``, ``half``, ``double``, ``bfloat16``, ``type`` and ``to_empty``, the
 hooks of every module (``register_module_*``), the deprecated ``register_backward_hook``, the
 registration of state_dict and load_state_dict hooks, copying and the refusal to pickle,
 DataParallel's replicas, ``state_dict``'s deprecated positional form, and a
@@ -133,7 +133,7 @@ def register_module_buffer_registration_hook(hook):
 
 # -- Module's methods beyond the notes, bound below ------------------------------------------
 # An alias, the buffer lookup and the conversions the notes do not use (the core's _apply.py
-# has float, half and to).
+# has float and to).
 def register_module(self, name, module):
     """Alias for :meth:`add_module`."""
     self.add_module(name, module)
@@ -159,6 +159,11 @@ def cuda(self, device=None):
 def cpu(self):
     """Move every parameter and buffer to the CPU."""
     return self._apply(lambda t: t.cpu())
+
+
+def half(self):
+    """Cast floating point parameters and buffers to float16."""
+    return self._apply(lambda t: t.half() if t.is_floating_point() else t)
 
 
 def double(self):
@@ -514,7 +519,7 @@ def _replicate_for_data_parallel(self):
 
 
 bind(Module, register_module=register_module, get_buffer=get_buffer, cuda=cuda, cpu=cpu,
-     double=double, bfloat16=bfloat16, to_empty=to_empty, type=_type,
+     half=half, double=double, bfloat16=bfloat16, to_empty=to_empty, type=_type,
      register_backward_hook=register_backward_hook, _get_backward_hooks=_get_backward_hooks,
      register_full_backward_hook=register_full_backward_hook,
      state_dict=state_dict, load_state_dict=load_state_dict,
