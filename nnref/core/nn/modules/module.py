@@ -496,6 +496,7 @@ def _registered(hooks, module, name, value):
             value = output
     return value
 
+
 def _addindent(s_, numSpaces):
     """Indent every line but the first (so a child's repr nests inside its parent's)."""
     s = s_.split("\n")
