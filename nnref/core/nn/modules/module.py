@@ -13,8 +13,8 @@ one a learner reads at a sitting, bound onto the class with :func:`bind` under P
 ``_hooks.py`` (registering hooks) and ``_state_dict.py`` (saving and loading).
 
 The mirror's ``nnref/nn/modules/module.py`` attaches the rest with :func:`bind` (``to_empty``,
-``type``, the hooks of every module, the state_dict hooks' registration, copying and the
-refusal to pickle, ...) and fills the seams.
+``type``, the hooks of every module, the deprecated ``register_backward_hook``, the state_dict
+hooks' registration, copying and the refusal to pickle, ...) and fills the seams.
 """
 import warnings
 from collections import OrderedDict
