@@ -1,20 +1,46 @@
-"""``nnref.nn.parameter`` (``torch/nn/parameter.py``): ``Parameter`` and ``Buffer`` live in the
-teaching core (``nnref/core/nn/parameter.py``); this public module re-exports them and adds the
-lazy modules' ``UninitializedParameter`` and ``UninitializedBuffer``.
+"""``nnref.nn.parameter`` (``torch/nn/parameter.py``): ``Parameter`` lives in the teaching core
+(``nnref/core/nn/parameter.py``); this public module re-exports it and adds ``Buffer`` (which
+the core's ``Module.__setattr__`` knows by its ``_is_buffer`` mark) and the lazy modules'
+``UninitializedParameter`` and ``UninitializedBuffer``.
 """
 import inspect
 
 from .._creation import empty
 from ..autograd.profiler import _register_shapeless
 from ..core._seams import install
+from ..core._naming import TorchNamed
 from ..core._tensor import Size, Tensor
 from ..core.nn import parameter as _core_parameter
 from ..core.nn.modules import _apply
-from ..core.nn.parameter import Buffer, Parameter
+from ..core.nn.parameter import Parameter
 
 __all__ = ["Parameter"]
 
 install(_core_parameter, "empty", empty)  # Parameter() follows set_default_device
+
+
+class _BufferMeta(TorchNamed):
+    """``isinstance(t, Buffer)`` is True for any tensor marked as a buffer (``torch/nn/parameter.py``)."""
+
+    def __instancecheck__(cls, instance):
+        if cls is Buffer and isinstance(instance, Tensor) and getattr(instance, "_is_buffer", False):
+            return True
+        return super().__instancecheck__(instance)
+
+
+class Buffer(Tensor, metaclass=_BufferMeta):
+    """A tensor that registers itself as a buffer when assigned to a module attribute
+    (``self.mask = nn.Buffer(t)``); ``persistent=False`` keeps it out of the ``state_dict``.
+    Like PyTorch's, ``Buffer(t)`` returns a plain tensor (a detached alias of ``t``) marked as a buffer."""
+
+    def __new__(cls, data=None, *, persistent=True):
+        if data is None:
+            data = empty(0)
+        t = data.detach().requires_grad_(data.requires_grad)
+        t.persistent = persistent
+        t._is_buffer = True
+        return t
+
 
 __all__ += ["UninitializedParameter", "UninitializedBuffer"]
 

@@ -12,7 +12,7 @@ import warnings
 import pytest
 
 import nnref
-import nnref.core.nn.modules.module as ref_core_module
+import nnref.nn.modules.module as ref_module
 from module_helpers import libraries, normalise, printed, raised, run_both, values
 
 torch = pytest.importorskip("torch")
@@ -25,8 +25,8 @@ nn_ref = nnref.nn
 def reset_global_backward_hook_kind():
     """The global legacy/full choice is sticky in both libraries; give every test a fresh one."""
     yield
-    # nnref keeps the choice in the teaching core's module.py (nnref.nn.modules.module re-exports it).
-    for module in (ref_core_module, torch_module):
+    # nnref keeps the choice in the mirror's module.py, with the legacy hooks.
+    for module in (ref_module, torch_module):
         assert not module._global_backward_hooks, "a test leaked a global hook"
         module._global_is_full_backward_hook = None
 

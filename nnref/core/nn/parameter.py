@@ -1,15 +1,15 @@
-"""``nn.Parameter`` and ``nn.Buffer``: the tensors a module registers (``torch/nn/parameter.py``).
+"""``nn.Parameter``: the tensor a module registers as learnable (``torch/nn/parameter.py``).
 
 A Parameter is an ordinary tensor with one extra meaning: assigning it to a
 module attribute (``self.weight = Parameter(...)``) files it in the module's
 ``_parameters``, so ``parameters()``, ``state_dict()``, ``to()`` and optimizers
 see it.  A plain tensor assigned the same way stays a plain attribute.
-The lazy modules' ``UninitializedParameter`` is the mirror's (``nnref/nn/parameter.py``).
+``nn.Buffer`` (PyTorch 2.5's marker for buffers) and the lazy modules' ``UninitializedParameter``
+are the mirror's (``nnref/nn/parameter.py``).
 """
-from .._naming import TorchNamed
 from .._tensor import Tensor
 
-__all__ = ["Parameter", "Buffer"]
+__all__ = ["Parameter"]
 
 __seams__ = ("empty",)
 
@@ -46,26 +46,3 @@ class Parameter(Tensor):
         if id(self) not in memo:
             memo[id(self)] = type(self)(self.data.clone(), self.requires_grad)
         return memo[id(self)]
-
-
-class _BufferMeta(TorchNamed):
-    """``isinstance(t, Buffer)`` is True for any tensor marked as a buffer (``torch/nn/parameter.py``)."""
-
-    def __instancecheck__(cls, instance):
-        if cls is Buffer and isinstance(instance, Tensor) and getattr(instance, "_is_buffer", False):
-            return True
-        return super().__instancecheck__(instance)
-
-
-class Buffer(Tensor, metaclass=_BufferMeta):
-    """A tensor that registers itself as a buffer when assigned to a module attribute
-    (``self.mask = nn.Buffer(t)``); ``persistent=False`` keeps it out of the ``state_dict``.
-    Like PyTorch's, ``Buffer(t)`` returns a plain tensor (a detached alias of ``t``) marked as a buffer."""
-
-    def __new__(cls, data=None, *, persistent=True):
-        if data is None:
-            data = empty(0)
-        t = data.detach().requires_grad_(data.requires_grad)
-        t.persistent = persistent
-        t._is_buffer = True
-        return t

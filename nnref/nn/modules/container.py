@@ -1,7 +1,7 @@
 """``nnref.nn.modules.container`` (``torch/nn/modules/container.py``): ``Sequential``,
 ``ModuleList`` and ``ModuleDict`` live in the teaching core (``nnref/core/nn/modules/container.py``);
-this public module re-exports them, binds their operators (``+``, ``*``), ``pop`` and
-``ModuleList``'s compressed repr, and defines ``ParameterList`` and ``ParameterDict``, which keep
+this public module re-exports them, binds their operators (``+``, ``*``, ``+=``), item
+assignment, ``pop`` and ``ModuleList``'s compressed repr, and defines ``ParameterList`` and ``ParameterDict``, which keep
 their items in the ordinary ``_parameters`` dict.
 """
 import operator
@@ -27,7 +27,7 @@ def _addindent(s_, numSpaces):
     return first + "\n" + "\n".join(s)
 
 
-# -- the operators and pop of Sequential and ModuleList, bound below --------------------------------------------
+# -- the operators, item assignment and pop of Sequential and ModuleList, bound below --------------------------------------------
 
 
 def _sequential_add(self, other):
@@ -110,9 +110,15 @@ def _sequential_pop(self, key):
     return v
 
 
+def _sequential_setitem(self, idx, module):
+    key = self._get_item_by_idx(self._modules.keys(), idx)
+    return setattr(self, key, module)
+
+
 bind(Sequential, __dir__=_sequential_dir, extend=_sequential_extend, __add__=_sequential_add,
      __iadd__=_sequential_iadd, _check_factor=_sequential_check_factor, __mul__=_sequential_mul,
-     __rmul__=_sequential_rmul, __imul__=_sequential_imul, pop=_sequential_pop)
+     __rmul__=_sequential_rmul, __imul__=_sequential_imul, pop=_sequential_pop,
+     __setitem__=_sequential_setitem)
 
 
 def _module_list_add(self, other):
@@ -152,6 +158,15 @@ def _module_list_repr(self):
     return main_str
 
 
+def _module_list_setitem(self, idx, module):
+    idx = self._get_abs_string_index(idx)
+    return setattr(self, str(idx), module)
+
+
+def _module_list_iadd(self, modules):
+    return self.extend(modules)
+
+
 def _module_list_pop(self, key):
     """Remove the module at ``key`` and return it."""
     v = self[key]
@@ -160,7 +175,7 @@ def _module_list_pop(self, key):
 
 
 bind(ModuleList, __dir__=_module_list_dir, __add__=_module_list_add, __repr__=_module_list_repr,
-     pop=_module_list_pop)
+     pop=_module_list_pop, __setitem__=_module_list_setitem, __iadd__=_module_list_iadd)
 
 
 def _tensor_entry_repr(p, type_text):

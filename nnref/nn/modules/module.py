@@ -2,17 +2,22 @@
 teaching core (``nnref/core/nn/modules/module.py``, with ``_apply.py``, ``_hooks.py`` and
 ``_state_dict.py`` beside it); this public module re-exports it with the process-wide hooks and
 adds what the notes do not teach, attached with the core's ``bind``: ``register_module``,
-``get_buffer``, ``cuda``, ``cpu``, ``double``, ``bfloat16``, ``type`` and ``to_empty``, the
-hooks of every module (``register_module_*``), the registration of state_dict and
-load_state_dict hooks, copying and the refusal to pickle,
-DataParallel's replicas.  It fills the core's seams: the checkpoint converter and the snapshot
-that makes a failed ``load_state_dict`` change nothing (``_state_dict.py``), the legacy
-backward hook's FutureWarnings (``module.py``) and ``Module.to``'s argument parser (``_apply.py``).
+``get_buffer``, ``cuda``, ``cpu``, ``half``, ``double``, ``bfloat16``, ``type`` and ``to_empty``, the
+hooks of every module (``register_module_*``), the deprecated ``register_backward_hook``, the
+registration of state_dict and load_state_dict hooks, copying and the refusal to pickle,
+DataParallel's replicas, ``state_dict``'s deprecated positional form, and a
+``load_state_dict`` around the core's that converts PyTorch tensors and, with a snapshot,
+changes nothing when the load fails.  It fills the core's seams: the legacy backward hooks'
+registration and FutureWarnings (``module.py``) and ``Module.to``'s argument parser
+(``_apply.py``).
 """
 import copy
+import functools
 import itertools
 import sys
 import warnings
+import weakref
+from collections.abc import Mapping
 
 from ..._state_transfer import _not_picklable_message, convert_torch_tensors
 from ...core._device import device as _device_class
@@ -21,14 +26,14 @@ from ...core._layout import check_memory_format
 from ...core._seams import install
 from ...core._tensor import Tensor
 from ...core.autograd import engine as _engine
-from ...core.nn.modules import _apply, _backward_hook, _state_dict
+from ...core.nn.modules import _apply, _backward_hook, _hooks, _state_dict
 from ...core.nn.modules import module as _core
 from ...core.nn.modules._state_dict import _EXTRA_STATE_KEY_SUFFIX, _IncompatibleKeys  # noqa: F401
 from ...core.nn.modules.module import (  # noqa: F401 - this module's public and shared names
     Module, _addindent, _global_backward_hooks, _global_backward_pre_hooks,
     _global_buffer_registration_hooks, _global_forward_hooks, _global_forward_hooks_always_called,
     _global_forward_hooks_with_kwargs, _global_forward_pre_hooks, _global_module_registration_hooks,
-    _global_parameter_registration_hooks, _registered, _WrappedHook, bind)
+    _global_parameter_registration_hooks, _registered, bind)
 from ...core.utils.hooks import RemovableHandle
 from ..parameter import is_lazy
 
@@ -66,12 +71,18 @@ def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
     return handle
 
 
+# Whether the global backward hooks are full (True) or legacy (False) ones: the first
+# registration decides, as in PyTorch.
+_global_is_full_backward_hook = None
+
+
 def register_module_backward_hook(hook):
     """The deprecated (legacy) backward hook, for every module; prefer the full one."""
-    if _core._global_is_full_backward_hook is True:
+    global _global_is_full_backward_hook
+    if _global_is_full_backward_hook is True:
         raise RuntimeError("Cannot use both regular backward hooks and full backward hooks as a "
                            "global Module hook. Please use only one of them.")
-    _core._global_is_full_backward_hook = False
+    _global_is_full_backward_hook = False
     handle = RemovableHandle(_global_backward_hooks)
     _global_backward_hooks[handle.id] = hook
     return handle
@@ -86,10 +97,11 @@ def register_module_full_backward_pre_hook(hook):
 
 def register_module_full_backward_hook(hook):
     """Run ``hook(module, grad_input, grad_output)`` for every module (before its own hooks)."""
-    if _core._global_is_full_backward_hook is False:
+    global _global_is_full_backward_hook
+    if _global_is_full_backward_hook is False:
         raise RuntimeError("Cannot use both regular backward hooks and full backward hooks as a "
                            "global Module hook. Please use only one of them.")
-    _core._global_is_full_backward_hook = True
+    _global_is_full_backward_hook = True
     handle = RemovableHandle(_global_backward_hooks)
     _global_backward_hooks[handle.id] = hook
     return handle
@@ -121,7 +133,7 @@ def register_module_buffer_registration_hook(hook):
 
 # -- Module's methods beyond the notes, bound below ------------------------------------------
 # An alias, the buffer lookup and the conversions the notes do not use (the core's _apply.py
-# has float, half and to).
+# has float and to).
 def register_module(self, name, module):
     """Alias for :meth:`add_module`."""
     self.add_module(name, module)
@@ -149,6 +161,11 @@ def cpu(self):
     return self._apply(lambda t: t.cpu())
 
 
+def half(self):
+    """Cast floating point parameters and buffers to float16."""
+    return self._apply(lambda t: t.half() if t.is_floating_point() else t)
+
+
 def double(self):
     """Cast floating point parameters and buffers to float64."""
     return self._apply(lambda t: t.double() if t.is_floating_point() else t)
@@ -173,9 +190,94 @@ def _type(self, dst_type):
     return self._apply(lambda t: t.type(dst_type))
 
 
+# -- the deprecated (legacy) backward hook, bound below ---------------------------------------
+# The core registers full backward hooks only; PyTorch keeps this one for old code (chapter 09
+# shows why it misleads), and the core's ``_call_impl`` reaches it through its seam
+# ``register_legacy_backward_hooks``.
+def register_backward_hook(self, hook):
+    """The deprecated (legacy) backward hook: ``hook(module, grad_input, grad_output)``.
+
+    It is registered on the ``grad_fn`` of the module's output, that is on
+    the *last* operation of ``forward``: for a module made of several
+    operations, ``grad_input`` is that operation's input gradients, not the
+    module's.  Use :meth:`register_full_backward_hook`.
+    """
+    if self._is_full_backward_hook is True:
+        raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a "
+                           "single Module. Please use only one of them.")
+    self._is_full_backward_hook = False
+    handle = RemovableHandle(self._backward_hooks)
+    self._backward_hooks[handle.id] = hook
+    return handle
+
+
+def register_full_backward_hook(self, hook, prepend=False):
+    """The core's ``register_full_backward_hook``, refused on a module with legacy hooks."""
+    if self._is_full_backward_hook is False:
+        raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a "
+                           "single Module. Please use only one of them.")
+    return _hooks.register_full_backward_hook(self, hook, prepend)
+
+
+def _get_backward_hooks(self):
+    """The (full, legacy) backward hooks that apply to this call: global ones first."""
+    full_backward_hooks = []
+    if _global_is_full_backward_hook is True:
+        full_backward_hooks += _global_backward_hooks.values()
+    if self._is_full_backward_hook is True:
+        full_backward_hooks += self._backward_hooks.values()
+
+    non_full_backward_hooks = []
+    if _global_is_full_backward_hook is False:
+        non_full_backward_hooks += _global_backward_hooks.values()
+    if self._is_full_backward_hook is False:
+        non_full_backward_hooks += self._backward_hooks.values()
+    return full_backward_hooks, non_full_backward_hooks
+
+
+def _register_legacy_backward_hooks(module, hooks, args, result):
+    """Step 6 of ``_call_impl``: put the legacy ``hooks`` on the ``grad_fn`` of the output."""
+    # The legacy hook sits on the grad_fn of the first output tensor, i.e. on the last
+    # operation of forward: that is why it sees that operation's gradients only.
+    var = result
+    while not isinstance(var, Tensor):
+        if isinstance(var, dict):
+            var = next(v for v in var.values() if isinstance(v, Tensor))
+        else:
+            var = var[0]
+    grad_fn = var.grad_fn
+    if grad_fn is not None:
+        for hook in hooks:
+            grad_fn.register_hook(_WrappedHook(hook, module))
+        _maybe_warn_non_full_backward_hook(module, args, result, grad_fn)
+
+
+class _WrappedHook:
+    """A hook that gets the module as its first argument, holding the module weakly.
+
+    Legacy backward hooks live on a ``grad_fn`` that may outlive the module; a
+    strong reference would keep the module alive as long as the graph.
+    """
+
+    def __init__(self, hook, module=None):
+        self.hook = hook
+        functools.update_wrapper(self, hook)
+        self.with_module = module is not None
+        if self.with_module:
+            self.module = weakref.ref(module)
+
+    def __call__(self, *args, **kwargs):
+        if self.with_module:
+            module = self.module()
+            if module is None:
+                raise RuntimeError("You are trying to call the hook of a dead Module!")
+            return self.hook(module, *args, **kwargs)
+        return self.hook(*args, **kwargs)
+
+
 def _maybe_warn_non_full_backward_hook(self, inputs, result, grad_fn):
     """Warn, as PyTorch does, when a legacy backward hook cannot see the module's gradients
-    (the core's ``_call_impl`` calls it through its seam ``warn_non_full_backward_hook``)."""
+    (``_register_legacy_backward_hooks`` calls it)."""
     if not isinstance(result, Tensor):
         if not (isinstance(result, tuple) and all(isinstance(r, Tensor) for r in result)):
             warnings.warn("Using non-full backward hooks on a Module that does not return a "
@@ -218,6 +320,45 @@ def _maybe_warn_non_full_backward_hook(self, inputs, result, grad_fn):
                           "This hook will be missing some grad_input. Please use "
                           "register_full_backward_hook to get the documented behavior.",
                           FutureWarning, stacklevel=2)
+
+
+# -- state_dict's deprecated positional form and the all-or-nothing load, bound below -------
+def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
+    """The core's ``state_dict``, also taking PyTorch's deprecated positional form
+    ``state_dict(destination, prefix, keep_vars)`` (with its FutureWarning)."""
+    if len(args) > 0:
+        warnings.warn("Positional args are being deprecated, use kwargs instead. Refer to "
+                      "https://pytorch.org/docs/main/generated/torch.nn.Module.html"
+                      "#torch.nn.Module.state_dict for details.", FutureWarning, stacklevel=2)
+        if destination is None:
+            destination = args[0]
+        if len(args) > 1 and prefix == "":
+            prefix = args[1]
+        if len(args) > 2 and keep_vars is False:
+            keep_vars = args[2]
+    return _state_dict.state_dict(self, destination=destination, prefix=prefix,
+                                  keep_vars=keep_vars)
+
+
+def load_state_dict(self, state_dict, strict=True, assign=False):
+    """The core's ``load_state_dict`` (PyTorch's algorithm, unchanged), taking PyTorch tensors
+    and changing nothing when it raises.
+
+    A state_dict of PyTorch tensors is converted through numpy first.  Unlike
+    PyTorch, a load that raises changes nothing: every module's parameters,
+    buffers, attributes and extra state are recorded first (``_Snapshot``)
+    and restored if anything raises (PyTorch copies as it goes, so after its
+    RuntimeError the model can be half loaded).  The record costs one copy of
+    the parameters and buffers while the load runs.
+    """
+    if isinstance(state_dict, Mapping):  # anything else gets the core's TypeError
+        state_dict = convert_torch_tensors(state_dict)
+    snapshot = _Snapshot(self)
+    try:
+        return _state_dict.load_state_dict(self, state_dict, strict, assign)
+    except BaseException:
+        snapshot.restore()
+        raise
 
 
 def register_state_dict_pre_hook(self, hook):
@@ -380,7 +521,10 @@ def _replicate_for_data_parallel(self):
 
 
 bind(Module, register_module=register_module, get_buffer=get_buffer, cuda=cuda, cpu=cpu,
-     double=double, bfloat16=bfloat16, to_empty=to_empty, type=_type,
+     half=half, double=double, bfloat16=bfloat16, to_empty=to_empty, type=_type,
+     register_backward_hook=register_backward_hook, _get_backward_hooks=_get_backward_hooks,
+     register_full_backward_hook=register_full_backward_hook,
+     state_dict=state_dict, load_state_dict=load_state_dict,
      _maybe_warn_non_full_backward_hook=_maybe_warn_non_full_backward_hook,
      register_state_dict_pre_hook=register_state_dict_pre_hook,
      register_state_dict_post_hook=register_state_dict_post_hook,
@@ -447,9 +591,7 @@ class _Snapshot:
 
 _NO_EXTRA_STATE = object()
 
-install(_state_dict, "convert_state_dict", convert_torch_tensors)  # a state_dict of PyTorch tensors
-install(_state_dict, "load_snapshot", _Snapshot)
-install(_core, "warn_non_full_backward_hook", _maybe_warn_non_full_backward_hook)
+install(_core, "register_legacy_backward_hooks", _register_legacy_backward_hooks)
 install(_core, "_typename", _typename)  # torch.typename in the registration errors
 install(_apply, "_parse_to", _parse_to)
 install(_backward_hook, "_stacklevel_of_backward_call", _stacklevel_of_backward_call)  # every form of Module.to, PyTorch's error texts

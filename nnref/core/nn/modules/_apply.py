@@ -7,7 +7,7 @@ functions and attached to ``Module`` with :func:`bind`, under the same names, so
 ``model.to(...)`` and ``model.train()`` are where PyTorch has them.  ``_apply(fn)`` is the one
 walk that converts: every other method here is ``_apply`` with a different ``fn`` (``float``,
 ``to``) or a walk over ``children()`` (``train``) or ``parameters()`` (``zero_grad``).  The
-mirror (``nnref/nn/modules/module.py``) binds the other conversions (``cuda``, ``double``, ...).
+mirror (``nnref/nn/modules/module.py``) binds the other conversions (``cuda``, ``half``, ...).
 """
 import warnings
 
@@ -71,13 +71,12 @@ def apply(self, fn):
         module.apply(fn)
     fn(self)
     return self
+
+
 def float(self):
     """Cast floating point parameters and buffers to float32."""
     return self._apply(lambda t: t.float() if t.is_floating_point() else t)
 
-def half(self):
-    """Cast floating point parameters and buffers to float16."""
-    return self._apply(lambda t: t.half() if t.is_floating_point() else t)
 
 def to(self, *args, **kwargs):
     """Move and/or cast parameters and buffers.
@@ -155,5 +154,5 @@ def _parse_to(*args, device=None, dtype=None, non_blocking=False):
     return device, dtype, non_blocking
 
 
-bind(Module, _apply=_apply, apply=apply, float=float, half=half, to=to, train=train, eval=eval,
+bind(Module, _apply=_apply, apply=apply, float=float, to=to, train=train, eval=eval,
      requires_grad_=requires_grad_, zero_grad=zero_grad)

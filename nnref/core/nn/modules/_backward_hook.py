@@ -111,16 +111,8 @@ class BackwardHook:
             return args, None
 
         new_tensors = BackwardHookFunction.apply(*tensors)
-        if len(new_tensors) == 0:
-            raise RuntimeError("Cannot set Module backward hook for a Module with no input Tensors.")
-
-        grad_fns = [t.grad_fn for t in new_tensors
-                    if t.grad_fn is not None and t.grad_fn.name() == "BackwardHookFunctionBackward"]
-        if len(grad_fns) == 0:
-            raise RuntimeError("Error while setting up backward hooks: the identity node is missing "
-                               "from the wrapped tensors.")
-
-        fn(grad_fns[0])
+        # The tensors that require grad now come out of the identity node; the others are detached.
+        fn(next(t.grad_fn for t in new_tensors if t.grad_fn is not None))
 
         arg_list = list(args)
         for idx, val in zip(tensors_idx, new_tensors):

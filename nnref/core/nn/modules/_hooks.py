@@ -6,11 +6,10 @@ of their own so that each file is one a learner reads at a sitting.  Each ``regi
 the hook in one of the dicts ``Module.__init__`` made and returns a handle that removes it;
 ``Module._call_impl`` in ``module.py`` runs them.  The methods are written as functions and
 attached to ``Module`` with :func:`bind`, under the same names.  The hooks of every module
-(``register_module_*``, filling the process-wide dicts at the end of ``module.py``) are the
-mirror's (``nnref/nn/modules/module.py``).
+(``register_module_*``, filling the process-wide dicts at the end of ``module.py``) and the
+deprecated ``register_backward_hook`` are the mirror's (``nnref/nn/modules/module.py``).
 """
 from ...utils.hooks import RemovableHandle
-from . import module as _module
 from .module import Module, _global_backward_hooks, _global_backward_pre_hooks, bind
 
 
@@ -60,33 +59,13 @@ def register_full_backward_pre_hook(self, hook, prepend=False):
     return handle
 
 
-def register_backward_hook(self, hook):
-    """The deprecated (legacy) backward hook: ``hook(module, grad_input, grad_output)``.
-
-    It is registered on the ``grad_fn`` of the module's output, that is on
-    the *last* operation of ``forward``: for a module made of several
-    operations, ``grad_input`` is that operation's input gradients, not the
-    module's.  Use :meth:`register_full_backward_hook`.
-    """
-    if self._is_full_backward_hook is True:
-        raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a "
-                           "single Module. Please use only one of them.")
-    self._is_full_backward_hook = False
-    handle = RemovableHandle(self._backward_hooks)
-    self._backward_hooks[handle.id] = hook
-    return handle
-
-
 def register_full_backward_hook(self, hook, prepend=False):
     """Run ``hook(module, grad_input, grad_output)``: the gradients of the module's inputs and outputs.
 
     A returned tuple replaces ``grad_input``.  If no input requires grad, the
     hook fires with the output gradients and ``grad_input`` all ``None``.
     """
-    if self._is_full_backward_hook is False:
-        raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a "
-                           "single Module. Please use only one of them.")
-    self._is_full_backward_hook = True
+    self._is_full_backward_hook = True  # the mirror's legacy register_backward_hook checks it
     handle = RemovableHandle(self._backward_hooks)
     self._backward_hooks[handle.id] = hook
     if prepend:
@@ -95,19 +74,12 @@ def register_full_backward_hook(self, hook, prepend=False):
 
 
 def _get_backward_hooks(self):
-    """The (full, legacy) backward hooks that apply to this call: global ones first."""
-    full_backward_hooks = []
-    if _module._global_is_full_backward_hook is True:
-        full_backward_hooks += _global_backward_hooks.values()
-    if self._is_full_backward_hook is True:
-        full_backward_hooks += self._backward_hooks.values()
+    """The (full, legacy) backward hooks that apply to this call: global ones first.
 
-    non_full_backward_hooks = []
-    if _module._global_is_full_backward_hook is False:
-        non_full_backward_hooks += _global_backward_hooks.values()
-    if self._is_full_backward_hook is False:
-        non_full_backward_hooks += self._backward_hooks.values()
-    return full_backward_hooks, non_full_backward_hooks
+    Every hook the core registers is a full one; the mirror (``nnref/nn/modules/module.py``)
+    binds the version that also sorts out the deprecated ``register_backward_hook``'s.
+    """
+    return [*_global_backward_hooks.values(), *self._backward_hooks.values()], []
 
 
 def _get_backward_pre_hooks(self):
@@ -117,6 +89,5 @@ def _get_backward_pre_hooks(self):
 bind(Module, register_forward_pre_hook=register_forward_pre_hook,
      register_forward_hook=register_forward_hook,
      register_full_backward_pre_hook=register_full_backward_pre_hook,
-     register_backward_hook=register_backward_hook,
      register_full_backward_hook=register_full_backward_hook,
      _get_backward_hooks=_get_backward_hooks, _get_backward_pre_hooks=_get_backward_pre_hooks)

@@ -4,14 +4,15 @@
 PyTorch keeps these methods in ``module.py`` with the rest of ``Module``; here they are a second
 file so that each is one a learner reads at a sitting (``module.py`` alone would be 1,100
 lines).  They are written as functions and attached to ``Module`` with :func:`bind`, under the
-same names, so ``nnref.nn.Module.state_dict`` is where PyTorch has it and ``show_source`` lists
-it from here.  ``model.state_dict()`` collects each module's parameters and persistent buffers
-under dotted names, with hooks before and after; ``load_state_dict`` runs PyTorch's loading
-algorithm (``_load_from_state_dict`` per module, then the strict key check).  The methods that
-register those hooks are the mirror's (``nnref/nn/modules/module.py``).
+same names, so ``nnref.nn.Module.state_dict`` is where PyTorch has it.  ``model.state_dict()``
+collects each module's parameters and persistent buffers under dotted names, with hooks before
+and after; ``load_state_dict`` runs PyTorch's loading algorithm (``_load_from_state_dict`` per
+module, then the strict key check).  The mirror (``nnref/nn/modules/module.py``) binds the
+methods that register those hooks, ``state_dict``'s deprecated positional form, and a
+``load_state_dict`` around this one that accepts PyTorch's tensors and changes nothing when
+the load fails.
 """
 import itertools
-import warnings
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
@@ -19,15 +20,6 @@ from ...autograd.grad_mode import no_grad
 from ..parameter import Parameter
 from ..._tensor import Tensor
 from .module import Module, bind
-
-__seams__ = ("convert_state_dict", "load_snapshot")
-
-# Seams: None in the plain core, filled by nnref/nn/modules/module.py.  ``convert_state_dict``
-# turns a state_dict of PyTorch tensors into nnref's (the checkpoint code's converter);
-# ``load_snapshot(module)`` records the model so that a failed load_state_dict can restore it
-# (``_Snapshot``).
-convert_state_dict = None
-load_snapshot = None
 
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
 
@@ -71,7 +63,7 @@ def _save_to_state_dict(self, destination, prefix, keep_vars):
     ### END SOLUTION
 
 
-def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
+def state_dict(self, *, destination=None, prefix="", keep_vars=False):
     """An ``OrderedDict`` of every parameter and persistent buffer, keyed by dotted name.
 
     Each module adds its own entries, then its children's under
@@ -79,17 +71,6 @@ def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
     memory with the model (``keep_vars=True``: the parameters themselves).
     A parameter shared by two modules appears under both names.
     """
-    if len(args) > 0:
-        warnings.warn("Positional args are being deprecated, use kwargs instead. Refer to "
-                      "https://pytorch.org/docs/main/generated/torch.nn.Module.html"
-                      "#torch.nn.Module.state_dict for details.", FutureWarning, stacklevel=2)
-        if destination is None:
-            destination = args[0]
-        if len(args) > 1 and prefix == "":
-            prefix = args[1]
-        if len(args) > 2 and keep_vars is False:
-            keep_vars = args[2]
-
     if destination is None:
         destination = OrderedDict()
         destination._metadata = OrderedDict()
@@ -201,32 +182,13 @@ def load_state_dict(self, state_dict, strict=True, assign=False):
     returned ``_IncompatibleKeys``.  A shape mismatch always fails.  With
     ``assign=True`` the checkpoint's tensors replace the module's (keeping
     each parameter's ``requires_grad``) instead of being copied into them.
-    A state_dict of PyTorch tensors is converted through numpy first.
 
     The algorithm is PyTorch's, unchanged, so overrides of
     ``_load_from_state_dict`` and ``set_extra_state`` and the load hooks see
-    and do what they do in PyTorch.  Unlike PyTorch, a load that raises
-    changes nothing: every module's parameters, buffers, attributes and
-    extra state are recorded first (``load_snapshot``) and restored if
-    anything raises (PyTorch copies as it goes, so after its RuntimeError
-    the model can be half loaded).  The record costs one copy of the
-    parameters and buffers while the load runs.
+    and do what they do in PyTorch.
     """
     if not isinstance(state_dict, Mapping):
         raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
-    if convert_state_dict is not None:
-        state_dict = convert_state_dict(state_dict)
-    snapshot = None if load_snapshot is None else load_snapshot(self)
-    try:
-        return self._load_state_dict_as_pytorch(state_dict, strict, assign)
-    except BaseException:
-        if snapshot is not None:
-            snapshot.restore()
-        raise
-
-
-def _load_state_dict_as_pytorch(self, state_dict, strict, assign):
-    """``torch.nn.Module.load_state_dict``'s body, line for line."""
     missing_keys, unexpected_keys, error_msgs = [], [], []
 
     # A copy, so that _load_from_state_dict may edit it.
@@ -276,5 +238,4 @@ def _load_state_dict_as_pytorch(self, state_dict, strict, assign):
 
 bind(Module, get_extra_state=get_extra_state, set_extra_state=set_extra_state,
      _save_to_state_dict=_save_to_state_dict, state_dict=state_dict,
-     _load_from_state_dict=_load_from_state_dict, load_state_dict=load_state_dict,
-     _load_state_dict_as_pytorch=_load_state_dict_as_pytorch)
+     _load_from_state_dict=_load_from_state_dict, load_state_dict=load_state_dict)

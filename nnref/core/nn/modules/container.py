@@ -3,8 +3,9 @@
 Each keeps its modules in the ordinary ``_modules`` dict under string keys (``"0"``, ``"1"``,
 ... for the lists), so everything ``Module`` does -- ``parameters()``, ``state_dict()``,
 ``to()``, printing -- works on them unchanged.  The mirror's ``nnref/nn/modules/container.py``
-binds their operators (``+``, ``*``), ``pop``, ``Sequential.extend``, ``dir()`` without the
-numbered children and ``ModuleList``'s compressed repr.
+binds their operators (``+``, ``*``, ``+=``), item assignment (``seq[i] = m``), ``pop``,
+``Sequential.extend``, ``dir()`` without the numbered children and ``ModuleList``'s compressed
+repr.
 """
 import operator
 from collections import OrderedDict, abc as container_abcs
@@ -44,10 +45,6 @@ class Sequential(Module):
         if isinstance(idx, slice):
             return self.__class__(OrderedDict(list(self._modules.items())[idx]))
         return self._get_item_by_idx(self._modules.values(), idx)
-
-    def __setitem__(self, idx, module):
-        key = self._get_item_by_idx(self._modules.keys(), idx)
-        return setattr(self, key, module)
 
     def __delitem__(self, idx):
         if isinstance(idx, slice):
@@ -100,7 +97,7 @@ class ModuleList(Module):
     def __init__(self, modules=None):
         super().__init__()
         if modules is not None:
-            self += modules
+            self.extend(modules)
 
     def _get_abs_string_index(self, idx):
         """The key (``"0"``, ``"1"``, ...) of position ``idx``."""
@@ -115,10 +112,6 @@ class ModuleList(Module):
         if isinstance(idx, slice):
             return self.__class__(list(self._modules.values())[idx])
         return self._modules[self._get_abs_string_index(idx)]
-
-    def __setitem__(self, idx, module):
-        idx = self._get_abs_string_index(idx)
-        return setattr(self, str(idx), module)
 
     def __delitem__(self, idx):
         if isinstance(idx, slice):
@@ -135,9 +128,6 @@ class ModuleList(Module):
 
     def __iter__(self):
         return iter(self._modules.values())
-
-    def __iadd__(self, modules):
-        return self.extend(modules)
 
     def insert(self, index, module):
         """Insert ``module`` before position ``index``."""

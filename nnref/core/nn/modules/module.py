@@ -13,27 +13,24 @@ one a learner reads at a sitting, bound onto the class with :func:`bind` under P
 ``_hooks.py`` (registering hooks) and ``_state_dict.py`` (saving and loading).
 
 The mirror's ``nnref/nn/modules/module.py`` attaches the rest with :func:`bind` (``to_empty``,
-``type``, the hooks of every module, the state_dict hooks' registration, copying and the
-refusal to pickle, ...) and fills the seams.
+``type``, the hooks of every module, the deprecated ``register_backward_hook``, the state_dict
+hooks' registration, copying and the refusal to pickle, ...) and fills the seams.
 """
-import functools
 import warnings
-import weakref
 from collections import OrderedDict
 
 from ..._naming import TorchNamedABC
 from ..._tensor import Tensor
-from ..parameter import Buffer, Parameter
+from ..parameter import Parameter
 from ._backward_hook import BackwardHook
 
 __all__ = ["Module"]
 
-__seams__ = ("warn_non_full_backward_hook", "_typename")
+__seams__ = ("register_legacy_backward_hooks", "_typename")
 
-# Seam: None in the plain core, filled by nnref/nn/modules/module.py:
-# ``warn_non_full_backward_hook(module, args, result, grad_fn)`` gives PyTorch's FutureWarnings
-# where a legacy backward hook cannot see the module's gradients.
-warn_non_full_backward_hook = None
+# Seam: None in the plain core, which has no legacy backward hooks; nnref/nn/modules/module.py
+# puts there the deprecated register_backward_hook's step: hooks on the output's grad_fn.
+register_legacy_backward_hooks = None
 
 
 class Module(metaclass=TorchNamedABC):
@@ -186,7 +183,7 @@ class Module(metaclass=TorchNamedABC):
         3. ``forward``;
         4. forward hooks, global then the module's (may replace the output);
         5. full backward hooks: wrap the outputs in an identity node;
-        6. legacy backward hooks: registered on the output's ``grad_fn``.
+        6. legacy backward hooks (the mirror's): registered on the output's ``grad_fn``.
         """
         # No hooks anywhere (the common case): nothing but a call to forward.
         if not (self._backward_hooks or self._backward_pre_hooks or self._forward_hooks
@@ -253,20 +250,7 @@ class Module(metaclass=TorchNamedABC):
                 result = bw_hook.setup_output_hook(result)
 
             if non_full_backward_hooks:
-                # The legacy hook sits on the grad_fn of the first output tensor, i.e. on the last
-                # operation of forward: that is why it sees that operation's gradients only.
-                var = result
-                while not isinstance(var, Tensor):
-                    if isinstance(var, dict):
-                        var = next(v for v in var.values() if isinstance(v, Tensor))
-                    else:
-                        var = var[0]
-                grad_fn = var.grad_fn
-                if grad_fn is not None:
-                    for hook in non_full_backward_hooks:
-                        grad_fn.register_hook(_WrappedHook(hook, self))
-                    if warn_non_full_backward_hook is not None:
-                        warn_non_full_backward_hook(self, args, result, grad_fn)
+                register_legacy_backward_hooks(self, non_full_backward_hooks, args, result)
             return result
         except Exception:
             # forward or a hook raised: still run the always_call forward hooks that have not run.
@@ -344,11 +328,13 @@ class Module(metaclass=TorchNamedABC):
                 modules[name] = _registered(_global_module_registration_hooks, self, name, value)
             else:
                 buffers = self.__dict__.get("_buffers")
-                if isinstance(value, Buffer) or buffers is not None and name in buffers:
+                # nn.Buffer(t) (the mirror's, nnref/nn/parameter.py) returns t marked _is_buffer.
+                is_buffer = isinstance(value, Tensor) and getattr(value, "_is_buffer", False)
+                if is_buffer or buffers is not None and name in buffers:
                     if value is not None and not isinstance(value, Tensor):
                         raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
                                         "(torch.nn.Buffer, torch.Tensor or None expected)")
-                    persistent = (value.persistent if isinstance(value, Buffer)
+                    persistent = (value.persistent if is_buffer
                                   else name not in self._non_persistent_buffers_set)
                     self.register_buffer(name, value, persistent)
                 else:
@@ -489,7 +475,6 @@ class Module(metaclass=TorchNamedABC):
 # of the same kind.
 _global_backward_pre_hooks = OrderedDict()
 _global_backward_hooks = OrderedDict()
-_global_is_full_backward_hook = None
 _global_forward_pre_hooks = OrderedDict()
 _global_forward_hooks = OrderedDict()
 _global_forward_hooks_always_called = OrderedDict()
@@ -511,6 +496,7 @@ def _registered(hooks, module, name, value):
             value = output
     return value
 
+
 def _addindent(s_, numSpaces):
     """Indent every line but the first (so a child's repr nests inside its parent's)."""
     s = s_.split("\n")
@@ -525,29 +511,6 @@ def _addindent(s_, numSpaces):
 # torch.typename's there ('torch.FloatTensor' for a float32 tensor).
 def _typename(obj):
     return type(obj).__qualname__
-
-
-class _WrappedHook:
-    """A hook that gets the module as its first argument, holding the module weakly.
-
-    Legacy backward hooks live on a ``grad_fn`` that may outlive the module; a
-    strong reference would keep the module alive as long as the graph.
-    """
-
-    def __init__(self, hook, module=None):
-        self.hook = hook
-        functools.update_wrapper(self, hook)
-        self.with_module = module is not None
-        if self.with_module:
-            self.module = weakref.ref(module)
-
-    def __call__(self, *args, **kwargs):
-        if self.with_module:
-            module = self.module()
-            if module is None:
-                raise RuntimeError("You are trying to call the hook of a dead Module!")
-            return self.hook(module, *args, **kwargs)
-        return self.hook(*args, **kwargs)
 
 
 def bind(cls, **methods):
