@@ -14,7 +14,8 @@ from ._creation import (BFloat16Tensor, BoolTensor, ByteTensor, CharTensor, Doub
                         arange, as_tensor, asarray, empty, empty_like, eye, from_numpy, full, full_like,
                         linspace, normal, ones, ones_like, rand, rand_like, randint,
                         randint_like, randn, randn_like, randperm, tensor, zeros, zeros_like)
-from .core._device import device, get_default_device, set_default_device
+from ._device_extras import get_default_device, set_default_device
+from .core._device import device
 from .core._dtype import (bfloat16, bool, double, dtype, float, float16, float32, float64,
                           get_default_dtype, half, int, int8, int16, int32, int64, long,
                           promote_types, set_default_dtype, short, uint8)

@@ -11,6 +11,7 @@ as a Hillis-Steele scan (log2(n) whole-array steps, each combining every element
 """
 import numpy as np
 
+from .. import _type_info
 from ..core import _dtype
 from ..core._device import array_module, array_module_of
 from ..core import _device
@@ -81,7 +82,7 @@ def cumprod(input, dim, *, dtype=None):
     """Running products along ``dim``: ``out[i] = input[0] * ... * input[i]``; bool and integer
     inputs multiply in int64 (``torch.cumprod``, ``aten/src/ATen/native/ReduceOps.cpp``)."""
     dim = _wrap_dim(dim, input._data.ndim)
-    dtype = _dtype.as_dtype(dtype) or (input._dtype if input._dtype.is_floating_point else _dtype.int64)
+    dtype = _type_info.as_dtype(dtype) or (input._dtype if input._dtype.is_floating_point else _dtype.int64)
     xp = array_module(input._device)
     data = input._data
     if not data.ndim:

@@ -36,7 +36,7 @@ def can_cast(from_, to):
     """True if PyTorch's type promotion allows casting ``from_`` to ``to``: not from floating
     point to an integer or bool, nor from an integer to bool (``torch.can_cast``,
     ``aten/src/ATen/native/TypeProperties.cpp``)."""
-    return _type_info.category(_dtype.as_dtype(from_)) <= _type_info.category(_dtype.as_dtype(to))
+    return _type_info.category(_type_info.as_dtype(from_)) <= _type_info.category(_type_info.as_dtype(to))
 
 
 def is_signed(input):

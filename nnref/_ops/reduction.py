@@ -14,6 +14,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from .. import _type_info
 from ..core import _dtype
 from ..core._device import array_module, array_module_of
 from ..core import _device
@@ -69,7 +70,7 @@ def _float_sum(data, dims, keepdim, dtype):
 
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     """Sum of all elements, or over ``dim``; bool and integer inputs sum to int64."""
-    dtype = _dtype.as_dtype(dtype)
+    dtype = _type_info.as_dtype(dtype)
     if dtype is None:
         dtype = input._dtype if input._dtype.is_floating_point else _dtype.int64
     dims = _dims(dim, input._data.ndim)
@@ -85,7 +86,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
 
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     """Average of all elements, or over ``dim`` (floating point tensors only, as in PyTorch)."""
-    dtype = _dtype.as_dtype(dtype) or input._dtype
+    dtype = _type_info.as_dtype(dtype) or input._dtype
     if not dtype.is_floating_point:
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point or "
@@ -269,7 +270,7 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
         p = 2
     elif isinstance(p, str):
         raise NotImplementedError(f"norm(p={p!r}): nnref has only vector norms (p a number, or 'fro')")
-    dtype = _dtype.as_dtype(dtype) or input._dtype
+    dtype = _type_info.as_dtype(dtype) or input._dtype
     if not (input._dtype.is_floating_point and dtype.is_floating_point):
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as "
                            f"input. Got {input._dtype._legacy_name[:-6]}")

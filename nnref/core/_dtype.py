@@ -4,8 +4,6 @@ Mirrors ``torch.dtype`` (c10/core/ScalarType.h) and the promotion lattice of
 ``torch.promote_types``.  Each dtype wraps the numpy dtype that stores it;
 bfloat16 comes from ``ml_dtypes`` because numpy has none of its own.
 """
-import builtins as _builtins
-
 import ml_dtypes
 import numpy as np
 
@@ -59,27 +57,8 @@ short = int16
 
 ALL_DTYPES = (float16, bfloat16, float32, float64, uint8, int8, int16, int32, int64, bool)
 _BY_NUMPY = {d.numpy: d for d in ALL_DTYPES}
-_BY_LEGACY_NAME = {d._legacy_name: d for d in ALL_DTYPES}
 
 _default_dtype = float32
-
-
-_PYTHON_TYPES = {_builtins.float: float64, _builtins.int: int64, _builtins.bool: bool}
-
-
-def as_dtype(value, argument="dtype"):
-    """``value`` as an nnref dtype: a dtype itself, or Python's ``float``/``int``/``bool``
-    (float64, int64, bool), as ``torch``'s argument parser accepts them; None stays None."""
-    if value is None or type(value) is dtype:
-        return value
-    if not isinstance(value, type):
-        raise TypeError(f"argument '{argument}' must be nnref.dtype, not {type(value).__name__}")
-    if value in _PYTHON_TYPES:
-        return _PYTHON_TYPES[value]
-    if value is _builtins.complex:
-        raise TypeError(f"argument '{argument}' is complex, which PyTorch reads as complex128; nnref "
-                        "has no complex dtypes (see the Differences page)")
-    raise TypeError(f"argument '{argument}' must be nnref.dtype, not {type(value).__name__}")
 
 
 def get_default_dtype():
@@ -93,15 +72,6 @@ def set_default_dtype(d):
     if d not in (float32, float64):
         raise TypeError(f"only floating-point types are supported as the default type, got {d}")
     _default_dtype = d
-
-
-def from_legacy_name(name):
-    """``'torch.FloatTensor'`` (or ``'nnref.FloatTensor'``) -> ``float32``, for ``Tensor.type(str)``."""
-    short = name.rsplit(".", 1)[-1]
-    if short not in _BY_LEGACY_NAME:
-        raise ValueError(f"invalid type: '{name}'; expected one of "
-                         + ", ".join(f"'torch.{n}'" for n in _BY_LEGACY_NAME))
-    return _BY_LEGACY_NAME[short]
 
 
 def promote_types(type1, type2):

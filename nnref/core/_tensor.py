@@ -190,15 +190,6 @@ class Tensor(metaclass=TorchNamed):
         """True when this tensor is a view of another (``_base``); ``detach()`` is not a view."""
         return self._base is not None
 
-    @property
-    def output_nr(self):
-        """Which output of ``grad_fn`` this tensor is (0 for leaves)."""
-        return self._output_nr if self.grad_fn is not None else 0
-
-    def is_inference(self):
-        """True for tensors made inside ``inference_mode()`` (``torch.Tensor.is_inference``)."""
-        return self._inference
-
     # -- size and element access ------------------------------------------------------------------
     def size(self, dim=None):
         """The shape, or with ``dim`` the size of that dimension (``torch.Tensor.size``,
@@ -214,18 +205,6 @@ class Tensor(metaclass=TorchNamed):
         """The number of dimensions, as a property (``torch.Tensor.ndim``,
         ``torch/csrc/autograd/python_variable.cpp``)."""
         return self._data.ndim
-
-    def numel(self):
-        """The number of elements (``torch.Tensor.numel``; ``nelement`` is its alias),
-        ``c10/core/TensorImpl.h``."""
-        return builtins.int(self._data.size)
-
-    nelement = numel
-
-    def __len__(self):
-        if self._data.ndim == 0:
-            raise TypeError("len() of a 0-d tensor")
-        return self._data.shape[0]
 
     def item(self):
         """The single value as a Python number."""
@@ -261,24 +240,12 @@ class Tensor(metaclass=TorchNamed):
     def __int__(self):
         return builtins.int(self.item())
 
-    def __index__(self):
-        if self._dtype.is_floating_point or self._data.size != 1:
-            raise TypeError("only integer tensors of a single element can be converted to an index")
-        return builtins.int(self.item())
-
-    def __hash__(self):
-        return id(self)
-
     # -- type conversions -------------------------------------------------------------------------
     def type(self, dtype=None, non_blocking=False):
         """Without arguments, the legacy type name (``'torch.FloatTensor'``); else a converted copy."""
         if dtype is None:
             prefix = "torch." if self._device.type == "cpu" else "torch.cuda."
             return prefix + self._dtype._legacy_name
-        if isinstance(dtype, type):  # a legacy type such as nnref.LongTensor; Tensor: the default dtype
-            dtype = _dtype.get_default_dtype() if dtype is Tensor else dtype.__name__
-        if isinstance(dtype, str):
-            dtype = _dtype.from_legacy_name(dtype)
         return self.to(dtype)
 
     def is_floating_point(self):
@@ -292,20 +259,20 @@ class Tensor(metaclass=TorchNamed):
         (``torch.Tensor.is_meta``, ``torch/csrc/autograd/python_variable.cpp``)."""
         return self._device.type == "meta"
 
-    def float(self, *, memory_format=None):
+    def float(self):
         """``self.to(nnref.float32)`` (``torch.Tensor.float``,
         ``torch/csrc/autograd/python_variable_methods.cpp``)."""
-        return self.to(_dtype.float32, memory_format=memory_format)
+        return self.to(_dtype.float32)
 
-    def double(self, *, memory_format=None):
+    def double(self):
         """``self.to(nnref.float64)`` (``torch.Tensor.double``,
         ``torch/csrc/autograd/python_variable_methods.cpp``)."""
-        return self.to(_dtype.float64, memory_format=memory_format)
+        return self.to(_dtype.float64)
 
-    def half(self, *, memory_format=None):
+    def half(self):
         """``self.to(nnref.float16)`` (``torch.Tensor.half``,
         ``torch/csrc/autograd/python_variable_methods.cpp``)."""
-        return self.to(_dtype.float16, memory_format=memory_format)
+        return self.to(_dtype.float16)
 
     # -- autograd ---------------------------------------------------------------------------------
     def requires_grad_(self, requires_grad=True):
@@ -348,12 +315,6 @@ class Tensor(metaclass=TorchNamed):
             return
         self.grad_fn._set_retains_grad_hook(self._output_nr, self)
         self._retains_grad = True
-
-    @property
-    def retains_grad(self):
-        """True if ``retain_grad()`` was called on this non-leaf tensor
-        (``torch.Tensor.retains_grad``, ``torch/csrc/autograd/python_variable.cpp``)."""
-        return self._retains_grad
 
     def _retain_incoming_grad(self, grad):
         if self._grad is None:
