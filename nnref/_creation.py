@@ -18,8 +18,7 @@ from .core._device import array_module, canonical_device
 from . import _random, _type_info
 from .core._device import to_host
 from .core._tensor import Size, Tensor, _as_array
-from ._layout import strided
-from .core._layout import check_memory_format
+from ._layout import check_memory_format, strided
 from ._cupy import cuda_unavailable_reason
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "full", "empty", "eye", "arange",

@@ -20,7 +20,7 @@ from . import _type_info
 from ._ops import tensor_conversion  # noqa: F401 - binds long, int, bool, cuda, ...
 from .core import _dtype
 from .core._device import canonical_device
-from .core._layout import check_memory_format, contiguous_format
+from ._layout import check_memory_format, contiguous_format
 from .core._ops import conversion
 from .core._tensor import Size, Tensor, bind
 from .core.utils.hooks import RemovableHandle

@@ -12,7 +12,7 @@ import warnings
 
 from ..core import _dtype
 from ..core._device import array_module, array_module_of
-from ..core._layout import check_memory_format, contiguous_format
+from .._layout import check_memory_format, contiguous_format
 from ..core._tensor import _init, _wrap_dim, bind
 from ..core.autograd.graph import Node
 from ._common import check_same_device, needs_grad, record, result_type, size_arguments, wrap

@@ -14,13 +14,12 @@ import re
 import weakref
 
 from .._device import array_module_of
-from .._layout import contiguous_format
 from .._naming import TorchNamed
 from ..utils.hooks import RemovableHandle
 from .grad_mode import _GradState
 
 __all__ = ["Node", "AccumulateGrad", "gradient_edge"]
-__seams__ = ("forward_watcher", "exclusively_owned")
+__seams__ = ("forward_watcher", "exclusively_owned", "clone_grad")
 
 # Seam: a function told of each new node, or None.  The plain core watches nothing; the
 # mirror's anomaly mode (nnref/autograd/anomaly_mode.py) keeps the forward call's stack there.
@@ -32,6 +31,12 @@ forward_watcher = None
 # by counting references (nnref/autograd/graph.py).
 def exclusively_owned(grad):
     return False
+
+
+# Seam: the copy of a gradient that AccumulateGrad keeps as ``.grad``.  The plain core clones it;
+# the mirror makes it row-major, as PyTorch's ``clone_obey_contract`` does (nnref/autograd/graph.py).
+def clone_grad(grad):
+    return grad.clone()
 
 
 _sequence_numbers = itertools.count()
@@ -240,7 +245,7 @@ class AccumulateGrad(Node):
                 empty = grad._make(array_module_of(grad._data).empty_like(grad._data), grad._device)
                 variable.grad = empty.copy_(grad)  # recorded: grad_fn=<CopyBackwards>
             else:
-                variable.grad = grad.clone(memory_format=contiguous_format)
+                variable.grad = clone_grad(grad)
         elif _GradState.enabled:
             variable.grad = variable.grad + grad  # a new tensor: whoever held the old one keeps it
         else:
