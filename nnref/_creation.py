@@ -17,7 +17,7 @@ from ._device_extras import check_dtype_on_device, get_default_device
 from .core._device import array_module, canonical_device
 from . import _random, _type_info
 from .core._device import to_host
-from .core._tensor import Size, Tensor, _as_array
+from .core._tensor import Size, Tensor
 from ._layout import check_memory_format, strided
 from ._cupy import cuda_unavailable_reason
 
@@ -432,7 +432,7 @@ def _legacy_new(dt, args, device):
     if len(args) == 1 and isinstance(args[0], numbers.Real) and not isinstance(args[0], numbers.Integral):
         raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})")
     if len(args) == 1 and not isinstance(args[0], (numbers.Integral, Size)):
-        return _finish(_as_array(args[0], dt), dt, device, False)
+        return _finish(np.asarray(args[0], dtype=dt.numpy), dt, device, False)
     return zeros(*(args or (0,)), dtype=dt, device=device)  # no arguments: empty, size (0,)
 
 

@@ -93,10 +93,6 @@ def _library_of_array(array):
     return meta if isinstance(array, MetaArray) else _import_cupy()
 
 
-def _has_values(array):
-    return not isinstance(array, MetaArray)
-
-
 def _other_device(dev):
     """The core's ``canonical_device`` for 'meta' and 'cuda': every CUDA tensor is on cuda:0,
     raising a clear error for an unusable GPU."""
@@ -130,6 +126,5 @@ def _move(data, dtype, dev):
 
 install(_device, "library_of_device", _library_of_device)
 install(_device, "library_of_array", _library_of_array)
-install(_device, "has_values", _has_values)
 install(_device, "other_device", _other_device)
 install(conversion, "move", _move)

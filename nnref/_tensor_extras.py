@@ -1,9 +1,9 @@
 """Tensor methods beyond the teaching core's: ``to`` and ``type`` with PyTorch's every argument form,
-``numel``, ``len(t)``, ``hash(t)``, ``operator.index(t)``, ``output_nr``, ``retains_grad``,
-``is_inference``, memory queries, PyTorch's predicates for layouts and
-devices nnref does not have, ``type_as``, ``x in t``, ``format(t, spec)``, ``copy.copy`` and
+``numel``, ``len(t)``, ``hash(t)``, ``operator.index(t)``, ``del t.data`` and ``del t.grad``,
+``output_nr``, ``retains_grad``, ``is_inference``, memory queries, PyTorch's predicates for layouts
+and devices nnref does not have, ``type_as``, ``x in t``, ``format(t, spec)``, ``copy.copy`` and
 ``copy.deepcopy``, ``np.asarray(t)``, ``register_post_accumulate_grad_hook``, and a ``Size``'s
-``numel``, sums and repeats; the conversions ``long``, ``int``, ... are in
+slices, ``numel``, sums and repeats; the conversions ``long``, ``int``, ... are in
 ``nnref/_ops/tensor_conversion.py``. Bound onto the core's ``Tensor`` (``nnref/core/_tensor.py``)
 as every method defined outside it is, with ``bind``. Mirrors
 ``torch/csrc/autograd/python_variable.cpp`` and ``c10/core/TensorImpl.h``.
@@ -196,6 +196,23 @@ def register_post_accumulate_grad_hook(self, hook):
     return RemovableHandle(hooks, hook)
 
 
+def _delete_data(self):
+    """``del t.data`` is refused, as in PyTorch."""
+    raise RuntimeError("Deleting tensor data is not allowed. Delete tensor instead!")
+
+
+def _delete_grad(self):
+    """``del t.grad``: the same as ``t.grad = None``."""
+    self._grad = None
+
+
+def _size_getitem(self, index):
+    """A slice of a Size is a Size, as in ``torch/csrc/Size.cpp`` (``x.shape[1:]`` prints
+    ``torch.Size([3])``)."""
+    item = tuple.__getitem__(self, index)
+    return Size(item) if isinstance(index, slice) else item
+
+
 def _size_numel(self):
     """The number of elements a tensor of this size holds, the product of the sizes
     (``torch.Size.numel``, ``torch/csrc/Size.cpp``)."""
@@ -217,10 +234,11 @@ def _size_mul(self, times):
     return Size(tuple.__mul__(self, times))
 
 
-Size.numel = _size_numel
+Size.numel, Size.__getitem__ = _size_numel, _size_getitem
 Size.__add__, Size.__radd__, Size.__mul__, Size.__rmul__ = _size_add, _size_radd, _size_mul, _size_mul
 
 
+bind(data=Tensor.data.deleter(_delete_data), grad=Tensor.grad.deleter(_delete_grad))
 bind(to=to, type=type, numel=numel, nelement=numel, __len__=__len__, __index__=__index__,
      __hash__=__hash__, output_nr=property(output_nr), retains_grad=property(retains_grad),
      is_inference=is_inference)

@@ -14,7 +14,7 @@ import numpy as np
 from .. import _type_info
 from ..core import _dtype
 from ..core._device import array_module, array_module_of
-from ..core import _device
+from .. import _meta
 from ..core._tensor import _wrap_dim
 from ..core.autograd.graph import Node
 from ._common import from_accumulator, needs_grad, record, running, wrap
@@ -61,7 +61,7 @@ class CumprodBackward0(Node):
         dim = self.dim
         if not self_._data.ndim:
             return (grad,)
-        if _device.has_values(self_._data) and bool(array_module_of(self_._data).all(self_._data != 0)):
+        if _meta.has_values(self_._data) and bool(array_module_of(self_._data).all(self_._data != 0)):
             return (_reversed_cumsum(grad * cumprod(self_, dim), dim) / self_,)
         from .._creation import ones
         from .pointwise import where

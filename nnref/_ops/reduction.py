@@ -17,7 +17,7 @@ import numpy as np
 from .. import _type_info
 from ..core import _dtype
 from ..core._device import array_module, array_module_of
-from ..core import _device
+from .. import _meta
 from ..core._tensor import _wrap_dim
 from ..core.autograd.graph import Node
 from ._common import NotImplemented  # noqa: A004 - PyTorch's name
@@ -301,8 +301,8 @@ def evenly_distribute(grad, self_, result):
     from .pointwise import masked_grad
     x = self_._data
     xp = array_module_of(x)
-    winners = xp.isnan(x) if _device.has_values(x) and bool(xp.isnan(result._data)) else x == result._data
-    count = int(winners.sum()) if _device.has_values(x) else 1
+    winners = xp.isnan(x) if _meta.has_values(x) and bool(xp.isnan(result._data)) else x == result._data
+    count = int(winners.sum()) if _meta.has_values(x) else 1
     return masked_grad((grad / count).expand(self_.shape), winners)
 
 
@@ -509,7 +509,7 @@ def bincount(input, weights=None, minlength=0):
     data = input._data
     if input._dtype.is_floating_point or input._dtype is _dtype.bool:
         raise NotImplementedError(f'"bincount_cpu" not implemented for \'{input._dtype._legacy_name[:-6]}\'')
-    if data.ndim != 1 or (data.size and _device.has_values(data) and data.min() < 0):
+    if data.ndim != 1 or (data.size and _meta.has_values(data) and data.min() < 0):
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if minlength < 0:
         raise RuntimeError("minlength should be >= 0")

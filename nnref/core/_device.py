@@ -12,7 +12,7 @@ import numpy as np
 from ._naming import TorchNamed
 
 __all__ = ["device", "array_module", "array_module_of", "to_host"]
-__seams__ = ("library_of_device", "library_of_array", "has_values", "other_device")
+__seams__ = ("library_of_device", "library_of_array", "other_device")
 
 
 # Device types PyTorch knows that nnref does not implement.
@@ -74,12 +74,6 @@ def library_of_device(dev):
 def library_of_array(array):
     """The array library of an array that is not numpy's."""
     raise TypeError(f"nnref's core holds numpy arrays only, not {type(array).__name__}")
-
-
-def has_values(array):
-    """False for an array without values ('meta'): value checks (index bounds, probabilities,
-    ...) are skipped there, as PyTorch's meta kernels skip them."""
-    return True
 
 
 def other_device(dev):

@@ -53,7 +53,7 @@ class Tensor(metaclass=TorchNamed):
         if not args:
             data = np.zeros((0,), dtype=dtype.numpy)
         elif len(args) == 1 and not isinstance(args[0], (numbers.Integral, Size)):
-            data = _as_array(args[0], dtype)
+            data = np.asarray(args[0], dtype=dtype.numpy)
         else:
             sizes = args[0] if isinstance(args[0], Size) else args
             data = np.zeros(tuple(builtins.int(s) for s in sizes), dtype=dtype.numpy)
@@ -96,10 +96,6 @@ class Tensor(metaclass=TorchNamed):
         if not isinstance(value, Tensor):
             raise TypeError(f"assigned data must be a Tensor, not {type(value).__name__}")
         self._data, self._dtype, self._device = value._data, value._dtype, value._device
-
-    @data.deleter
-    def data(self):
-        raise RuntimeError("Deleting tensor data is not allowed. Delete tensor instead!")
 
     @property
     def dtype(self):
@@ -155,10 +151,6 @@ class Tensor(metaclass=TorchNamed):
                 raise RuntimeError(f"assigned grad has data of a different type: expected "
                                    f"{self.type()}, got {value.type()}")
         self._grad = value
-
-    @grad.deleter
-    def grad(self):
-        self._grad = None
 
     @property
     def grad_fn(self):
@@ -352,14 +344,9 @@ class Size(tuple, metaclass=TorchNamed):
     """``torch.Size``: a tuple of ints that prints as PyTorch's, ``torch.Size([2, 3])``."""
     _torch_name = "torch.Size"  # PyTorch's name (nnref/_naming.py)
 
+    # Slices, numel, sums and repeats of a Size are bound by the mirror (nnref/_tensor_extras.py).
     def __repr__(self):
         return f"torch.Size({list(self)})"
-
-    # A slice of a Size is a Size, as in ``torch/csrc/Size.cpp`` (``x.shape[1:]`` prints
-    # ``torch.Size([3])``); numel, sums and repeats are bound by the mirror (nnref/_tensor_extras.py).
-    def __getitem__(self, index):
-        item = tuple.__getitem__(self, index)
-        return Size(item) if isinstance(index, slice) else item
 
 
 def _init(t, data, dev):
@@ -378,11 +365,6 @@ def _init(t, data, dev):
     t._view_version = 0
     t._view_meta = None
     t._inference = _GradState.inference
-
-
-def _as_array(data, dtype):
-    """Nested lists, numbers or numpy arrays -> a numpy array of ``dtype`` (the array itself if it has it)."""
-    return np.asarray(data, dtype=dtype.numpy)
 
 
 def _wrap_dim(dim, ndim):
