@@ -77,6 +77,10 @@ def __len__(self):
     return self._data.shape[0]
 
 
+def __int__(self):
+    return builtins.int(self.item())
+
+
 def __index__(self):
     if self._dtype.is_floating_point or self._data.size != 1:
         raise TypeError("only integer tensors of a single element can be converted to an index")
@@ -239,7 +243,7 @@ Size.__add__, Size.__radd__, Size.__mul__, Size.__rmul__ = _size_add, _size_radd
 
 
 bind(data=Tensor.data.deleter(_delete_data), grad=Tensor.grad.deleter(_delete_grad))
-bind(to=to, type=type, numel=numel, nelement=numel, __len__=__len__, __index__=__index__,
+bind(to=to, type=type, numel=numel, nelement=numel, __len__=__len__, __int__=__int__, __index__=__index__,
      __hash__=__hash__, output_nr=property(output_nr), retains_grad=property(retains_grad),
      is_inference=is_inference)
 bind(element_size=element_size, data_ptr=data_ptr, __copy__=__copy__, __deepcopy__=__deepcopy__,

@@ -111,6 +111,30 @@ def from_legacy_name(name):
     return _BY_LEGACY_NAME[short]
 
 
+def _is_signed(self):
+    """False for unsigned integers and bool (``torch.dtype.is_signed``)."""
+    return self.is_floating_point or bool(np.issubdtype(self.numpy, np.signedinteger))
+
+
+def _is_complex(self):
+    """False: nnref has no complex dtypes (``torch.dtype.is_complex``)."""
+    return False
+
+
+def _itemsize(self):
+    """The size of one element in bytes (``torch.dtype.itemsize``)."""
+    return self.numpy.itemsize
+
+
+def _reduce(self):
+    """A dtype pickles as its name, the module attribute that holds it (``torch.float32``)."""
+    return self.name
+
+
+_dtype.dtype.is_signed, _dtype.dtype.is_complex = property(_is_signed), property(_is_complex)
+_dtype.dtype.itemsize, _dtype.dtype.__reduce__ = property(_itemsize), _reduce
+
+
 def from_numpy_dtype(np_dtype):
     """The nnref dtype that stores ``np_dtype``; raise TypeError for types nnref lacks."""
     try:

@@ -19,27 +19,21 @@ class dtype(metaclass=TorchNamed):
     PyTorch (``import nnref as torch``) prints what it prints on PyTorch."""
     _torch_name = "torch.dtype"  # PyTorch's name (nnref/_naming.py)
 
-    __slots__ = ("name", "numpy", "is_floating_point", "is_signed", "is_complex", "itemsize", "_rank",
-                 "_legacy_name", "_accumulate")
+    # is_signed, is_complex, itemsize and pickling are the mirror's (nnref/_type_info.py).
+    __slots__ = ("name", "numpy", "is_floating_point", "_rank", "_legacy_name", "_accumulate")
 
     def __init__(self, name, numpy_dtype, is_floating_point, rank, legacy_name):
         self.name = name
         self.numpy = np.dtype(numpy_dtype)
         self.is_floating_point = is_floating_point
-        self.is_signed = is_floating_point or bool(np.issubdtype(self.numpy, np.signedinteger))
-        self.is_complex = False  # nnref has no complex dtypes
-        self.itemsize = self.numpy.itemsize
         self._rank = rank
         self._legacy_name = legacy_name
         # Sums and products of 16-bit floats accumulate in float32, as PyTorch's CPU kernels do
         # (summing 20,000 bfloat16 values in bfloat16 would stall at 32).
-        self._accumulate = np.dtype(np.float32) if is_floating_point and self.itemsize == 2 else self.numpy
+        self._accumulate = np.dtype(np.float32) if is_floating_point and self.numpy.itemsize == 2 else self.numpy
 
     def __repr__(self):
         return f"torch.{self.name}"
-
-    def __reduce__(self):
-        return self.name
 
 
 float16 = dtype("float16", np.float16, True, 4, "HalfTensor")

@@ -31,8 +31,8 @@ class Tensor(metaclass=TorchNamed):
 
     ``Tensor(2, 3)`` makes an uninitialised tensor of that size and
     ``Tensor([1, 2])`` one holding the data, both in the default dtype (the
-    legacy constructor; a numpy array of that dtype is shared, a tensor is
-    aliased); prefer :func:`nnref.tensor`, which infers the dtype.
+    legacy constructor; a numpy array of that dtype is shared); prefer
+    :func:`nnref.tensor`, which infers the dtype.
     """
     _torch_name = "torch.Tensor"  # PyTorch's name (nnref/_naming.py)
 
@@ -42,14 +42,7 @@ class Tensor(metaclass=TorchNamed):
     __array_priority__ = 1000  # numpy defers to our reflected operators (np.float32(2) * t)
 
     def __init__(self, *args, device=None):
-        dtype = _dtype.get_default_dtype()
-        if len(args) == 1 and isinstance(args[0], Tensor):
-            if device is not None:
-                raise RuntimeError("Legacy tensor constructor of the form torch.Tensor(tensor, "
-                                   "device=device) is not supported.  Use torch.tensor(...) or "
-                                   "torch.as_tensor(...) instead.")
-            self._init_as_alias(args[0])  # bound by nnref/_ops/shape.py
-            return
+        dtype = _dtype.get_default_dtype()  # Tensor(tensor), a view, is the mirror's (nnref/_ops/shape.py)
         if not args:
             data = np.zeros((0,), dtype=dtype.numpy)
         elif len(args) == 1 and not isinstance(args[0], (numbers.Integral, Size)):
@@ -228,9 +221,6 @@ class Tensor(metaclass=TorchNamed):
 
     def __float__(self):
         return builtins.float(self.item())
-
-    def __int__(self):
-        return builtins.int(self.item())
 
     # -- type conversions -------------------------------------------------------------------------
     def type(self, dtype=None, non_blocking=False):
