@@ -19,7 +19,7 @@ import numpy as np
 from . import _type_info
 from ._ops import tensor_conversion  # noqa: F401 - binds long, int, bool, cuda, ...
 from .core import _dtype
-from .core._device import canonical_device
+from .core._device import canonical_device, device as Device
 from ._layout import check_memory_format, contiguous_format
 from .core._ops import conversion
 from .core._tensor import Size, Tensor, bind
@@ -33,14 +33,27 @@ def to(self, *args, memory_format=None, **kwargs):
     ``memory_format=`` (``torch.contiguous_format`` asks for a row-major copy), ``non_blocking``
     and ``copy`` given by position (ignored, as nnref copies at once), Python's ``float``/``int``/
     ``bool`` as dtypes and an index as a CUDA device (``torch._C._nn._parse_to``)."""
-    contiguous = check_memory_format("to", memory_format) is contiguous_format
-    if "dtype" in kwargs:
-        kwargs["dtype"] = _type_info.as_dtype(kwargs["dtype"])
-    args = [_to_argument(arg) for arg in args if not isinstance(arg, builtins.bool)]
+    contiguous = memory_format is not None and check_memory_format("to", memory_format) is contiguous_format
+    dtype = kwargs.get("dtype")
+    if dtype is not None and builtins.type(dtype) is not _dtype.dtype:
+        kwargs["dtype"] = _type_info.as_dtype(dtype)
+    args = _core_arguments(args)
     if contiguous and not self._data.flags.c_contiguous:
         dtype, dev, _ = conversion._parse_to(self, args, kwargs)
         return conversion.to_copy(self, dtype, dev, contiguous=True)
     return conversion.to(self, *args, **kwargs)
+
+
+_READ_BY_THE_CORE = (_dtype.dtype, str, Device, Tensor)
+
+
+def _core_arguments(args):
+    """``to``'s positional arguments in the forms the core's parser reads: the same tuple when
+    they already are (the common case costs one test per argument)."""
+    for arg in args:
+        if not isinstance(arg, _READ_BY_THE_CORE):
+            return [_to_argument(arg) for arg in args if not isinstance(arg, builtins.bool)]
+    return args
 
 
 def _to_argument(arg):

@@ -1,7 +1,7 @@
 """Tensor methods that convert to one dtype or device, beyond the teaching core's ``to`` and plain
-``float``, ``double`` and ``half`` (``nnref/core/_tensor.py``, ``nnref/core/_ops/conversion.py``):
-``float``, ``double`` and ``half`` with ``memory_format=``, ``bfloat16``, ``long``, ``int``, ``bool``,
-``cpu`` and ``cuda``, each ``self.to(...)``.  Bound onto
+``float`` and ``half`` (``nnref/core/_tensor.py``, ``nnref/core/_ops/conversion.py``): ``float``
+and ``half`` with ``memory_format=``, ``double``, ``bfloat16``, ``long``, ``int``, ``bool``, ``cpu``
+and ``cuda``, each ``self.to(...)``.  Bound onto
 the core's ``Tensor`` with ``bind``; here, in ``nnref._ops``, so that the profiler records them
 as ops (``aten::long``), as it did when they were written in the class.
 """

@@ -246,11 +246,6 @@ class Tensor(metaclass=TorchNamed):
         ``torch/csrc/autograd/python_variable_methods.cpp``)."""
         return self.to(_dtype.float32)
 
-    def double(self):
-        """``self.to(nnref.float64)`` (``torch.Tensor.double``,
-        ``torch/csrc/autograd/python_variable_methods.cpp``)."""
-        return self.to(_dtype.float64)
-
     def half(self):
         """``self.to(nnref.float16)`` (``torch.Tensor.half``,
         ``torch/csrc/autograd/python_variable_methods.cpp``)."""
