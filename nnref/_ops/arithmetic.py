@@ -14,7 +14,6 @@ import numpy as np
 from ..core import _dtype
 from ..core._device import array_module
 from .. import _meta
-from ..core import _device
 from ..core._tensor import Tensor
 from ..core.autograd.graph import Node
 from ._common import NotImplemented  # noqa: A004 - PyTorch's name

@@ -9,7 +9,6 @@ bool < integer < floating point), ``TypeProperties.cpp``/``torch/functional.py``
 import builtins
 
 from .. import _type_info
-from ..core import _dtype
 
 __all__ = ["is_nonzero", "is_same_size", "can_cast", "is_signed", "is_complex", "get_device",
            "broadcast_shapes", "is_pinned", "pin_memory"]
