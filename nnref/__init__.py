@@ -14,7 +14,8 @@ from ._creation import (BFloat16Tensor, BoolTensor, ByteTensor, CharTensor, Doub
                         arange, as_tensor, asarray, empty, empty_like, eye, from_numpy, full, full_like,
                         linspace, normal, ones, ones_like, rand, rand_like, randint,
                         randint_like, randn, randn_like, randperm, tensor, zeros, zeros_like)
-from .core._device import device, get_default_device, set_default_device
+from ._device_extras import get_default_device, set_default_device
+from .core._device import device
 from .core._dtype import (bfloat16, bool, double, dtype, float, float16, float32, float64,
                           get_default_dtype, half, int, int8, int16, int32, int64, long,
                           promote_types, set_default_dtype, short, uint8)
@@ -214,9 +215,8 @@ inverse = _with_out(inverse)
 from ._ops.quantile import nanquantile, quantile  # noqa: E402
 
 # PyTorch's factory keywords layout= and pin_memory=, and torch.strided.
-from ._layout import layout, strided, tensor_layout as _tensor_layout  # noqa: E402
-from .core._layout import (channels_last, channels_last_3d, contiguous_format, memory_format,  # noqa: E402
-                      preserve_format)
+from ._layout import (channels_last, channels_last_3d, contiguous_format, layout, memory_format,  # noqa: E402
+                      preserve_format, strided, tensor_layout as _tensor_layout)
 from ._creation import with_factory_keywords as _with_factory_keywords  # noqa: E402
 (arange, empty, empty_like, eye, full, full_like, linspace, logspace, ones, ones_like, rand, rand_like,
  randint, randint_like, randn, randn_like, randperm, zeros, zeros_like, scalar_tensor) = map(

@@ -13,13 +13,13 @@ import numpy as np
 
 from .core._naming import TorchNamed
 from .core import _dtype
-from .core._device import array_module, canonical_device, check_dtype_on_device, get_default_device
+from ._device_extras import check_dtype_on_device, get_default_device
+from .core._device import array_module, canonical_device
 from . import _random, _type_info
 from .core._device import to_host
 from .core._ops.arithmetic import _scalar_dtype
-from .core._tensor import Size, Tensor, _as_array
-from ._layout import strided
-from .core._layout import check_memory_format
+from .core._tensor import Size, Tensor
+from ._layout import check_memory_format, strided
 from ._cupy import cuda_unavailable_reason
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "full", "empty", "eye", "arange",
@@ -33,7 +33,7 @@ def _finish(data, dtype, device, requires_grad):
     """A tensor of ``dtype`` on ``device`` holding ``data``: an array, or a function
     ``data(xp, dev)`` that makes one with the device's array module (so GPU tensors
     are made on the GPU, not copied there)."""
-    dtype = _dtype.as_dtype(dtype)
+    dtype = _type_info.as_dtype(dtype)
     dev = canonical_device(get_default_device() if device is None else device)
     check_dtype_on_device(dtype, dev)
     xp = array_module(dev)
@@ -93,7 +93,7 @@ def _to_nested_lists(data):
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False):
     """A new tensor holding a copy of ``data``; the dtype is inferred unless given."""
-    dtype = _dtype.as_dtype(dtype)
+    dtype = _type_info.as_dtype(dtype)
     if isinstance(data, Tensor):
         warnings.warn("To copy construct from a tensor, it is recommended to use "
                       "sourceTensor.clone().detach() or sourceTensor.clone().detach()."
@@ -112,7 +112,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
 def as_tensor(data, dtype=None, device=None):
     """Like ``tensor``, but without a copy where none is needed: a matching tensor is returned
     itself, and a numpy array already of that dtype is shared (as ``from_numpy``), as in PyTorch."""
-    dtype = _dtype.as_dtype(dtype)
+    dtype = _type_info.as_dtype(dtype)
     if isinstance(data, Tensor):
         return data.to(dtype or data._dtype, device or data._device)
     if (isinstance(data, np.ndarray) and (dtype is None or dtype.numpy == data.dtype)
@@ -125,7 +125,7 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
     """``obj`` (a tensor, numpy array, number or nested list) as a tensor: sharing memory with a
     tensor or numpy array unless ``copy=True`` or the dtype or device differ, which ``copy=False``
     refuses (``torch.asarray``, ``torch/_torch_docs.py``)."""
-    dtype = _dtype.as_dtype(dtype)
+    dtype = _type_info.as_dtype(dtype)
     if copy is False:
         source = (obj._dtype if isinstance(obj, Tensor) else
                   _type_info.from_numpy_dtype(obj.dtype) if isinstance(obj, np.ndarray) else None)
@@ -160,7 +160,7 @@ def _size(size):
 def zeros(*size, dtype=None, device=None, requires_grad=False, **keywords):
     """A tensor of ``size`` filled with 0 (``torch.zeros``,
     ``aten/src/ATen/native/TensorFactories.cpp``); the size as separate ints or one sequence."""
-    dtype = _dtype.as_dtype(dtype)
+    dtype = _type_info.as_dtype(dtype)
     size = _size_keyword("zeros", size, keywords)
     dtype, shape = dtype or _dtype.get_default_dtype(), _size(size)
     return _finish(lambda xp, dev: xp.zeros(shape, dtype.numpy), dtype, device, requires_grad)
@@ -169,7 +169,7 @@ def zeros(*size, dtype=None, device=None, requires_grad=False, **keywords):
 def ones(*size, dtype=None, device=None, requires_grad=False, **keywords):
     """A tensor of ``size`` filled with 1 (``torch.ones``,
     ``aten/src/ATen/native/TensorFactories.cpp``); the size as separate ints or one sequence."""
-    dtype = _dtype.as_dtype(dtype)
+    dtype = _type_info.as_dtype(dtype)
     size = _size_keyword("ones", size, keywords)
     dtype, shape = dtype or _dtype.get_default_dtype(), _size(size)
     return _finish(lambda xp, dev: xp.ones(shape, dtype.numpy), dtype, device, requires_grad)
@@ -178,7 +178,7 @@ def ones(*size, dtype=None, device=None, requires_grad=False, **keywords):
 def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=None, **keywords):
     """Uninitialised in PyTorch; zero-filled here, so results never depend on stale memory."""
     check_memory_format("empty", memory_format)
-    dtype = _dtype.as_dtype(dtype)
+    dtype = _type_info.as_dtype(dtype)
     size = _size_keyword("empty", size, keywords)
     return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
 
@@ -197,7 +197,7 @@ def _size_keyword(name, size, keywords):
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     """A tensor of ``size`` filled with ``fill_value``, of its dtype unless ``dtype`` is given
     (``torch.full``, ``aten/src/ATen/native/TensorFactories.cpp``)."""
-    dtype = _dtype.as_dtype(dtype)
+    dtype = _type_info.as_dtype(dtype)
     dtype = dtype or _inferred_dtype(fill_value)
     shape = _size((size,))
     value = _type_info.checked_scalar(fill_value, dtype) if isinstance(fill_value, (int, float)) else fill_value
@@ -207,7 +207,7 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
     """The ``n`` x ``m`` identity matrix (``m`` defaults to ``n``): ``torch.eye`` of
     ``aten/src/ATen/native/TensorFactories.cpp``."""
-    dtype = _dtype.as_dtype(dtype)
+    dtype = _type_info.as_dtype(dtype)
     return _finish(lambda xp, dev: xp.eye(n, n if m is None else m), dtype or _dtype.get_default_dtype(),
                    device, requires_grad)
 
@@ -215,7 +215,7 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
 def arange(start=None, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
     """``start, start+step, ...`` below ``end``; int64 when all bounds are integers.
     ``arange(end)``, ``arange(end=n)`` and ``arange(start, end, step)`` are PyTorch's overloads."""
-    dtype = _dtype.as_dtype(dtype)
+    dtype = _type_info.as_dtype(dtype)
     if end is None:
         if start is None:
             raise TypeError("arange() missing required argument 'end': call arange(end) or "
@@ -250,7 +250,7 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
     """``steps`` evenly spaced values from ``start`` to ``end``, both included
     (``torch.linspace``, ``aten/src/ATen/native/RangeFactories.cpp``)."""
     start, end = _scalar_bounds("linspace", start, end)
-    dtype = _dtype.as_dtype(dtype) or _dtype.get_default_dtype()
+    dtype = _type_info.as_dtype(dtype) or _dtype.get_default_dtype()
     if dtype in (_dtype.float32, _dtype.float64) and steps > 0 and not isinstance(start, complex) \
             and not isinstance(end, complex):
         from ._ops.fused import linspace_values  # ATen's rounding: numpy's linspace differs by an ulp
@@ -265,7 +265,7 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
     start, end = _scalar_bounds("logspace", start, end)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    dtype = _dtype.as_dtype(dtype)
+    dtype = _type_info.as_dtype(dtype)
     return _finish(lambda xp, dev: xp.power(float(base), xp.linspace(start, end, steps)),
                    dtype or _dtype.get_default_dtype(), device, requires_grad)
 
@@ -280,7 +280,7 @@ def _random_factory(size, dtype, device, requires_grad, sample):
 
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, **keywords):
     """Samples from U(0, 1): PyTorch's numbers after the same ``manual_seed``."""
-    dtype = _dtype.as_dtype(dtype)
+    dtype = _type_info.as_dtype(dtype)
     size = _size_keyword("rand", size, keywords)
     dtype = dtype or _dtype.get_default_dtype()
     return _random_factory(size, dtype, device, requires_grad,
@@ -289,7 +289,7 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, **
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, **keywords):
     """Samples from N(0, 1): PyTorch's numbers after the same ``manual_seed``."""
-    dtype = _dtype.as_dtype(dtype)
+    dtype = _type_info.as_dtype(dtype)
     size = _size_keyword("randn", size, keywords)
     dtype = dtype or _dtype.get_default_dtype()
     return _random_factory(size, dtype, device, requires_grad,
@@ -301,7 +301,7 @@ def randint(low=None, high=None, size=None, *, generator=None, dtype=None, devic
     """Integers in ``[low, high)``: PyTorch's overloads ``randint(high, size)`` (from 0) and
     ``randint(low, high, size)``, each argument by position or keyword (``randint(10, size=(5,))``,
     ``randint(high=10, size=(5,))``)."""
-    dtype = _dtype.as_dtype(dtype)
+    dtype = _type_info.as_dtype(dtype)
     if size is None and high is not None:  # randint(high, size): both moved one place left
         low, high, size = None, low, high
     elif high is None:  # randint(high, size=...): the one bound given first is the upper one
@@ -317,7 +317,7 @@ def randint(low=None, high=None, size=None, *, generator=None, dtype=None, devic
 
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
     """A random permutation of ``0 .. n-1`` (PyTorch's CPU shuffle, so the same order)."""
-    dtype = _dtype.as_dtype(dtype)
+    dtype = _type_info.as_dtype(dtype)
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     dtype = dtype or _dtype.int64
@@ -331,7 +331,7 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
 def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
     """``normal(mean, std, size)`` with numbers, or elementwise means/stds given as tensors
     (``normal(mean)`` with a tensor of means draws with std 1, as PyTorch's overload does)."""
-    dtype = _dtype.as_dtype(dtype)
+    dtype = _type_info.as_dtype(dtype)
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
         if size is not None or dtype is not None or device is not None or requires_grad:
             raise TypeError("normal() received an invalid combination of arguments: with a tensor mean or std "
@@ -352,7 +352,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None,
 def _like(factory):
     def like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None, **kwargs):
         check_memory_format(factory.__name__ + "_like", memory_format)
-        dtype = _dtype.as_dtype(dtype)
+        dtype = _type_info.as_dtype(dtype)
         return factory(input._data.shape, dtype=dtype or input._dtype,
                        device=device or input._device, requires_grad=requires_grad, **kwargs)
     like.__name__ = factory.__name__ + "_like"
@@ -369,7 +369,7 @@ def randint_like(input, low=0, high=None, *, generator=None, dtype=None, device=
     """Random integers in ``[low, high)`` with ``input``'s shape (``high`` alone means
     ``low=0``), ``torch.randint_like`` of ``aten/src/ATen/native/TensorFactories.cpp``."""
     check_memory_format("randint_like", memory_format)
-    dtype = _dtype.as_dtype(dtype)
+    dtype = _type_info.as_dtype(dtype)
     if high is None:
         low, high = 0, low
     return randint(low, high, input._data.shape, generator=generator, dtype=dtype or input._dtype,
@@ -380,7 +380,7 @@ def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False
     """A tensor of ``input``'s shape (and dtype and device, unless given) filled with
     ``fill_value`` (``torch.full_like``, ``aten/src/ATen/native/TensorFactories.cpp``)."""
     check_memory_format("full_like", memory_format)
-    dtype = _dtype.as_dtype(dtype)
+    dtype = _type_info.as_dtype(dtype)
     return full(input._data.shape, fill_value, dtype=dtype or input._dtype,
                 device=device or input._device, requires_grad=requires_grad)
 
@@ -389,7 +389,7 @@ def _new(factory):
     """``tensor.new_zeros(2, 3)`` and friends (``_C.TensorBase.new_*``): the factory, with this
     tensor's dtype and device unless others are given."""
     def method(self, *args, dtype=None, device=None, requires_grad=False, **keywords):
-        dtype = _dtype.as_dtype(dtype)
+        dtype = _type_info.as_dtype(dtype)
         return factory(*args, dtype=dtype or self._dtype, device=device or self._device,
                        requires_grad=requires_grad, **keywords)
     method.__name__ = "new_" + factory.__name__
@@ -405,7 +405,7 @@ def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
                       "requires_grad_(True), rather than tensor.new_tensor(sourceTensor).",
                       UserWarning, stacklevel=2)
         data = data.detach().cpu().numpy()
-    return tensor(data, dtype=_dtype.as_dtype(dtype) or self._dtype, device=device or self._device,
+    return tensor(data, dtype=_type_info.as_dtype(dtype) or self._dtype, device=device or self._device,
                   requires_grad=requires_grad)
 
 
@@ -430,7 +430,7 @@ def _legacy_new(dt, args, device):
     if len(args) == 1 and isinstance(args[0], numbers.Real) and not isinstance(args[0], numbers.Integral):
         raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})")
     if len(args) == 1 and not isinstance(args[0], (numbers.Integral, Size)):
-        return _finish(_as_array(args[0], dt), dt, device, False)
+        return _finish(np.asarray(args[0], dtype=dt.numpy), dt, device, False)
     return zeros(*(args or (0,)), dtype=dt, device=device)  # no arguments: empty, size (0,)
 
 

@@ -10,7 +10,9 @@ import site
 import sys
 
 from .core import _device
+from .core._ops import conversion
 from .core._seams import install
+from ._device_extras import check_dtype_on_device
 from ._meta import MetaArray, meta
 
 __all__ = ["cuda_unavailable_reason"]
@@ -91,11 +93,11 @@ def _library_of_array(array):
     return meta if isinstance(array, MetaArray) else _import_cupy()
 
 
-def _has_values(array):
-    return not isinstance(array, MetaArray)
-
-
-def _check_cuda_device(dev):
+def _other_device(dev):
+    """The core's ``canonical_device`` for 'meta' and 'cuda': every CUDA tensor is on cuda:0,
+    raising a clear error for an unusable GPU."""
+    if dev.type == "meta":
+        return _META  # as CPU: PyTorch's meta tensors say 'meta' whatever index was asked
     if dev.index not in (None, 0):
         # CuPy allocates on its *current* GPU; keeping every tensor on GPU 0 keeps that right.
         raise RuntimeError(f"nnref's GPU path uses one GPU, cuda:0, but {dev} was asked for. To run "
@@ -103,9 +105,26 @@ def _check_cuda_device(dev):
     reason = cuda_unavailable_reason()
     if reason is not None:
         raise RuntimeError(reason)
+    return _device.device("cuda", 0)
+
+
+_META = _device.device("meta")
+
+
+def _move(data, dtype, dev):
+    """``data`` copied to ``dev``, the step of ``to`` between two memories (``to_copy``,
+    ``nnref/core/_ops/conversion.py``)."""
+    check_dtype_on_device(dtype, dev)
+    if dev.type == "cpu":
+        return _device.to_host(data)
+    xp = _device.array_module(dev)
+    if dev.type == "meta":
+        return xp.asarray(data)  # only the shape and dtype go to meta
+    with xp.cuda.Device(dev.index):
+        return xp.asarray(data)
 
 
 install(_device, "library_of_device", _library_of_device)
 install(_device, "library_of_array", _library_of_array)
-install(_device, "has_values", _has_values)
-install(_device, "check_cuda_device", _check_cuda_device)
+install(_device, "other_device", _other_device)
+install(conversion, "move", _move)

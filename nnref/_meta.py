@@ -36,7 +36,7 @@ import types
 
 import numpy as np
 
-__all__ = ["MetaArray", "meta", "PROBE_LIMIT"]
+__all__ = ["MetaArray", "meta", "PROBE_LIMIT", "has_values"]
 
 PROBE_LIMIT = 2**16  # elements of all inputs together, for the functions run on placeholders
 
@@ -288,6 +288,12 @@ class MetaArray:
 _METHODS = {"sum", "prod", "mean", "std", "var", "max", "min", "argmax", "argmin", "any", "all",
             "cumsum", "cumprod", "argsort", "sort", "clip", "round", "conj", "conjugate", "take",
             "repeat", "dot", "nonzero", "trace"}
+
+
+def has_values(array):
+    """False for an array without values (a meta array): value checks (index bounds,
+    probabilities, ...) are skipped there, as PyTorch's meta kernels skip them."""
+    return not isinstance(array, MetaArray)
 
 
 def _operator(name, reflected=False, inplace=False):

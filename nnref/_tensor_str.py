@@ -1,11 +1,13 @@
 """``nnref.set_printoptions``: the printing options of ``torch/_tensor_str.py``.
 
 The teaching core prints tensors with PyTorch's default options (``nnref/core/_tensor_str.py``,
-module globals it reads at each ``repr``); this sets them, as ``torch.set_printoptions`` does.
+module globals it reads at each ``repr``); this sets them, as ``torch.set_printoptions`` does,
+and gives ``Tensor.__repr__`` PyTorch's signature.
 """
 import math
 
 from .core import _tensor_str as options
+from .core._tensor import bind
 
 __all__ = ["set_printoptions"]
 
@@ -28,3 +30,11 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
     if linewidth is not None:
         options.LINEWIDTH = linewidth
     options.SCI_MODE = sci_mode
+
+
+def _repr(self, *, tensor_contents=None):
+    """``repr(t)`` with ``torch.Tensor.__repr__``'s signature (``torch/_tensor.py``)."""
+    return options.tensor_repr(self)
+
+
+bind(__repr__=_repr)

@@ -4,9 +4,10 @@ Mirrors ``torch.finfo``/``torch.iinfo`` (``torch/csrc/TypeInfo.cpp``): the same 
 same printed form (``%g`` numbers, the dtype's name), Python ``float``/``int`` values.  The
 numbers come from numpy's (and ``ml_dtypes``' for bfloat16) description of the same formats.
 
-Also the dtype rules beyond the teaching core's (``nnref/core/_dtype.py``): a numpy dtype's nnref
-dtype with PyTorch's refusal, a Python number checked against a dtype's range
-(``checked_scalar``) and the bool < int < float categories of casts.
+Also the dtype rules beyond the teaching core's (``nnref/core/_dtype.py``): Python's ``float``,
+``int``, ``bool`` and the legacy names (``'torch.FloatTensor'``) read as dtypes (``as_dtype``,
+``from_legacy_name``), a numpy dtype's nnref dtype with PyTorch's refusal, a Python number checked
+against a dtype's range (``checked_scalar``) and the bool < int < float categories of casts.
 """
 import builtins
 import math
@@ -78,6 +79,60 @@ class iinfo(metaclass=TorchNamed):
 
     def __repr__(self):
         return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"
+
+
+_PYTHON_TYPES = {builtins.float: _dtype.float64, builtins.int: _dtype.int64, builtins.bool: _dtype.bool}
+
+
+def as_dtype(value, argument="dtype"):
+    """``value`` as an nnref dtype: a dtype itself, or Python's ``float``/``int``/``bool``
+    (float64, int64, bool), as ``torch``'s argument parser accepts them; None stays None."""
+    if value is None or type(value) is _dtype.dtype:
+        return value
+    if not isinstance(value, type):
+        raise TypeError(f"argument '{argument}' must be nnref.dtype, not {type(value).__name__}")
+    if value in _PYTHON_TYPES:
+        return _PYTHON_TYPES[value]
+    if value is builtins.complex:
+        raise TypeError(f"argument '{argument}' is complex, which PyTorch reads as complex128; nnref "
+                        "has no complex dtypes (see the Differences page)")
+    raise TypeError(f"argument '{argument}' must be nnref.dtype, not {type(value).__name__}")
+
+
+_BY_LEGACY_NAME = {d._legacy_name: d for d in _dtype.ALL_DTYPES}
+
+
+def from_legacy_name(name):
+    """``'torch.FloatTensor'`` (or ``'nnref.FloatTensor'``) -> ``float32``, for ``Tensor.type(str)``."""
+    short = name.rsplit(".", 1)[-1]
+    if short not in _BY_LEGACY_NAME:
+        raise ValueError(f"invalid type: '{name}'; expected one of "
+                         + ", ".join(f"'torch.{n}'" for n in _BY_LEGACY_NAME))
+    return _BY_LEGACY_NAME[short]
+
+
+def _is_signed(self):
+    """False for unsigned integers and bool (``torch.dtype.is_signed``)."""
+    return self.is_floating_point or bool(np.issubdtype(self.numpy, np.signedinteger))
+
+
+def _is_complex(self):
+    """False: nnref has no complex dtypes (``torch.dtype.is_complex``)."""
+    return False
+
+
+def _itemsize(self):
+    """The size of one element in bytes (``torch.dtype.itemsize``)."""
+    return self.numpy.itemsize
+
+
+def _reduce(self):
+    """A dtype pickles as its name, the module attribute that holds it (``torch.float32``)."""
+    return self.name
+
+
+_dtype.dtype.is_signed, _dtype.dtype.is_complex = property(_is_signed), property(_is_complex)
+_dtype.dtype.itemsize, _dtype.dtype.__reduce__ = property(_itemsize), _reduce
 
 
 def from_numpy_dtype(np_dtype):

@@ -55,8 +55,8 @@ NOT_PYTORCH = {
 _TOP_LEVEL = (
     ("nnref._random", "random"), ("nnref._ops.random", "random"),
     ("nnref._creation", "creation"), ("nnref._tensor_str", "tensor"), ("nnref.core._tensor_str", "tensor"), ("nnref.core._tensor", "tensor"),
-    ("nnref.core._dtype", "dtype"), ("nnref._type_info", "dtype"), ("nnref.core._layout", "dtype"), ("nnref._layout", "dtype"),
-    ("nnref.core._device", "device"),
+    ("nnref.core._dtype", "dtype"), ("nnref._type_info", "dtype"), ("nnref._layout", "dtype"),
+    ("nnref.core._device", "device"), ("nnref._device_extras", "device"),
     ("nnref._settings", "settings"), ("nnref.compiler", "compiler"), ("nnref.amp", "amp"), ("nnref.autograd", "grad_mode"),
     ("nnref.core.autograd", "grad_mode"), ("nnref.core._ops", "ops"),
     ("nnref.serialization", "serialization"), ("nnref._ops", "ops"), ("nnref.functional", "ops"),

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..core import _dtype
 from ..core._device import array_module
-from ..core import _device
+from .. import _meta
 from ..core._tensor import Tensor
 from ..core.autograd.graph import Node
 from ._common import NotImplemented  # noqa: A004 - PyTorch's name
@@ -205,7 +205,7 @@ def _integer_division_dtype(name, input, other):
     if dtype is _dtype.bool:
         raise NotImplementedError(f'"{name}_cpu" not implemented for \'Bool\'')
     divisor = operand_data(other, dtype)
-    if not dtype.is_floating_point and _device.has_values(divisor) and not divisor.all():
+    if not dtype.is_floating_point and _meta.has_values(divisor) and not divisor.all():
         raise RuntimeError("ZeroDivisionError")
     return dtype
 

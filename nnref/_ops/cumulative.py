@@ -11,9 +11,10 @@ as a Hillis-Steele scan (log2(n) whole-array steps, each combining every element
 """
 import numpy as np
 
+from .. import _type_info
 from ..core import _dtype
 from ..core._device import array_module, array_module_of
-from ..core import _device
+from .. import _meta
 from ..core._tensor import _wrap_dim
 from ..core.autograd.graph import Node
 from ._common import from_accumulator, needs_grad, record, running, wrap
@@ -60,7 +61,7 @@ class CumprodBackward0(Node):
         dim = self.dim
         if not self_._data.ndim:
             return (grad,)
-        if _device.has_values(self_._data) and bool(array_module_of(self_._data).all(self_._data != 0)):
+        if _meta.has_values(self_._data) and bool(array_module_of(self_._data).all(self_._data != 0)):
             return (_reversed_cumsum(grad * cumprod(self_, dim), dim) / self_,)
         from .._creation import ones
         from .pointwise import where
@@ -81,7 +82,7 @@ def cumprod(input, dim, *, dtype=None):
     """Running products along ``dim``: ``out[i] = input[0] * ... * input[i]``; bool and integer
     inputs multiply in int64 (``torch.cumprod``, ``aten/src/ATen/native/ReduceOps.cpp``)."""
     dim = _wrap_dim(dim, input._data.ndim)
-    dtype = _dtype.as_dtype(dtype) or (input._dtype if input._dtype.is_floating_point else _dtype.int64)
+    dtype = _type_info.as_dtype(dtype) or (input._dtype if input._dtype.is_floating_point else _dtype.int64)
     xp = array_module(input._device)
     data = input._data
     if not data.ndim:

@@ -4,13 +4,14 @@ and ``unravel_index``, the coordinates of flat indices.
 Mirrors ``aten/src/ATen/native/TensorFactories.cpp``: a ``2 x N`` tensor, row indices then
 column indices, in row-major order, for a ``row x col`` matrix and the diagonal ``offset``.
 """
+from .. import _type_info
 from ..core import _dtype
 
 __all__ = ["tril_indices", "triu_indices", "unravel_index"]
 
 
 def _indices(name, row, col, offset, dtype, device):
-    dtype = _dtype.as_dtype(dtype) or _dtype.int64
+    dtype = _type_info.as_dtype(dtype) or _dtype.int64
     if dtype not in (_dtype.int64, _dtype.int32):
         raise NotImplementedError(f"\"{name}\" not implemented for '{dtype._legacy_name[:-6]}'")
     if row < 0 or col < 0:

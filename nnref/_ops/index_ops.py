@@ -9,7 +9,7 @@ get the gradient read back from their places, all with nnref ops so that they di
 import math
 
 from ..core import _dtype
-from ..core import _device
+from .. import _meta
 from ..core._device import array_module
 from .._type_info import checked_scalar
 from ..core._tensor import Tensor, _wrap_dim
@@ -152,7 +152,7 @@ def masked_scatter(input, mask, source):
 def apply_masked_scatter_(self, op, mask, source):
     """``masked_scatter_``: PyTorch checks no overlap and reads ``source`` while it writes, so a
     source sharing ``self``'s memory gives a result of its loop order, which nnref does not model."""
-    if (type(self._data) is type(source._data) and source._data.size and _device.has_values(source._data)
+    if (type(self._data) is type(source._data) and source._data.size and _meta.has_values(source._data)
             and array_module(self._device).may_share_memory(self._data, source._data)):
         raise NotImplementedError("nnref cannot reproduce masked_scatter_ with a source that shares "
                                   "memory with the tensor written to: PyTorch's result depends on the "

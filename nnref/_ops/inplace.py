@@ -16,7 +16,7 @@ import warnings
 
 import numpy as np
 
-from ..core import _device
+from .. import _meta
 from ..core._device import array_module, array_module_of
 from .._type_info import category, checked_scalar
 from .. import _random
@@ -101,7 +101,7 @@ def check_no_partial_overlap(output, inputs, *, full_too=False):
     says so instead of returning another result.
     """
     out = output._data
-    if not out.size or not _device.has_values(out):  # ('meta' tensors have no memory to share)
+    if not out.size or not _meta.has_values(out):  # ('meta' tensors have no memory to share)
         return
     may_share = np.may_share_memory if isinstance(out, np.ndarray) else array_module_of(out).may_share_memory
     begin = end = None

@@ -13,6 +13,7 @@ import builtins
 import math
 import numbers
 
+from .. import _type_info
 from ..core import _dtype
 from ..core._device import array_module
 from ..core._tensor import _wrap_dim
@@ -28,7 +29,7 @@ def _check_dtype(name, input, dtype):
     """PyTorch's ``check_linalg_norm_dtype``: ``dtype`` must be a float no narrower than the input."""
     if dtype is None:
         return input._dtype
-    dtype = _dtype.as_dtype(dtype)
+    dtype = _type_info.as_dtype(dtype)
     if not dtype.is_floating_point:
         raise RuntimeError(f"{name}: dtype should be floating point or complex, but got "
                            f"{dtype._legacy_name[:-6]}")

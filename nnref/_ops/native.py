@@ -21,7 +21,7 @@ import numpy as np
 
 from ..core import _dtype
 from ..core._device import array_module_of
-from ..core import _device
+from .. import _meta
 from ..core.autograd.grad_mode import _GradState, no_grad
 from ..core.autograd.graph import Node
 from ._common import needs_grad, record, wrap
@@ -158,7 +158,7 @@ def _sample_blocks(samples, bytes_per_sample, data, block_bytes=None):
     """Slices of the batch, each as many samples as fit in ``block_bytes`` (``_COLUMN_BLOCK_BYTES``
     unless given; at least one sample); one slice on 'meta', where the columns take no memory."""
     block_bytes = _COLUMN_BLOCK_BYTES if block_bytes is None else block_bytes
-    step = max(1, block_bytes // bytes_per_sample) if _device.has_values(data) else max(samples, 1)
+    step = max(1, block_bytes // bytes_per_sample) if _meta.has_values(data) else max(samples, 1)
     return [slice(start, min(start + step, samples)) for start in range(0, samples, step)]
 
 
@@ -585,7 +585,7 @@ def _window_max(x, kernel, stride, dilation, out_size):
             # (a masked copy is several times slower); a NaN on either side stays in the maximum.
             xp.maximum(offsets, xp.multiply(better, i * kw + j, dtype=np.int64), out=offsets)
             xp.maximum(values, candidate, out=values)
-    if floating and _device.has_values(values):  # a fix-up of values: nothing to fix on 'meta'
+    if floating and _meta.has_values(values):  # a fix-up of values: nothing to fix on 'meta'
         _first_zero_sign(values, offsets, x, kw, stride, dilation)
     return values, offsets
 
@@ -854,7 +854,7 @@ def embedding(weight, indices, padding_idx, scale_grad_by_freq):
     if weight._data.ndim != 2:
         raise RuntimeError("'weight' must be 2-D")
     idx = indices._data
-    if idx.size and _device.has_values(idx) and (idx.min() < 0 or idx.max() >= weight._data.shape[0]):
+    if idx.size and _meta.has_values(idx) and (idx.min() < 0 or idx.max() >= weight._data.shape[0]):
         raise IndexError("index out of range in self")
     out = wrap(array_module_of(idx).take(weight._data, idx, axis=0), weight)
     if needs_grad(weight):
@@ -893,7 +893,7 @@ class NllLossBackward0(_NumpyBackward):
     def backward(self, grad):
         g = _opmath(grad._data)
         xp = array_module_of(g)
-        if self.reduction == "mean" and _device.has_values(g) and self.total_weight == 0:  # every target ignored
+        if self.reduction == "mean" and _meta.has_values(g) and self.total_weight == 0:  # every target ignored
             return (wrap(xp.zeros(self._input_metadata[0][0], dtype=grad._data.dtype), grad),)
         if self.reduction == "none":
             scale = g * self.picked_weight
@@ -980,7 +980,7 @@ def nll_loss_nd(input, target, weight, reduction, ignore_index):
     if weight is not None and weight._data.size != classes:
         raise RuntimeError(f"weight tensor should be defined either for all {classes} classes or "
                            f"no classes but got weight tensor of shape: {list(weight.shape)}")
-    if not _device.has_values(t) or (t.size and 0 <= t.min() and t.max() < classes
+    if not _meta.has_values(t) or (t.size and 0 <= t.min() and t.max() < classes
                              and not 0 <= ignore_index < classes):
         # The common case, told by two reductions: every target is a class, none is ignored.
         safe, ignored = t, None

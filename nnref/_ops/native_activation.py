@@ -20,7 +20,7 @@ import math
 import numpy as np
 
 from ..core._device import array_module_of
-from ..core import _device
+from .. import _meta
 from ._common import float_input, needs_grad, record, special_function, wrap
 from ..core.autograd.graph import Node
 from ._first_order import FirstOrderBackward
@@ -362,7 +362,7 @@ def softplus(input, beta=1.0, threshold=20.0):
     # Where beta x > threshold (NaN stays on the smooth side, as in PyTorch).  Usually nowhere:
     # then no select at all, and when there is one, numpy's masked copy is fast on a sparse mask.
     linear = z > threshold
-    if _device.has_values(linear) and not linear.any():
+    if _meta.has_values(linear) and not linear.any():
         linear = None
     xp.clip(z, dtype(-np.inf), dtype(threshold), out=z)
     xp.exp(z, out=z)  # exp(beta x), kept for the backward pass

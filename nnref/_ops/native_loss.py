@@ -7,7 +7,7 @@ plain numpy, so these nodes are first-order only (a second derivative raises).
 import numpy as np
 
 from ..core._device import array_module_of
-from ..core import _device
+from .. import _meta
 from ._common import record, wrap
 from ._first_order import FirstOrderBackward
 from .native import _as, _opmath, _reduce, _wants
@@ -110,7 +110,7 @@ def binary_cross_entropy(input, target, weight, reduction):
     """``-w (y log x + (1 - y) log(1 - x))``, each log clamped at -100 as in PyTorch."""
     x, y = _opmath(input._data), _opmath(target._data)
     xp = array_module_of(x)
-    if x.size and _device.has_values(x) and not bool(((x >= 0) & (x <= 1)).all()):
+    if x.size and _meta.has_values(x) and not bool(((x >= 0) & (x <= 1)).all()):
         raise RuntimeError("all elements of input should be between 0 and 1 (pass probabilities, "
                            "e.g. torch.sigmoid(logits), or use binary_cross_entropy_with_logits on "
                            "the logits)")

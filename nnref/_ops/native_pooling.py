@@ -19,7 +19,7 @@ import math
 import numpy as np
 
 from ..core._device import array_module_of
-from ..core import _device
+from .. import _meta
 from ._common import float_input, needs_grad, record, wrap
 from ._first_order import FirstOrderBackward
 from .native import _as, _opmath, _pool_output_size
@@ -197,7 +197,7 @@ def _coverage(xp, start, end, size, dtype):
 
 
 def _all_finite(xp, data):
-    return not _device.has_values(data) or bool(xp.isfinite(data).all())
+    return not _meta.has_values(data) or bool(xp.isfinite(data).all())
 
 
 class AdaptiveAvgPool2DBackward0(FirstOrderBackward):

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..core import _dtype
 from ..core._device import array_module, array_module_of
-from ..core import _device
+from .. import _meta
 from ..core._tensor import _wrap_dim
 from ..core.autograd.graph import Node
 from ._common import needs_grad, wrap
@@ -34,7 +34,7 @@ class MedianBackward0(Node):
         (self_,) = self.saved_tensors
         xp = array_module_of(self_._data)
         mask = xp.isnan(self_._data) if self.result_is_nan else self_._data == self.result._data
-        count = int(mask.sum()) if _device.has_values(mask) else 1
+        count = int(mask.sum()) if _meta.has_values(mask) else 1
         return (masked_grad((grad / count).expand(self_.shape), mask),)
 
 

@@ -9,7 +9,7 @@ was empty; and no argument may require grad while grad mode is on, since writing
 import functools
 import warnings
 
-from ..core import _device
+from .. import _meta
 from .._type_info import category
 from ..core._tensor import Tensor
 from ..core.autograd.grad_mode import _GradState
@@ -47,7 +47,7 @@ def _tensors(args):
 
 
 def _refuse_shared_memory(function, out, tensors):
-    if not _device.has_values(out._data):  # ('meta' tensors have no memory to share)
+    if not _meta.has_values(out._data):  # ('meta' tensors have no memory to share)
         return
     for tensor in tensors:
         if type(tensor._data) is type(out._data) and shares_memory(out._data, tensor._data):
@@ -62,7 +62,7 @@ def _check_shared_elements(function, out, internal):
     refuses it (``assert_no_internal_overlap``); the kernels that write ``out`` themselves
     (``sum``, ``mv``, ``bmm``: ``internal="unchecked"``) do not check and write each shared
     element once per position, in their loop order, which nnref does not model."""
-    if internal == "unchecked" and _device.has_values(out._data) and has_internal_overlap(out._data):
+    if internal == "unchecked" and _meta.has_values(out._data) and has_internal_overlap(out._data):
         raise NotImplementedError(
             f"nnref cannot reproduce {function.__name__}(..., out=...) into a tensor whose elements share "
             f"memory (an expanded tensor): PyTorch writes each shared element once per position, in its "

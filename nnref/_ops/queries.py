@@ -9,7 +9,6 @@ bool < integer < floating point), ``TypeProperties.cpp``/``torch/functional.py``
 import builtins
 
 from .. import _type_info
-from ..core import _dtype
 
 __all__ = ["is_nonzero", "is_same_size", "can_cast", "is_signed", "is_complex", "get_device",
            "broadcast_shapes", "is_pinned", "pin_memory"]
@@ -36,7 +35,7 @@ def can_cast(from_, to):
     """True if PyTorch's type promotion allows casting ``from_`` to ``to``: not from floating
     point to an integer or bool, nor from an integer to bool (``torch.can_cast``,
     ``aten/src/ATen/native/TypeProperties.cpp``)."""
-    return _type_info.category(_dtype.as_dtype(from_)) <= _type_info.category(_dtype.as_dtype(to))
+    return _type_info.category(_type_info.as_dtype(from_)) <= _type_info.category(_type_info.as_dtype(to))
 
 
 def is_signed(input):

@@ -13,6 +13,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from .. import _type_info
 from ..core import _dtype
 from ..core._device import array_module, array_module_of
 from ..core._tensor import _wrap_dim
@@ -139,7 +140,7 @@ def _same_layout(data):
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """``sum`` counting NaN as zero (``torch.nansum``, ``aten/src/ATen/native/ReduceOps.cpp``)."""
-    dtype = _dtype.as_dtype(dtype)
+    dtype = _type_info.as_dtype(dtype)
     if dtype is None:
         dtype = input._dtype if input._dtype.is_floating_point else _dtype.int64
     dims = _dims(dim, input._data.ndim)

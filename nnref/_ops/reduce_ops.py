@@ -12,7 +12,7 @@ import numpy as np
 
 from ..core import _dtype
 from ..core._device import array_module, array_module_of
-from ..core import _device
+from .. import _meta
 from ..core._tensor import _wrap_dim
 from ..core.autograd.grad_mode import _GradState
 from ..core.autograd.graph import Node
@@ -50,7 +50,7 @@ def _prod_backward(grad, x, result, axis):
     xp = array_module_of(x)
     if not x.ndim:
         return xp.broadcast_to(grad, x.shape).copy()
-    zeros = int(xp.count_nonzero(x == 0)) if _device.has_values(x) else 0
+    zeros = int(xp.count_nonzero(x == 0)) if _meta.has_values(x) else 0
     if zeros == 0:
         with np.errstate(divide="ignore", invalid="ignore"):  # inf / inf is NaN, as in PyTorch
             return grad * (result / x)
@@ -66,7 +66,7 @@ def _prod_backward_recorded(grad, x, result):
     differentiated again: ``grad * (result / x)``, PyTorch's formula while no element is 0 (its
     gradient's node is ``MulBackward0``, as there).  With zeros PyTorch differentiates exclusive
     ``cumprod``s, whose own gradient nnref does not give for zeros: refused."""
-    if _device.has_values(x._data) and array_module_of(x._data).count_nonzero(x._data == 0):
+    if _meta.has_values(x._data) and array_module_of(x._data).count_nonzero(x._data == 0):
         raise NotImplementedError(
             "nnref cannot differentiate prod's gradient again (create_graph=True) when the input "
             "holds zeros; PyTorch can. Without zeros it can, and without create_graph=True the "

@@ -14,9 +14,10 @@ from collections import namedtuple
 
 import numpy as np
 
+from .. import _type_info
 from ..core import _dtype
 from ..core._device import array_module, array_module_of
-from ..core import _device
+from .. import _meta
 from ..core._tensor import _wrap_dim
 from ..core.autograd.graph import Node
 from ._common import NotImplemented  # noqa: A004 - PyTorch's name
@@ -69,7 +70,7 @@ def _float_sum(data, dims, keepdim, dtype):
 
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     """Sum of all elements, or over ``dim``; bool and integer inputs sum to int64."""
-    dtype = _dtype.as_dtype(dtype)
+    dtype = _type_info.as_dtype(dtype)
     if dtype is None:
         dtype = input._dtype if input._dtype.is_floating_point else _dtype.int64
     dims = _dims(dim, input._data.ndim)
@@ -85,7 +86,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
 
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     """Average of all elements, or over ``dim`` (floating point tensors only, as in PyTorch)."""
-    dtype = _dtype.as_dtype(dtype) or input._dtype
+    dtype = _type_info.as_dtype(dtype) or input._dtype
     if not dtype.is_floating_point:
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point or "
@@ -269,7 +270,7 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
         p = 2
     elif isinstance(p, str):
         raise NotImplementedError(f"norm(p={p!r}): nnref has only vector norms (p a number, or 'fro')")
-    dtype = _dtype.as_dtype(dtype) or input._dtype
+    dtype = _type_info.as_dtype(dtype) or input._dtype
     if not (input._dtype.is_floating_point and dtype.is_floating_point):
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as "
                            f"input. Got {input._dtype._legacy_name[:-6]}")
@@ -300,8 +301,8 @@ def evenly_distribute(grad, self_, result):
     from .pointwise import masked_grad
     x = self_._data
     xp = array_module_of(x)
-    winners = xp.isnan(x) if _device.has_values(x) and bool(xp.isnan(result._data)) else x == result._data
-    count = int(winners.sum()) if _device.has_values(x) else 1
+    winners = xp.isnan(x) if _meta.has_values(x) and bool(xp.isnan(result._data)) else x == result._data
+    count = int(winners.sum()) if _meta.has_values(x) else 1
     return masked_grad((grad / count).expand(self_.shape), winners)
 
 
@@ -508,7 +509,7 @@ def bincount(input, weights=None, minlength=0):
     data = input._data
     if input._dtype.is_floating_point or input._dtype is _dtype.bool:
         raise NotImplementedError(f'"bincount_cpu" not implemented for \'{input._dtype._legacy_name[:-6]}\'')
-    if data.ndim != 1 or (data.size and _device.has_values(data) and data.min() < 0):
+    if data.ndim != 1 or (data.size and _meta.has_values(data) and data.min() < 0):
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if minlength < 0:
         raise RuntimeError("minlength should be >= 0")

@@ -10,7 +10,7 @@ import builtins
 
 from ..core import _dtype
 from ..core._device import array_module
-from ..core import _device
+from .. import _meta
 from ..core._tensor import Tensor, _wrap_dim
 from ..core.autograd.graph import Node
 from ._common import check_same_device, needs_grad, record, size_arguments, wrap
@@ -99,7 +99,7 @@ def index_select(input, dim, index):
     dim = _wrap_dim(dim, builtins.max(ndim, 1))
     size = input._data.shape[dim] if ndim else 1
     positions = index._data.reshape(-1).astype("int64")
-    if positions.size and _device.has_values(positions) and (positions.min() < 0 or positions.max() >= size):
+    if positions.size and _meta.has_values(positions) and (positions.min() < 0 or positions.max() >= size):
         bad = int(positions.max()) if positions.max() >= size else int(positions.min())
         raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={size}")
     xp = array_module(input._device)
@@ -162,7 +162,7 @@ def index_add(input, dim, index, source, *, alpha=1):
     dim = _wrap_dim(dim, builtins.max(ndim, 1))
     size = input._data.shape[dim] if ndim else 1
     positions = index._data.reshape(-1).astype("int64")
-    if positions.size and _device.has_values(positions) and (positions.min() < 0 or positions.max() >= size):
+    if positions.size and _meta.has_values(positions) and (positions.min() < 0 or positions.max() >= size):
         raise IndexError("index out of range in self")
     xp = array_module(input._device)
     data = input._data.copy()

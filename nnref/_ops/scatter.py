@@ -9,7 +9,7 @@ these same ops, so they can be differentiated again.
 import numpy as np
 
 from ..core._device import array_module
-from ..core import _device
+from .. import _meta
 from .._type_info import checked_scalar
 from ..core._tensor import Tensor, _wrap_dim
 from ..core.autograd.graph import Node
@@ -49,7 +49,7 @@ def _check(name, input, dim, index, src=None):
                                f"size than src {list(src.shape)}")
     size = input._data.shape[dim] if input._data.ndim else 1
     data = index._data
-    if data.size and _device.has_values(data) and (data.min() < -size or data.max() >= size):
+    if data.size and _meta.has_values(data) and (data.min() < -size or data.max() >= size):
         bad = int(data.max()) if data.max() >= size else int(data.min())
         raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
     return dim

@@ -12,8 +12,8 @@ import warnings
 
 from ..core import _dtype
 from ..core._device import array_module, array_module_of
-from ..core._layout import check_memory_format, contiguous_format
-from ..core._tensor import _init, _wrap_dim, bind
+from .._layout import check_memory_format, contiguous_format
+from ..core._tensor import Tensor, _init, _wrap_dim, bind
 from ..core.autograd.graph import Node
 from ._common import check_same_device, needs_grad, record, result_type, size_arguments, wrap
 from ..core._views import MULTI_OUTPUT, make_view
@@ -424,12 +424,23 @@ def _iterate(self):
     return iter(unbind(self, 0))
 
 
-def _init_as_alias(t, source):
-    """Make ``t`` a view of all of ``source``, as PyTorch's legacy constructors do with a tensor."""
-    view = alias(source)
-    _init(t, view._data, view._device)
-    t._version_counter, t._grad_fn = view._version_counter, view.grad_fn
-    t._base, t._view_version, t._view_meta = view._base, view._view_version, view._view_meta
+_core_init = Tensor.__init__
 
 
-bind(__iter__=_iterate, _init_as_alias=_init_as_alias)
+def __init__(self, *args, device=None):
+    """The legacy constructor (``nnref/core/_tensor.py``); ``Tensor(tensor)`` makes ``self`` a view
+    of all of ``tensor``, as PyTorch's legacy constructors do."""
+    if len(args) != 1 or not isinstance(args[0], Tensor):
+        _core_init(self, *args, device=device)
+        return
+    if device is not None:
+        raise RuntimeError("Legacy tensor constructor of the form torch.Tensor(tensor, "
+                           "device=device) is not supported.  Use torch.tensor(...) or "
+                           "torch.as_tensor(...) instead.")
+    view = alias(args[0])
+    _init(self, view._data, view._device)
+    self._version_counter, self._grad_fn = view._version_counter, view.grad_fn
+    self._base, self._view_version, self._view_meta = view._base, view._view_version, view._view_meta
+
+
+bind(__iter__=_iterate, __init__=__init__)

@@ -1,6 +1,7 @@
-"""Tensor methods that convert to one dtype or device, beyond the teaching core's ``to``,
-``float``, ``double`` and ``half`` (``nnref/core/_tensor.py``, ``nnref/core/_ops/conversion.py``):
-``bfloat16``, ``long``, ``int``, ``bool``, ``cpu`` and ``cuda``, each ``self.to(...)``.  Bound onto
+"""Tensor methods that convert to one dtype or device, beyond the teaching core's ``to`` and plain
+``float`` and ``half`` (``nnref/core/_tensor.py``, ``nnref/core/_ops/conversion.py``): ``float``
+and ``half`` with ``memory_format=``, ``double``, ``bfloat16``, ``long``, ``int``, ``bool``, ``cpu``
+and ``cuda``, each ``self.to(...)``.  Bound onto
 the core's ``Tensor`` with ``bind``; here, in ``nnref._ops``, so that the profiler records them
 as ops (``aten::long``), as it did when they were written in the class.
 """
@@ -11,6 +12,24 @@ from ..core._device import CPU, device as Device
 from ..core._tensor import bind
 
 __all__ = []
+
+
+def float(self, *, memory_format=None):
+    """``self.to(nnref.float32)`` (``torch.Tensor.float``,
+    ``torch/csrc/autograd/python_variable_methods.cpp``)."""
+    return self.to(_dtype.float32, memory_format=memory_format)
+
+
+def double(self, *, memory_format=None):
+    """``self.to(nnref.float64)`` (``torch.Tensor.double``,
+    ``torch/csrc/autograd/python_variable_methods.cpp``)."""
+    return self.to(_dtype.float64, memory_format=memory_format)
+
+
+def half(self, *, memory_format=None):
+    """``self.to(nnref.float16)`` (``torch.Tensor.half``,
+    ``torch/csrc/autograd/python_variable_methods.cpp``)."""
+    return self.to(_dtype.float16, memory_format=memory_format)
 
 
 def bfloat16(self, *, memory_format=None):
@@ -51,4 +70,5 @@ def cuda(self, device=None, non_blocking=False):
                    else device or "cuda")
 
 
-bind(bfloat16=bfloat16, long=long, int=int, bool=bool, cpu=cpu, cuda=cuda)
+bind(float=float, double=double, half=half, bfloat16=bfloat16, long=long, int=int, bool=bool, cpu=cpu,
+     cuda=cuda)

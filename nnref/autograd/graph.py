@@ -3,12 +3,14 @@ names them.  They live in the teaching core, ``nnref/core/autograd/graph.py``.
 
 Here too is what makes ``AccumulateGrad`` adopt a gradient's buffer as PyTorch does
 (``accumulate_grad.h``: the first gradient becomes ``.grad`` without a copy when nothing else
-holds it), installed in the core's ``exclusively_owned`` seam, and PyTorch's words for a saved
-tensor changed in place, in its ``modified_message`` seam.
+holds it), installed in the core's ``exclusively_owned`` seam, the row-major copy it keeps
+otherwise (``clone_grad``), and PyTorch's words for a saved tensor changed in place, in its
+``modified_message`` seam.
 """
 import re
 import sys
 
+from .._layout import contiguous_format
 from ..core._seams import install
 from ..core.autograd import graph as _core_graph
 from ..core.autograd.graph import AccumulateGrad, Node, gradient_edge
@@ -76,5 +78,10 @@ def _modified_message(saved, node):
             "out-of-place form, or clone() the tensor before modifying it.")
 
 
+def _clone_grad(grad):
+    return grad.clone(memory_format=contiguous_format)
+
+
 install(_core_graph, "exclusively_owned", _exclusively_owned)
 install(_core_graph, "modified_message", _modified_message)
+install(_core_graph, "clone_grad", _clone_grad)

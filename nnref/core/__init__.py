@@ -11,7 +11,7 @@ from .nn.modules import _apply, _hooks, _state_dict  # noqa: F401 - files that b
 
 # What a tensor is made of, the tensor, its graph and engine, the operations, nn, then optim.
 READING_ORDER = (
-    "_dtype.py", "_device.py", "_layout.py", "_naming.py",
+    "_dtype.py", "_device.py", "_naming.py",
     "autograd/grad_mode.py", "utils/hooks.py", "autograd/graph.py", "_tensor.py", "_tensor_str.py",
     "autograd/engine.py", "_views.py", "autograd/function.py",
     "_ops/_common.py", "_ops/arithmetic.py", "_ops/shape.py", "_ops/reduction.py", "_ops/linalg.py",

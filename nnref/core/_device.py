@@ -4,14 +4,15 @@ Mirrors ``torch.device`` (c10/core/Device.h).  A CPU tensor keeps its values in
 a numpy array; a ``'cuda'`` tensor keeps them in a CuPy array; a ``'meta'`` tensor
 keeps only a shape and a dtype.  Every other module asks :func:`array_module`
 instead of testing the device itself.  The core knows the CPU; the other two
-devices come in through the seams below.
+devices come in through the seams below, the default device and ``with device(...)``
+in ``nnref/_device_extras.py``.
 """
 import numpy as np
 
 from ._naming import TorchNamed
 
-__all__ = ["device", "array_module", "array_module_of", "to_host", "check_dtype_on_device"]
-__seams__ = ("library_of_device", "library_of_array", "has_values", "check_cuda_device")
+__all__ = ["device", "array_module", "array_module_of", "to_host"]
+__seams__ = ("library_of_device", "library_of_array", "other_device")
 
 
 # Device types PyTorch knows that nnref does not implement.
@@ -20,14 +21,10 @@ _PYTORCH_ONLY_DEVICES = {"mps", "xpu", "xla", "hpu", "mtia", "ipu", "privateuseo
 
 class device(metaclass=TorchNamed):
     """Where a tensor's memory lives: ``device('cpu')``, ``device('cuda')``, ``device('cuda', 0)``,
-    ``device('meta')`` (shapes and dtypes, no values).
-
-    ``with device('meta'):`` makes it the default device of factories and layers inside the
-    block, as a ``torch.device`` does (``torch/utils/_device.py``, ``DeviceContext``).
-    """
+    ``device('meta')`` (shapes and dtypes, no values)."""
     _torch_name = "torch.device"  # PyTorch's name (nnref/_naming.py)
 
-    __slots__ = ("type", "index", "_previous")
+    __slots__ = ("type", "index")
 
     def __init__(self, type_or_string, index=None):
         if isinstance(type_or_string, device):
@@ -63,22 +60,8 @@ class device(metaclass=TorchNamed):
         index = "" if self.index is None else f", index={self.index}"
         return f"device(type='{self.type}'{index})"
 
-    def __enter__(self):
-        # A stack of previous defaults, so one device object may be entered again inside itself.
-        previous = getattr(self, "_previous", None) or []
-        previous.append(_default_device)
-        self._previous = previous
-        set_default_device(self)
-        return self
-
-    def __exit__(self, *exc):
-        global _default_device
-        _default_device = self._previous.pop()
-        return False
-
 
 CPU = device("cpu")
-META = device("meta")
 
 
 # Seams: the devices beyond the CPU, which the plain core does not have.  The mirror puts CuPy
@@ -93,19 +76,13 @@ def library_of_array(array):
     raise TypeError(f"nnref's core holds numpy arrays only, not {type(array).__name__}")
 
 
-def has_values(array):
-    """False for an array without values ('meta'): value checks (index bounds, probabilities,
-    ...) are skipped there, as PyTorch's meta kernels skip them."""
-    return True
-
-
-def check_cuda_device(dev):
-    """Raise unless ``dev``, a 'cuda' device, can hold tensors."""
-    raise RuntimeError("nnref's core runs on the CPU only; `import nnref` adds the 'cuda' device")
+def other_device(dev):
+    """The device tensors asked for on ``dev``, a device other than the CPU, are made on."""
+    raise RuntimeError(f"nnref's core runs on the CPU only; `import nnref` adds the '{dev.type}' device")
 
 
 def canonical_device(spec):
-    """Turn ``None``/str/int/device into a :class:`device`, raising a clear error for unusable CUDA."""
+    """Turn ``None``/str/int/device into a :class:`device` (an int is a CUDA index)."""
     if spec is None:
         return CPU
     if isinstance(spec, int):
@@ -113,17 +90,7 @@ def canonical_device(spec):
     d = spec if isinstance(spec, device) else device(spec)
     if d.type == "cpu":
         return CPU  # CPU tensors never carry an index, as in PyTorch ('cpu:0' tensors say 'cpu')
-    if d.type == "meta":
-        return META  # as CPU: PyTorch's meta tensors say 'meta' whatever index was asked
-    check_cuda_device(d)
-    return device("cuda", 0)
-
-
-def check_dtype_on_device(dtype, dev):
-    """CuPy has no bfloat16, so nnref's 'cuda' tensors cannot hold it (PyTorch's can)."""
-    if dev.type == "cuda" and dtype.numpy.name == "bfloat16":
-        raise TypeError("nnref's 'cuda' device cannot hold bfloat16: CuPy has no bfloat16 type. Use "
-                        "float16 (t.half()) or float32 on the GPU, or keep bfloat16 tensors on the CPU.")
+    return other_device(d)
 
 
 def array_module(dev):
@@ -153,18 +120,3 @@ def to_host(array):
     if isinstance(array, (np.ndarray, np.generic)):
         return array
     return array.get()
-
-
-_default_device = None  # None: factories make CPU tensors
-
-
-def get_default_device():
-    """The device factories use when given none (``torch.get_default_device``): CPU unless set."""
-    return _default_device if _default_device is not None else CPU
-
-
-def set_default_device(dev):
-    """Make factories (``zeros``, ``tensor``, ``randn``, layers' parameters...) put new tensors on
-    ``dev``; ``None`` goes back to the CPU (``torch.set_default_device``)."""
-    global _default_device
-    _default_device = None if dev is None else (dev if isinstance(dev, device) else device(dev))

@@ -4,8 +4,6 @@ Mirrors ``torch.dtype`` (c10/core/ScalarType.h) and the promotion lattice of
 ``torch.promote_types``.  Each dtype wraps the numpy dtype that stores it;
 bfloat16 comes from ``ml_dtypes`` because numpy has none of its own.
 """
-import builtins as _builtins
-
 import ml_dtypes
 import numpy as np
 
@@ -21,27 +19,21 @@ class dtype(metaclass=TorchNamed):
     PyTorch (``import nnref as torch``) prints what it prints on PyTorch."""
     _torch_name = "torch.dtype"  # PyTorch's name (nnref/_naming.py)
 
-    __slots__ = ("name", "numpy", "is_floating_point", "is_signed", "is_complex", "itemsize", "_rank",
-                 "_legacy_name", "_accumulate")
+    # is_signed, is_complex, itemsize and pickling are the mirror's (nnref/_type_info.py).
+    __slots__ = ("name", "numpy", "is_floating_point", "_rank", "_legacy_name", "_accumulate")
 
     def __init__(self, name, numpy_dtype, is_floating_point, rank, legacy_name):
         self.name = name
         self.numpy = np.dtype(numpy_dtype)
         self.is_floating_point = is_floating_point
-        self.is_signed = is_floating_point or bool(np.issubdtype(self.numpy, np.signedinteger))
-        self.is_complex = False  # nnref has no complex dtypes
-        self.itemsize = self.numpy.itemsize
         self._rank = rank
         self._legacy_name = legacy_name
         # Sums and products of 16-bit floats accumulate in float32, as PyTorch's CPU kernels do
         # (summing 20,000 bfloat16 values in bfloat16 would stall at 32).
-        self._accumulate = np.dtype(np.float32) if is_floating_point and self.itemsize == 2 else self.numpy
+        self._accumulate = np.dtype(np.float32) if is_floating_point and self.numpy.itemsize == 2 else self.numpy
 
     def __repr__(self):
         return f"torch.{self.name}"
-
-    def __reduce__(self):
-        return self.name
 
 
 float16 = dtype("float16", np.float16, True, 4, "HalfTensor")
@@ -59,27 +51,8 @@ short = int16
 
 ALL_DTYPES = (float16, bfloat16, float32, float64, uint8, int8, int16, int32, int64, bool)
 _BY_NUMPY = {d.numpy: d for d in ALL_DTYPES}
-_BY_LEGACY_NAME = {d._legacy_name: d for d in ALL_DTYPES}
 
 _default_dtype = float32
-
-
-_PYTHON_TYPES = {_builtins.float: float64, _builtins.int: int64, _builtins.bool: bool}
-
-
-def as_dtype(value, argument="dtype"):
-    """``value`` as an nnref dtype: a dtype itself, or Python's ``float``/``int``/``bool``
-    (float64, int64, bool), as ``torch``'s argument parser accepts them; None stays None."""
-    if value is None or type(value) is dtype:
-        return value
-    if not isinstance(value, type):
-        raise TypeError(f"argument '{argument}' must be nnref.dtype, not {type(value).__name__}")
-    if value in _PYTHON_TYPES:
-        return _PYTHON_TYPES[value]
-    if value is _builtins.complex:
-        raise TypeError(f"argument '{argument}' is complex, which PyTorch reads as complex128; nnref "
-                        "has no complex dtypes (see the Differences page)")
-    raise TypeError(f"argument '{argument}' must be nnref.dtype, not {type(value).__name__}")
 
 
 def get_default_dtype():
@@ -93,15 +66,6 @@ def set_default_dtype(d):
     if d not in (float32, float64):
         raise TypeError(f"only floating-point types are supported as the default type, got {d}")
     _default_dtype = d
-
-
-def from_legacy_name(name):
-    """``'torch.FloatTensor'`` (or ``'nnref.FloatTensor'``) -> ``float32``, for ``Tensor.type(str)``."""
-    short = name.rsplit(".", 1)[-1]
-    if short not in _BY_LEGACY_NAME:
-        raise ValueError(f"invalid type: '{name}'; expected one of "
-                         + ", ".join(f"'torch.{n}'" for n in _BY_LEGACY_NAME))
-    return _BY_LEGACY_NAME[short]
 
 
 def promote_types(type1, type2):

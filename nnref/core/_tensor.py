@@ -31,8 +31,8 @@ class Tensor(metaclass=TorchNamed):
 
     ``Tensor(2, 3)`` makes an uninitialised tensor of that size and
     ``Tensor([1, 2])`` one holding the data, both in the default dtype (the
-    legacy constructor; a numpy array of that dtype is shared, a tensor is
-    aliased); prefer :func:`nnref.tensor`, which infers the dtype.
+    legacy constructor; a numpy array of that dtype is shared); prefer
+    :func:`nnref.tensor`, which infers the dtype.
     """
     _torch_name = "torch.Tensor"  # PyTorch's name (nnref/_naming.py)
 
@@ -42,18 +42,11 @@ class Tensor(metaclass=TorchNamed):
     __array_priority__ = 1000  # numpy defers to our reflected operators (np.float32(2) * t)
 
     def __init__(self, *args, device=None):
-        dtype = _dtype.get_default_dtype()
-        if len(args) == 1 and isinstance(args[0], Tensor):
-            if device is not None:
-                raise RuntimeError("Legacy tensor constructor of the form torch.Tensor(tensor, "
-                                   "device=device) is not supported.  Use torch.tensor(...) or "
-                                   "torch.as_tensor(...) instead.")
-            self._init_as_alias(args[0])  # bound by nnref/_ops/shape.py
-            return
+        dtype = _dtype.get_default_dtype()  # Tensor(tensor), a view, is the mirror's (nnref/_ops/shape.py)
         if not args:
             data = np.zeros((0,), dtype=dtype.numpy)
         elif len(args) == 1 and not isinstance(args[0], (numbers.Integral, Size)):
-            data = _as_array(args[0], dtype)
+            data = np.asarray(args[0], dtype=dtype.numpy)
         else:
             sizes = args[0] if isinstance(args[0], Size) else args
             data = np.zeros(tuple(builtins.int(s) for s in sizes), dtype=dtype.numpy)
@@ -96,10 +89,6 @@ class Tensor(metaclass=TorchNamed):
         if not isinstance(value, Tensor):
             raise TypeError(f"assigned data must be a Tensor, not {type(value).__name__}")
         self._data, self._dtype, self._device = value._data, value._dtype, value._device
-
-    @data.deleter
-    def data(self):
-        raise RuntimeError("Deleting tensor data is not allowed. Delete tensor instead!")
 
     @property
     def dtype(self):
@@ -156,10 +145,6 @@ class Tensor(metaclass=TorchNamed):
                                    f"{self.type()}, got {value.type()}")
         self._grad = value
 
-    @grad.deleter
-    def grad(self):
-        self._grad = None
-
     @property
     def grad_fn(self):
         """The node that made this tensor (None for leaves).
@@ -190,15 +175,6 @@ class Tensor(metaclass=TorchNamed):
         """True when this tensor is a view of another (``_base``); ``detach()`` is not a view."""
         return self._base is not None
 
-    @property
-    def output_nr(self):
-        """Which output of ``grad_fn`` this tensor is (0 for leaves)."""
-        return self._output_nr if self.grad_fn is not None else 0
-
-    def is_inference(self):
-        """True for tensors made inside ``inference_mode()`` (``torch.Tensor.is_inference``)."""
-        return self._inference
-
     # -- size and element access ------------------------------------------------------------------
     def size(self, dim=None):
         """The shape, or with ``dim`` the size of that dimension (``torch.Tensor.size``,
@@ -214,18 +190,6 @@ class Tensor(metaclass=TorchNamed):
         """The number of dimensions, as a property (``torch.Tensor.ndim``,
         ``torch/csrc/autograd/python_variable.cpp``)."""
         return self._data.ndim
-
-    def numel(self):
-        """The number of elements (``torch.Tensor.numel``; ``nelement`` is its alias),
-        ``c10/core/TensorImpl.h``."""
-        return builtins.int(self._data.size)
-
-    nelement = numel
-
-    def __len__(self):
-        if self._data.ndim == 0:
-            raise TypeError("len() of a 0-d tensor")
-        return self._data.shape[0]
 
     def item(self):
         """The single value as a Python number."""
@@ -258,27 +222,12 @@ class Tensor(metaclass=TorchNamed):
     def __float__(self):
         return builtins.float(self.item())
 
-    def __int__(self):
-        return builtins.int(self.item())
-
-    def __index__(self):
-        if self._dtype.is_floating_point or self._data.size != 1:
-            raise TypeError("only integer tensors of a single element can be converted to an index")
-        return builtins.int(self.item())
-
-    def __hash__(self):
-        return id(self)
-
     # -- type conversions -------------------------------------------------------------------------
     def type(self, dtype=None, non_blocking=False):
         """Without arguments, the legacy type name (``'torch.FloatTensor'``); else a converted copy."""
         if dtype is None:
             prefix = "torch." if self._device.type == "cpu" else "torch.cuda."
             return prefix + self._dtype._legacy_name
-        if isinstance(dtype, type):  # a legacy type such as nnref.LongTensor; Tensor: the default dtype
-            dtype = _dtype.get_default_dtype() if dtype is Tensor else dtype.__name__
-        if isinstance(dtype, str):
-            dtype = _dtype.from_legacy_name(dtype)
         return self.to(dtype)
 
     def is_floating_point(self):
@@ -292,20 +241,15 @@ class Tensor(metaclass=TorchNamed):
         (``torch.Tensor.is_meta``, ``torch/csrc/autograd/python_variable.cpp``)."""
         return self._device.type == "meta"
 
-    def float(self, *, memory_format=None):
+    def float(self):
         """``self.to(nnref.float32)`` (``torch.Tensor.float``,
         ``torch/csrc/autograd/python_variable_methods.cpp``)."""
-        return self.to(_dtype.float32, memory_format=memory_format)
+        return self.to(_dtype.float32)
 
-    def double(self, *, memory_format=None):
-        """``self.to(nnref.float64)`` (``torch.Tensor.double``,
-        ``torch/csrc/autograd/python_variable_methods.cpp``)."""
-        return self.to(_dtype.float64, memory_format=memory_format)
-
-    def half(self, *, memory_format=None):
+    def half(self):
         """``self.to(nnref.float16)`` (``torch.Tensor.half``,
         ``torch/csrc/autograd/python_variable_methods.cpp``)."""
-        return self.to(_dtype.float16, memory_format=memory_format)
+        return self.to(_dtype.float16)
 
     # -- autograd ---------------------------------------------------------------------------------
     def requires_grad_(self, requires_grad=True):
@@ -349,12 +293,6 @@ class Tensor(metaclass=TorchNamed):
         self.grad_fn._set_retains_grad_hook(self._output_nr, self)
         self._retains_grad = True
 
-    @property
-    def retains_grad(self):
-        """True if ``retain_grad()`` was called on this non-leaf tensor
-        (``torch.Tensor.retains_grad``, ``torch/csrc/autograd/python_variable.cpp``)."""
-        return self._retains_grad
-
     def _retain_incoming_grad(self, grad):
         if self._grad is None:
             self._grad = grad.clone() if not grad.requires_grad else grad
@@ -391,14 +329,9 @@ class Size(tuple, metaclass=TorchNamed):
     """``torch.Size``: a tuple of ints that prints as PyTorch's, ``torch.Size([2, 3])``."""
     _torch_name = "torch.Size"  # PyTorch's name (nnref/_naming.py)
 
+    # Slices, numel, sums and repeats of a Size are bound by the mirror (nnref/_tensor_extras.py).
     def __repr__(self):
         return f"torch.Size({list(self)})"
-
-    # A slice of a Size is a Size, as in ``torch/csrc/Size.cpp`` (``x.shape[1:]`` prints
-    # ``torch.Size([3])``); numel, sums and repeats are bound by the mirror (nnref/_tensor_extras.py).
-    def __getitem__(self, index):
-        item = tuple.__getitem__(self, index)
-        return Size(item) if isinstance(index, slice) else item
 
 
 def _init(t, data, dev):
@@ -417,11 +350,6 @@ def _init(t, data, dev):
     t._view_version = 0
     t._view_meta = None
     t._inference = _GradState.inference
-
-
-def _as_array(data, dtype):
-    """Nested lists, numbers or numpy arrays -> a numpy array of ``dtype`` (the array itself if it has it)."""
-    return np.asarray(data, dtype=dtype.numpy)
 
 
 def _wrap_dim(dim, ndim):

@@ -153,8 +153,4 @@ def tensor_repr(tensor, prefix="tensor("):
     return _add_suffixes(prefix + body, suffixes, indent)
 
 
-def _repr(self, *, tensor_contents=None):
-    return tensor_repr(self)
-
-
-bind(__repr__=_repr)
+bind(__repr__=tensor_repr)

@@ -13,7 +13,7 @@ import numpy as np
 from .. import _random
 from ..core import _dtype
 from ..core._device import array_module
-from ..core import _device
+from .. import _meta
 from .._ops import pointwise as _pointwise, shape as _shape, softmax as _softmax
 from .._ops._common import broadcast_error, check_one_device, float_input, needs_grad
 from .._ops.inplace import apply_inplace
@@ -725,7 +725,7 @@ def one_hot(input, num_classes=-1):
         if not data.size:
             raise RuntimeError("Can not infer total number of classes from empty tensor.")
         num_classes = int(data.max()) + 1
-    if data.size and _device.has_values(data):
+    if data.size and _meta.has_values(data):
         if int(data.min()) < 0:
             raise RuntimeError("Class values must be non-negative.")
         if int(data.max()) >= num_classes:

@@ -51,7 +51,8 @@ HOST_METADATA = {"dtype", "result_type", "promote_types", "can_cast", "iinfo", "
 
 # The few numpy calls that must stay numpy: (file, enclosing function, name) -> why.
 HOST_ONLY = {
-    ("_tensor.py", "_as_array", "asarray"): "Python data (lists, numbers) is read on the host, then moved",
+    ("_tensor.py", "__init__", "asarray"): "Python data (lists, numbers) is read on the host, then moved",
+    ("_creation.py", "_legacy_new", "asarray"): "Python data (lists, numbers) is read on the host, then moved",
     ("_tensor.py", "__init__", "zeros"): "the legacy constructor builds on the host, then moves",
     ("_creation.py", "tensor", "array"): "Python data (nested lists) is read on the host, then moved",
     ("inplace.py", "add_", "may_share_memory"): "add_'s BLAS path, taken for two numpy arrays only",

@@ -45,7 +45,7 @@ LISTING_FLOOR = 0.5
 # Lowest first; a core file may import files of its own rank and below (the longest listed
 # prefix decides a file's rank).  The subpackages' __init__ files hold only a docstring.
 CORE_RANKS = (
-    ("_naming", "_seams", "_dtype", "_device", "_layout", "utils"),
+    ("_naming", "_seams", "_dtype", "_device", "utils"),
     ("autograd.grad_mode",),
     ("autograd.graph",),
     ("_tensor",),

@@ -13,8 +13,7 @@ import sys
 import pytest
 
 import nnref
-from nnref import _cupy, nn
-from nnref.core import _device
+from nnref import _cupy, _device_extras, nn
 from nnref._ops._common import check_same_device
 from nnref.serialization import CheckpointError
 
@@ -139,6 +138,6 @@ def test_numpy_of_a_cuda_tensor_says_to_call_cpu_first():
 
 
 def test_bfloat16_has_no_place_on_cuda():
-    _device.check_dtype_on_device(nnref.bfloat16, nnref.device("cpu"))
+    _device_extras.check_dtype_on_device(nnref.bfloat16, nnref.device("cpu"))
     with pytest.raises(TypeError, match="cannot hold bfloat16.*float16"):
-        _device.check_dtype_on_device(nnref.bfloat16, nnref.device("cuda", 0))
+        _device_extras.check_dtype_on_device(nnref.bfloat16, nnref.device("cuda", 0))

@@ -10,7 +10,6 @@ the old values, so its own backward still sees them.  ``import nnref`` binds the
 ``nnref/_ops/inplace.py`` in their place: PyTorch's dtype rules, memory-overlap checks, ``out=``.
 """
 from .._device import array_module_of
-from .._layout import check_memory_format, contiguous_format
 from .._tensor import Tensor, bind
 from .._views import check_inplace, rebase_history
 from ..autograd.graph import Node
@@ -128,11 +127,10 @@ class CloneBackward0(Node):
         return (grad,)
 
 
-def clone(self, *, memory_format=None):
-    """A copy in new memory, in the graph, row-major if ``memory_format`` is
-    ``contiguous_format``: ``import nnref`` binds ``nnref/_ops/shape.py:clone``."""
-    order = "C" if check_memory_format("clone", memory_format) is contiguous_format else "K"
-    data = array_module_of(self._data).array(self._data, order=order, copy=True)
+def clone(self):
+    """A copy in new memory, in the graph, in ``self``'s memory order: ``import nnref`` binds
+    ``nnref/_ops/shape.py:clone``, which also takes ``memory_format=``."""
+    data = array_module_of(self._data).array(self._data, copy=True)
     return record(Tensor._make(data, self._device), CloneBackward0, (self,))
 
 

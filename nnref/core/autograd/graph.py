@@ -13,13 +13,12 @@ import math
 import weakref
 
 from .._device import array_module_of
-from .._layout import contiguous_format
 from .._naming import TorchNamed
 from ..utils.hooks import RemovableHandle
 from .grad_mode import _GradState
 
 __all__ = ["Node", "AccumulateGrad", "gradient_edge"]
-__seams__ = ("forward_watcher", "exclusively_owned", "modified_message")
+__seams__ = ("forward_watcher", "exclusively_owned", "modified_message", "clone_grad")
 
 # Seam: a function told of each new node, or None.  The plain core watches nothing; the
 # mirror's anomaly mode (nnref/autograd/anomaly_mode.py) keeps the forward call's stack there.
@@ -40,6 +39,12 @@ def modified_message(saved, node):
     return ("one of the variables needed for gradient computation has been modified by an "
             f"inplace operation: it is at version {saved.tensor._version_counter[0]}; expected "
             f"version {saved.version} instead")
+
+
+# Seam: the copy of a gradient that AccumulateGrad keeps as ``.grad``.  The plain core clones it;
+# the mirror makes it row-major, as PyTorch's ``clone_obey_contract`` does (nnref/autograd/graph.py).
+def clone_grad(grad):
+    return grad.clone()
 
 
 _sequence_numbers = itertools.count()
@@ -235,7 +240,7 @@ class AccumulateGrad(Node):
                 empty = grad._make(array_module_of(grad._data).empty_like(grad._data), grad._device)
                 variable.grad = empty.copy_(grad)  # recorded: grad_fn=<CopyBackwards>
             else:
-                variable.grad = grad.clone(memory_format=contiguous_format)
+                variable.grad = clone_grad(grad)
         elif _GradState.enabled:
             variable.grad = variable.grad + grad  # a new tensor: whoever held the old one keeps it
         else:

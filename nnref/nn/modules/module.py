@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from ..._state_transfer import _not_picklable_message, convert_torch_tensors
 from ...core._device import device as _device_class
 from ...core._dtype import dtype as _dtype_class
-from ...core._layout import check_memory_format
+from ..._layout import check_memory_format
 from ...core._seams import install
 from ...core._tensor import Tensor
 from ...core.autograd import engine as _engine
