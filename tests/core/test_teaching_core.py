@@ -35,7 +35,7 @@ BOOK = PACKAGE.parent / "book"
 # Issue 25 asks for a core of about TARGET_LINES.  With the ops, in-place ops, layers and losses
 # it teaches, the core is over that: MAX_LINES holds its size now, a ceiling that may only come
 # down toward the target (moving to the mirror what the chapters do not teach).
-TARGET_LINES, MAX_LINES, MAX_FILE_LINES = 5000, 6121, 600
+TARGET_LINES, MAX_LINES, MAX_FILE_LINES = 5000, 5521, 600
 # Core files still over MAX_FILE_LINES, each with the most lines it may have and why; the list
 # may only shrink.
 OVERSIZE = {}
