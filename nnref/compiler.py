@@ -95,10 +95,11 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
     if backend not in _BACKENDS:
         raise InvalidBackend(f"Invalid backend: {backend!r}, see `torch._dynamo.list_backends()` for "
                            f"available backends.")
-    if not callable(model):
-        raise AssertionError(f"A callable function is expected, but {type(model)} is provided.")
     if disable:
         return model
+    _turn_off_distribution_validation()
+    if not callable(model):
+        raise AssertionError(f"A callable function is expected, but {type(model)} is provided.")
     if isinstance(model, Module):
         return OptimizedModule(model)
 
@@ -106,6 +107,15 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
     def compiled(*args, **kwargs):
         return model(*args, **kwargs)
     return compiled
+
+
+@functools.cache
+def _turn_off_distribution_validation():
+    """What TorchDynamo's ``TorchPatcher.patch`` does once per process, when the first
+    compilation is set up (``torch/_dynamo/eval_frame.py``): distributions stop checking their
+    arguments by default, so a program that compiles anything builds them as on PyTorch."""
+    from .distributions import Distribution
+    Distribution.set_default_validate_args(False)
 
 
 def is_compiling():

@@ -2,11 +2,24 @@
 keys, attribute pass-through, training mode, options and their errors) is PyTorch's, and the
 compiled module computes what the module computes.  PyTorch's calls use ``backend="eager"``
 where a call is made, so the test needs no C compiler."""
+import subprocess
+import sys
+
 import pytest
 
 import nnref
 
 torch = pytest.importorskip("torch")
+
+
+@pytest.fixture(autouse=True)
+def _distribution_validation_restored():
+    """The first compilation turns distributions' argument checks off for the whole process, in
+    PyTorch (``TorchPatcher.patch``) and so in nnref: later tests get back the default they had."""
+    before = [lib.distributions.Distribution._validate_args for lib in (nnref, torch)]
+    yield
+    for lib, value in zip((nnref, torch), before):
+        lib.distributions.Distribution.set_default_validate_args(value)
 
 
 def _model(lib):
@@ -101,3 +114,31 @@ def test_an_optimizer_over_the_compiled_module_trains_the_model():
     compiled(nnref.ones(4, 2)).sum().backward()
     opt.step()
     assert not nnref.equal(before, model[0].weight.detach())
+
+
+_VALIDATION_STEPS = """
+import sys
+lib = __import__(sys.argv[1])
+model = lib.nn.Linear(2, 1)
+seen = []
+for call in (lambda: lib.compile(model, disable=True), lambda: lib.compile(model, mode="no such mode"),
+             lambda: lib.compile(fullgraph=True), lambda: lib.compile(3, backend="eager"),
+             lambda: lib.distributions.Distribution.set_default_validate_args(True),
+             lambda: lib.compile(model, backend="eager")):
+    try:
+        call()
+        kind = "ok"
+    except Exception as error:
+        kind = type(error).__name__
+    seen.append((kind, lib.distributions.Distribution._validate_args))
+print(seen)
+"""
+
+
+def test_compiling_turns_distribution_argument_checks_off_once_as_pytorch_does():
+    """Refused options and ``disable=True`` leave the checks on; the first compilation set up,
+    even of something then refused as not callable, turns them off, and only the first."""
+    def steps(name):
+        return subprocess.run([sys.executable, "-c", _VALIDATION_STEPS, name], capture_output=True,
+                              text=True, check=True).stdout
+    assert steps("nnref") == steps("torch")
