@@ -50,13 +50,17 @@ __all__ = [
 ]
 
 
+def _registration_hook(hooks, hook):
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = hook
+    return handle
+
+
 # The same hooks for every module, for debugging and profiling: ``model(x)`` runs them before
 # the module's own hooks of the same kind.
 def register_module_forward_pre_hook(hook):
     """Run ``hook(module, args)`` before every module's ``forward`` (before its own pre-hooks)."""
-    handle = RemovableHandle(_global_forward_pre_hooks)
-    _global_forward_pre_hooks[handle.id] = hook
-    return handle
+    return _registration_hook(_global_forward_pre_hooks, hook)
 
 
 def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
@@ -76,41 +80,29 @@ def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
 _global_is_full_backward_hook = None
 
 
-def register_module_backward_hook(hook):
-    """The deprecated (legacy) backward hook, for every module; prefer the full one."""
+def _claim_global_backward_hooks(full):
     global _global_is_full_backward_hook
-    if _global_is_full_backward_hook is True:
+    if _global_is_full_backward_hook is (not full):
         raise RuntimeError("Cannot use both regular backward hooks and full backward hooks as a "
                            "global Module hook. Please use only one of them.")
-    _global_is_full_backward_hook = False
-    handle = RemovableHandle(_global_backward_hooks)
-    _global_backward_hooks[handle.id] = hook
-    return handle
+    _global_is_full_backward_hook = full
+
+
+def register_module_backward_hook(hook):
+    """The deprecated (legacy) backward hook, for every module; prefer the full one."""
+    _claim_global_backward_hooks(full=False)
+    return _registration_hook(_global_backward_hooks, hook)
 
 
 def register_module_full_backward_pre_hook(hook):
     """Run ``hook(module, grad_output)`` for every module once its output gradients are known."""
-    handle = RemovableHandle(_global_backward_pre_hooks)
-    _global_backward_pre_hooks[handle.id] = hook
-    return handle
+    return _registration_hook(_global_backward_pre_hooks, hook)
 
 
 def register_module_full_backward_hook(hook):
     """Run ``hook(module, grad_input, grad_output)`` for every module (before its own hooks)."""
-    global _global_is_full_backward_hook
-    if _global_is_full_backward_hook is False:
-        raise RuntimeError("Cannot use both regular backward hooks and full backward hooks as a "
-                           "global Module hook. Please use only one of them.")
-    _global_is_full_backward_hook = True
-    handle = RemovableHandle(_global_backward_hooks)
-    _global_backward_hooks[handle.id] = hook
-    return handle
-
-
-def _registration_hook(hooks, hook):
-    handle = RemovableHandle(hooks)
-    hooks[handle.id] = hook
-    return handle
+    _claim_global_backward_hooks(full=True)
+    return _registration_hook(_global_backward_hooks, hook)
 
 
 def register_module_module_registration_hook(hook):
