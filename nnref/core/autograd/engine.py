@@ -1,15 +1,8 @@
 """The backward engine: order the graph, run each node once, route gradients.
 
-Mirrors ``torch/csrc/autograd/engine.cpp``.  Three steps, all iterative (no
-recursion, so a chain of 10,000 ops is fine):
-
-1. count, for every node reachable from the roots, how many edges lead into it;
-2. run nodes from a ready queue: a node becomes ready when every edge into it
-   has delivered its gradient, so a tensor used several times passes on the
-   *sum* of its gradients; among ready nodes the most recently created runs
-   first, as in PyTorch's CPU queue;
-3. around each node, call hooks in PyTorch's order: tensor hooks, then
-   ``retain_grad`` hooks, then node pre-hooks, the node itself, node hooks.
+Mirrors ``torch/csrc/autograd/engine.cpp``; chapter 03 teaches it.  Iterative, so a chain of
+10,000 ops is fine: count the edges into each node, then run a node once all of them have
+delivered, the most recently created first, with its hooks in PyTorch's order (chapter 04).
 """
 import heapq
 import itertools
@@ -24,24 +17,16 @@ from .graph import gradient_edge
 __all__ = ["backward", "grad", "run_backward"]
 __seams__ = ("gradient_checker", "profiler", "check_hook_result", "reduce_to_input", "run_pass")
 
-# Seams: both None in the plain core.  ``gradient_checker(node, grads)`` looks at each node's
-# gradients: the mirror's anomaly mode puts its NaN check there (nnref/autograd/anomaly_mode.py).
-# ``profiler`` times each node while nnref.autograd.profiler.profile() records
-# (nnref/autograd/profiler.py, _Recorder.node and .apply).
-gradient_checker = None
-profiler = None
+gradient_checker = None  # Seam: anomaly mode's NaN check (nnref/autograd/anomaly_mode.py)
+profiler = None  # Seam: times each node while profiling (nnref/autograd/profiler.py)
 
 
-# Seam: what a hook returned in place of gradients.  The plain core takes it as it is; the
-# mirror checks it as PyTorch does (a tuple as long as the gradients, each tensor of the same
-# dtype, device and size), with PyTorch's messages (nnref/autograd/_hook_checks.py).
+# Seam: PyTorch's checks of what a hook returned, its messages (nnref/autograd/_hook_checks.py).
 def check_hook_result(hook, original, result):
     return None
 
 
-# Seam: a gradient brought back to its input's shape and dtype.  The plain core sums a broadcast
-# gradient down and casts it; the mirror also moves a 0-d one to the input's device and refuses
-# a wrong device or shape with PyTorch's messages (nnref/autograd/_engine.py).
+# Seam: the mirror also checks device and shape, in PyTorch's words (nnref/autograd/_engine.py).
 def reduce_to_input(grad, metadata, node, index):
     return grad.sum_to_size(metadata[0]).to(metadata[1])
 
@@ -138,13 +123,8 @@ def _call_post_hooks(node, grad_inputs, grad_outputs):
 
 
 def run_backward(roots, root_grads, keep_graph, create_graph, inputs=None, accumulate_grad=True):
-    """Backpropagate ``root_grads`` from the ``roots`` tensors.
-
-    With ``accumulate_grad`` (``Tensor.backward``) gradients land in leaves'
-    ``.grad``; without it (``autograd.grad``) the gradients reaching ``inputs``
-    are captured and returned instead.
-    """
-
+    """Backpropagate ``root_grads`` from the ``roots`` tensors into the leaves' ``.grad``, or,
+    without ``accumulate_grad`` (``autograd.grad``), return the gradients reaching ``inputs``."""
     graph_root = _GraphRoot(gradient_edge(t) for t in roots)
     dependencies = _dependencies(graph_root)
     graph_root.num_outputs = len(graph_root.next_functions)
@@ -184,14 +164,9 @@ def run_backward(roots, root_grads, keep_graph, create_graph, inputs=None, accum
 
 
 class _Targets:
-    """What ``inputs=`` asks of a pass (``exec_info_`` and its captures in PyTorch's
-    ``torch/csrc/autograd/graph_task.h``).
-
-    Only nodes on a path to an input run.  ``autograd.grad`` captures the gradient
-    arriving at each input's node (a tensor named twice gets it twice);
-    ``backward(inputs=...)`` runs each input's node, hooks and all: a leaf's
-    AccumulateGrad, or a non-leaf's grad_fn, whose ``retain_grad`` hook fills ``.grad``.
-    """
+    """What ``inputs=`` asks of a pass (``exec_info_`` of ``torch/csrc/autograd/graph_task.h``):
+    only nodes on a path to an input run; ``autograd.grad`` captures the gradient arriving at each
+    input's node, ``backward(inputs=...)`` runs that node (AccumulateGrad, or a ``retain_grad``)."""
 
     def __init__(self, graph_root, inputs, accumulate_grad):
         self.captures = {}  # (node, slot) -> positions in the result
@@ -218,11 +193,7 @@ class _Targets:
 
 def _route(node, grad_inputs, buffers, dependencies, targets):
     """Add each gradient into the buffer of the node it flows to; return the nodes that became
-    ready.
-
-    A node is ready once every edge into it has delivered, so a tensor used several times
-    passes on the sum of its gradients.
-    """
+    ready (every edge into them delivered, so a tensor used twice passes on the sum)."""
     ready = []
     for (child, slot), grad in zip(node.next_functions, grad_inputs):
         if child is None or (targets is not None and child not in targets.needed):
@@ -241,18 +212,18 @@ def _route(node, grad_inputs, buffers, dependencies, targets):
 
 def _run_node(node, grads, keep_graph):
     """Pre-hooks, the node's backward, output validation, post-hooks (``call_function``).
-
-    As in PyTorch, post-hooks see the gradients *after* they were summed back
-    to each input's shape and dtype, and the incoming gradients as they came
-    (``None`` where an output received none).
-    """
+    Post-hooks see the gradients summed back to each input's shape, and the incoming ones as they
+    came (``None`` where an output received none), as in PyTorch."""
     if node._pre_hooks:
         grads = _call_pre_hooks(node, grads)
     if grads[0] is None and all(g is None for g in grads):
         grad_inputs = (None,) * len(node.next_functions)
     else:
         grad_outputs = tuple(grads) if node._post_hooks else None
-        arguments = tuple(_fill_missing(node, grads) if node.num_outputs > 1 else grads)
+        arguments = tuple(grads)
+        if node.num_outputs > 1 and any(g is None for g in arguments):  # zeros for the missing
+            arguments = tuple(g if g is not None else node._zeros_for_output(i)
+                              for i, g in enumerate(arguments))
         grads.clear()  # the buffer list is the caller's too: empty it, so that ...
         if profiler is None:  # ... AccumulateGrad may adopt a gradient no one else holds
             grad_inputs = node.apply(*arguments)
@@ -283,17 +254,8 @@ def _validate_outputs(node, grad_inputs):
     return grad_inputs
 
 
-# Seam: what backward() and grad() run a pass with: run_backward in the plain core.  The mirror
-# wraps it with PyTorch's warning and check of backward()'s create_graph= and inputs=, and runs,
-# when the pass ends, the callbacks queue_callback collected (nnref/autograd/_engine.py).
+# Seam: the mirror adds backward()'s checks and queue_callback (nnref/autograd/_engine.py).
 run_pass = run_backward
-
-
-def _fill_missing(node, grads):
-    """Give a multi-output node zeros for outputs that received no gradient."""
-    if any(g is None for g in grads):
-        return [g if g is not None else node._zeros_for_output(i) for i, g in enumerate(grads)]
-    return grads
 
 
 # -- where a backward pass starts (torch/autograd/__init__.py) ------------------------------
@@ -309,7 +271,6 @@ def _root_gradients(outputs, grad_outputs):
     if len(grads) != len(outputs):
         raise RuntimeError(f"grad can be implicitly created only for scalar outputs: got "
                            f"{len(grads)} gradients for {len(outputs)} outputs")
-    result = []
     for i, (out, g) in enumerate(zip(outputs, grads)):
         if not out.requires_grad:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a "
@@ -321,20 +282,18 @@ def _root_gradients(outputs, grad_outputs):
                     "grad can be implicitly created only for scalar outputs; this output has shape "
                     f"{list(out.shape)}. Pass gradient= (a tensor of that shape, e.g. "
                     "torch.ones_like(out)) or reduce it first (out.sum()).")
-            g = Tensor._make(array_module_of(out._data).ones_like(out._data), out._device)
+            grads[i] = Tensor._make(array_module_of(out._data).ones_like(out._data), out._device)
         elif g._data.shape != out._data.shape:
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
                                f"output[{i}] has a shape of {out.shape}.")
-        result.append(g)
-    return result
+    return grads
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
     """Accumulate the gradients of ``tensors`` into the ``.grad`` of the leaves (or of ``inputs``)."""
     outputs = _as_list(tensors)
     roots = _root_gradients(outputs, grad_tensors)
-    if retain_graph is None:
-        retain_graph = create_graph
+    retain_graph = create_graph if retain_graph is None else retain_graph
     inputs = _as_list(inputs)
     for tensor in inputs or ():
         if tensor.grad_fn is not None:
@@ -350,12 +309,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         if not t.requires_grad:
             raise RuntimeError(f"One of the differentiated Tensors (input {i}) does not require grad")
     roots = _root_gradients(outputs, grad_outputs)
-    if retain_graph is None:
-        retain_graph = create_graph
+    retain_graph = create_graph if retain_graph is None else retain_graph
     allow_unused = materialize_grads if allow_unused is None else allow_unused
     captured = run_pass(outputs, roots, retain_graph, create_graph, inputs=inputs,
                         accumulate_grad=False)
-    results = []
     for i, (t, g) in enumerate(zip(inputs, captured)):
         if g is None:
             if not allow_unused:
@@ -363,9 +320,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                     f"One of the differentiated Tensors (input {i}) appears to not have been used "
                     "in the graph. Set allow_unused=True if this is the desired behavior.")
             if materialize_grads:
-                g = Tensor._make(array_module_of(t._data).zeros_like(t._data), t._device)
-        results.append(g)
-    return tuple(results)
+                captured[i] = Tensor._make(array_module_of(t._data).zeros_like(t._data), t._device)
+    return tuple(captured)
 
 
 def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
