@@ -1,15 +1,7 @@
 """``nnref.autograd.Function``: write your own op with a forward and a backward.
 
-Mirrors ``torch/autograd/function.py`` and ``torch/csrc/autograd/python_function.cpp``.
-``MyOp.apply(*args)`` runs the forward without recording, then attaches one
-node of class ``MyOpBackward`` to the outputs; that node *is* the ``ctx``, so
-what the forward saved with ``ctx.save_for_backward`` is there in ``backward``.
-
-Two ways to write the forward, as in PyTorch:
-
-* ``forward(ctx, *args)``: the forward fills ``ctx`` itself;
-* ``forward(*args)`` plus ``setup_context(ctx, inputs, output)``: the forward is
-  a plain function, and ``setup_context`` saves what backward needs.
+Mirrors ``torch/autograd/function.py`` and ``torch/csrc/autograd/python_function.cpp``;
+chapter 03 teaches it.  The node attached to the outputs *is* the ``ctx`` the forward filled.
 """
 from .._device import array_module
 from .._naming import TorchNamed
@@ -22,9 +14,7 @@ __all__ = ["Function", "FunctionCtx", "BackwardCFunction"]
 __seams__ = ("check_dirty",)
 
 
-# Seam: PyTorch's checks of a tensor given to ``ctx.mark_dirty`` (a leaf that requires grad, a
-# tensor that is no input, a view among several outputs); the plain core makes none.  The
-# mirror puts them there, with PyTorch's messages: nnref/autograd/function.py.
+# Seam: PyTorch's checks of a ctx.mark_dirty tensor, its messages (nnref/autograd/function.py).
 def check_dirty(ctx, out, args):
     return None
 
@@ -76,8 +66,7 @@ class BackwardCFunction(FunctionCtx, Node):
     def apply(self, *grad_outputs):
         # Unlike built-in nodes, PyTorch's node for a custom Function hands on exactly what
         # backward returned, so its hooks see e.g. zeros for an input that needs no gradient.
-        grads = self.backward(*grad_outputs)
-        return grads if isinstance(grads, tuple) else (grads,)
+        return self.backward(*grad_outputs)
 
     def _zeros_for_output(self, index):
         if not self.materialize_grads or self._output_metadata[index] is None:
@@ -97,25 +86,21 @@ class _FunctionMeta(TorchNamed):
 
 
 class Function(metaclass=_FunctionMeta):
-    """Subclass and define ``forward`` and ``backward(ctx, *grads)`` as staticmethods
-    (and ``setup_context(ctx, inputs, output)`` if ``forward`` takes no ``ctx``)."""
+    """Subclass and define ``forward``, ``backward`` (and ``setup_context``) as staticmethods."""
 
     @staticmethod
     def forward(*args, **kwargs):
-        """Override: compute the outputs from the inputs (``forward(ctx, *args)``, or without
-        ``ctx`` next to ``setup_context``); runs without recording (``torch/autograd/function.py``)."""
+        """Override: ``forward(ctx, *args)``, or ``forward(*args)`` with a ``setup_context``."""
         raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
 
     @staticmethod
     def setup_context(ctx, inputs, output):
-        """Override, with a ``forward`` that takes no ``ctx``: save on ``ctx`` what ``backward``
-        needs, from the inputs and the output (``torch/autograd/function.py``)."""
+        """Override, with a ``forward`` without ``ctx``: save on ``ctx`` what backward needs."""
         raise NotImplementedError("setup_context is not implemented.")
 
     @staticmethod
     def backward(ctx, *grad_outputs):
-        """Override: one gradient per output in, one per ``forward`` input out (``None`` for an
-        input that needs none), as ``torch/autograd/function.py`` asks."""
+        """Override: one gradient per output in, one per input out (``None`` where none needed)."""
         raise NotImplementedError("You must implement either the backward or vjp method for your "
                                   "custom autograd.Function to use it with backward mode AD.")
 

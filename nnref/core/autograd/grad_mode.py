@@ -1,9 +1,8 @@
-"""``no_grad``, ``enable_grad``, ``set_grad_enabled``, ``inference_mode``: the switch that decides whether ops record a graph.
+"""The grad modes, which decide whether ops record a graph: ``no_grad``, ``enable_grad``, ...
 
-Mirrors ``torch/autograd/grad_mode.py`` and ``torch/utils/_contextlib.py``.  Each
-works as a context manager and as a decorator of a function.  PyTorch's other
-decorator forms (a generator function, ``@no_grad`` without parentheses, a
-class) are added by the mirror, ``nnref/autograd/grad_mode.py``.
+Mirrors ``torch/autograd/grad_mode.py`` and ``torch/utils/_contextlib.py``: each is a context
+manager and a function decorator; the mirror adds PyTorch's other decorator forms
+(``nnref/autograd/grad_mode.py``).
 """
 import functools
 
@@ -96,8 +95,6 @@ class inference_mode(_DecoratorContextManager):
     """``no_grad`` for inference: ops inside record nothing, and the tensors they make are
     *inference tensors* (``t.is_inference()``), which autograd refuses to save for backward and
     which cannot be changed in place outside the mode.  ``inference_mode(False)`` records again.
-
-    Works as a context manager and as a decorator.
     """
 
     def __init__(self, mode=True):

@@ -1,11 +1,7 @@
-"""Backward nodes: the objects behind ``tensor.grad_fn``.
+"""Backward nodes: the objects behind ``tensor.grad_fn`` (chapter 02 teaches them).
 
 Mirrors ``torch/csrc/autograd/function.h`` (``Node``), ``saved_variable.cpp``
-(``SavedVariable``) and ``functions/accumulate_grad.cpp``.  Each operation in
-``nnref._ops`` defines a ``Node`` subclass named like PyTorch's
-(``MulBackward0``) whose ``backward`` turns the gradient of the op's output
-into gradients of its inputs.  ``next_functions`` links every node to the
-nodes of its inputs, which is the whole graph.
+(``SavedVariable``) and ``functions/accumulate_grad.cpp``.
 """
 import itertools
 from collections import OrderedDict
@@ -20,29 +16,22 @@ from .grad_mode import _GradState
 __all__ = ["Node", "AccumulateGrad", "gradient_edge"]
 __seams__ = ("forward_watcher", "exclusively_owned", "modified_message", "clone_grad")
 
-# Seam: a function told of each new node, or None.  The plain core watches nothing; the
-# mirror's anomaly mode (nnref/autograd/anomaly_mode.py) keeps the forward call's stack there.
-forward_watcher = None
+forward_watcher = None  # Seam: anomaly mode keeps its stack (nnref/autograd/anomaly_mode.py)
 
 
-# Seam: may AccumulateGrad keep this gradient's buffer as ``.grad`` instead of copying it?  The
-# plain core always copies; the mirror adopts a buffer nothing else holds, as PyTorch does,
-# by counting references (nnref/autograd/graph.py).
+# Seam: may AccumulateGrad adopt the buffer? The mirror counts references (nnref/autograd/graph.py).
 def exclusively_owned(grad):
     return False
 
 
-# Seam: the error when a tensor saved for backward was changed in place since.  The plain core
-# gives the two versions; the mirror names the tensor and the op that made it, in PyTorch's
-# words (nnref/autograd/graph.py).
+# Seam: the mirror names the tensor and its op, in PyTorch's words (nnref/autograd/graph.py).
 def modified_message(saved, node):
     return ("one of the variables needed for gradient computation has been modified by an "
             f"inplace operation: it is at version {saved.tensor._version_counter[0]}; expected "
             f"version {saved.version} instead")
 
 
-# Seam: the copy of a gradient that AccumulateGrad keeps as ``.grad``.  The plain core clones it;
-# the mirror makes it row-major, as PyTorch's ``clone_obey_contract`` does (nnref/autograd/graph.py).
+# Seam: the mirror's copy is row-major, as PyTorch's clone_obey_contract (nnref/autograd/graph.py).
 def clone_grad(grad):
     return grad.clone()
 
@@ -85,12 +74,8 @@ class SavedTensor:
 
 
 class Node(metaclass=TorchNamed):
-    """One backward function of the graph.
-
-    Subclasses implement ``backward(*grad_outputs)`` and return one gradient per
-    forward input (``None`` where an input needs none).  The engine calls
-    :meth:`apply`, which is what ``grad_fn(grad)`` calls too.
-    """
+    """One backward function of the graph: subclasses implement ``backward(*grad_outputs)``,
+    one gradient per forward input (``None`` where none is needed); the engine calls ``apply``."""
 
     __slots__ = ("next_functions", "_input_metadata", "_sequence_nr", "_saved", "_pre_hooks",
                  "_post_hooks", "_tensor_pre_hooks", "_retains_grad_hooks", "metadata",
@@ -145,17 +130,13 @@ class Node(metaclass=TorchNamed):
         return grads[0] if len(grads) == 1 else grads
 
     def apply(self, *grad_outputs):
-        """The input gradients as a tuple, from ``backward`` (``Node::apply`` of
-        ``torch/csrc/autograd/function.h``); the engine calls it."""
+        """The input gradients as a tuple, from ``backward`` (the engine calls ``Node::apply``)."""
         grads = self.backward(*grad_outputs)
         if not isinstance(grads, tuple):
             grads = (grads,)
         if self._no_edge and len(grads) == len(self.next_functions):
-            grads = list(grads)
-            for i, (node, _) in enumerate(self.next_functions):
-                if node is None:
-                    grads[i] = None
-            grads = tuple(grads)
+            grads = tuple([None if node is None else grad
+                           for grad, (node, _) in zip(grads, self.next_functions)])
         return grads
 
     def backward(self, *grad_outputs):

@@ -8,11 +8,8 @@ __all__ = ["RemovableHandle"]
 
 
 class RemovableHandle(metaclass=TorchNamed):
-    """Removes one hook from the dict it was added to when ``remove()`` is called.
-
-    The dict is held weakly (as in PyTorch), so a handle never keeps a module or
-    node alive.  Also a context manager: the hook is removed on exit.
-    """
+    """Removes one hook from the dict it was added to on ``remove()`` (or on leaving ``with``).
+    The dict is held weakly, as in PyTorch, so a handle keeps no module or node alive."""
 
     _ids = itertools.count()
 
@@ -25,8 +22,7 @@ class RemovableHandle(metaclass=TorchNamed):
             hooks_dict[self.id] = hook
 
     def remove(self):
-        """Unregister the hook from every dict it was added to; removing twice is harmless
-        (``torch/utils/hooks.py``)."""
+        """Unregister the hook from every dict it was added to; removing twice is harmless."""
         for ref in (self.hooks_dict_ref,) + self.extra_dict_ref:
             hooks = ref()
             if hooks is not None and self.id in hooks:
