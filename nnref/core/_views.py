@@ -1,24 +1,8 @@
-"""Views and what an in-place change through one does to the graph.
+"""Views and what an in-place change through one does to the graph (chapter 05 teaches it).
 
-A view (``t[1:3]``, ``t.t()``, ``t.view(2, 2)`` ...) shares its base's memory and
-version counter and records the tensor that owns the memory in ``_base``.
-When an in-place op writes through a view of a tensor that is part of a
-graph, the *base* changed too, so PyTorch rewrites the base's history
-(``torch/csrc/autograd/variable.cpp``, ``rebase_history``):
-
-* the base gets a ``CopySlices`` node that wraps the in-place op's own node:
-  backward takes the incoming gradient of the whole base, runs the op's
-  backward on the viewed region only, and writes the result back there;
-* every view of that base (the written one included) gets, when next asked for
-  its ``grad_fn``, an ``AsStridedBackward0`` node over the base's new history
-  (``VariableHooks::grad_fn``), found by comparing versions.
-
-PyTorch describes a view's place in its base by sizes, strides and a storage
-offset.  Here the same geometry is read from the two arrays' addresses and
-turned into ``positions``: for each element of the view, the row-major index
-of the base element it aliases.  Gathering at ``positions`` is the view's
-forward; scatter-adding at ``positions`` is its backward (overlapping views,
-``expand``, add up as in ``as_strided_backward``).
+Mirrors ``rebase_history`` and ``VariableHooks::grad_fn`` of ``torch/csrc/autograd/variable.cpp``
+and ``CopySlices``.  PyTorch places a view in its base by sizes, strides and an offset; here, by
+``positions``: for each element of the view, the row-major index of the base element it aliases.
 """
 import math
 
@@ -30,20 +14,17 @@ from .autograd.grad_mode import _GradState
 from .autograd.engine import _validate_outputs
 from .autograd.graph import Node
 
-# ``_view_meta`` values: why an in-place change through this view may not be recorded
-# (PyTorch's ``CreationMeta``).
+__all__ = ["make_view", "view_positions", "CopySlices", "AsStridedBackward0", "check_inplace",
+           "rebase_history", "refresh_view_history"]
+__seams__ = ("take", "put_into_zeros", "view_meta_message")
+
+# ``_view_meta`` values (PyTorch's ``CreationMeta``): why a view may not be changed in place.
 NO_GRAD_MODE = "no_grad"
 INFERENCE_MODE = "inference"
 MULTI_OUTPUT = "multi_output"
 
 
-__seams__ = ("take", "put_into_zeros", "view_meta_message")
-
-
-# Seams: a gradient read at, or added into zeros at, flat positions.  Plain numpy here, so the
-# plain core records no graph for them (it cannot differentiate through them twice); the mirror
-# puts the indexing ops there (index_tensor, _index_add_into_zeros of nnref/_ops/indexing.py),
-# whose nodes (IndexBackward0, IndexPutBackward0) PyTorch records too.
+# Seams: the mirror's indexing ops, which record a graph, as PyTorch's (nnref/_ops/indexing.py).
 def take(tensor, positions):
     return tensor._make(tensor._data[positions].copy(), tensor._device)
 
@@ -54,16 +35,14 @@ def put_into_zeros(grad, shape, positions):
     return grad._make(data, grad._device)
 
 
-# Seam: why a view made without recording (``_view_meta``) may not be changed in place while
-# autograd records.  The mirror puts PyTorch's three messages there (nnref/_ops/inplace.py).
+# Seam: PyTorch's three messages for a view's ``_view_meta`` (nnref/_ops/inplace.py).
 def view_meta_message(tensor, meta):
     return (f"this view ({meta}) may not be modified in place with grad mode enabled: make it "
             "and change it in the same mode, or clone() it first")
 
 
 def make_view(base, data):
-    """A tensor over ``base``'s memory (``data``) that shares its version counter and records
-    the tensor owning the memory as ``_base``."""
+    """A tensor over ``base``'s memory (``data``), sharing its counter; ``_base`` is the owner."""
     out = Tensor._make(data, base._device)
     out._version_counter = base._version_counter
     root = base._base
@@ -85,13 +64,6 @@ def _address(array):
     return array.ctypes.data if isinstance(array, np.ndarray) else array.data.ptr
 
 
-def _extent(array):
-    """Byte offsets of the lowest and highest element relative to the first one."""
-    low = sum((n - 1) * s for n, s in zip(array.shape, array.strides) if s < 0)
-    high = sum((n - 1) * s for n, s in zip(array.shape, array.strides) if s > 0)
-    return low, high
-
-
 def view_positions(base, view):
     """For each element of the array ``view`` (inside ``base``'s memory), the row-major index of
     the element of ``base`` at the same address: the view's geometry, as an index array."""
@@ -99,7 +71,9 @@ def view_positions(base, view):
     if not view.size:
         return xp.zeros(view.shape, dtype=np.int64)
     itemsize = base.itemsize
-    low, high = _extent(base)
+    # Byte offsets of base's lowest and highest element, relative to its first one.
+    low = sum((n - 1) * s for n, s in zip(base.shape, base.strides) if s < 0)
+    high = sum((n - 1) * s for n, s in zip(base.shape, base.strides) if s > 0)
     start = _address(base) + low
     # An int64 buffer laid out like the base's memory, one slot per element of base's dtype.
     memory = xp.full((high - low) // itemsize + 1, -1, dtype=np.int64)
@@ -130,12 +104,11 @@ class AsStridedBackward0(Node):
 class CopySlices(Node):
     """The base's node after an in-place op changed it through a view (PyTorch's ``CopySlices``).
 
-    ``fn`` is the in-place op's own node (``MulBackward0`` for ``v.mul_(2)``); its first input is
-    the view's old value, the others are the op's other operands.  The base's gradient passes
-    through unchanged outside the view; inside, it is replaced by ``fn``'s gradient for the
-    view's old value.  ``next_functions``: the base's old history, then ``fn``'s other inputs.
-    ``expanded``: the view repeats an element (``expand``); its gradient cannot be written back
-    into one place, so backward refuses as PyTorch's ``grad_slice.copy_`` does.
+    ``fn`` is the in-place op's own node (``MulBackward0`` for ``v.mul_(2)``), whose first input
+    is the view's old value.  The base's gradient passes through outside the view; inside, it is
+    replaced by ``fn``'s gradient for that input.  ``next_functions``: the base's old history,
+    then ``fn``'s other inputs.  ``expanded`` (the view repeats an element): backward refuses, as
+    PyTorch's ``grad_slice.copy_`` does.
     """
 
     def __init__(self, base, positions, fn, expanded=False):
@@ -169,10 +142,8 @@ class CopySlices(Node):
 
 
 def check_inplace(tensor, through_view=False):
-    """Refuse an in-place op that autograd would record wrongly (PyTorch's ``check_inplace``).
-
-    ``through_view``: the op writes through a view of ``tensor`` made on the way (``t[0] = 1``).
-    """
+    """Refuse an in-place op that autograd would record wrongly (PyTorch's ``check_inplace``);
+    ``through_view``: the op writes through a view of ``tensor`` made on the way (``t[0] = 1``)."""
     base = tensor._base
     if base is not None:
         meta = tensor._view_meta
@@ -187,10 +158,8 @@ def check_inplace(tensor, through_view=False):
 
 
 def rebase_history(tensor, node):
-    """Make the in-place op's ``node`` the new history of ``tensor`` (or of its base).
-
-    A ``retain_grad()`` follows the tensor, so ``.grad`` stays the gradient of its newest value.
-    """
+    """Make the in-place op's ``node`` the new history of ``tensor`` (or of its base); a
+    ``retain_grad()`` follows the tensor, so ``.grad`` stays the gradient of its newest value."""
     base = tensor._base
     if base is None:
         _set_history(tensor, node)
@@ -217,10 +186,6 @@ def _set_history(tensor, node):
     if tensor._retains_grad and old is not None:
         del old._retains_grad_hooks[old_nr]
         node._set_retains_grad_hook(0, tensor)
-
-
-__all__ = ["make_view", "view_positions", "CopySlices", "AsStridedBackward0", "check_inplace",
-           "rebase_history", "refresh_view_history"]
 
 
 bind(_refresh_view_grad_fn=refresh_view_history)
