@@ -1,6 +1,6 @@
 """Tensor methods that convert to one dtype or device, beyond the teaching core's ``to`` and plain
-``float`` and ``half`` (``nnref/core/_tensor.py``, ``nnref/core/_ops/conversion.py``): ``float``
-and ``half`` with ``memory_format=``, ``double``, ``bfloat16``, ``long``, ``int``, ``bool``, ``cpu``
+``float`` (``nnref/core/_tensor.py``, ``nnref/core/_ops/conversion.py``): ``float`` with
+``memory_format=``, ``half``, ``double``, ``bfloat16``, ``long``, ``int``, ``bool``, ``cpu``
 and ``cuda``, each ``self.to(...)``.  Bound onto
 the core's ``Tensor`` with ``bind``; here, in ``nnref._ops``, so that the profiler records them
 as ops (``aten::long``), as it did when they were written in the class.

@@ -1,12 +1,8 @@
 """``nnref.Tensor``: an n-dimensional array that can remember how it was made.
 
-Mirrors ``torch/_tensor.py`` plus the C++ ``TensorImpl``/``AutogradMeta``.
-The values live in ``_data`` (a numpy array, or a CuPy array on ``'cuda'``);
-everything autograd needs sits beside it: ``requires_grad``, ``grad``,
-``grad_fn`` (the node that made this tensor), ``_output_nr`` (which output of
-that node it is) and ``_version_counter`` (bumped by in-place ops, shared with
-views, checked by saved tensors).  The maths lives in the files under ``_ops/``,
-which bind it to methods with :func:`bind`; this file keeps the bookkeeping.
+Mirrors ``torch/_tensor.py`` plus the C++ ``TensorImpl``/``AutogradMeta`` (chapters 01-02): the
+values in ``_data``, autograd's bookkeeping beside them.  The maths lives in the files under
+``_ops/``, which bind it to methods with :func:`bind`.
 """
 import builtins
 import numbers
@@ -27,13 +23,8 @@ __all__ = ["Tensor", "Size", "bind"]
 
 
 class Tensor(metaclass=TorchNamed):
-    """A multi-dimensional array with autograd bookkeeping.
-
-    ``Tensor(2, 3)`` makes an uninitialised tensor of that size and
-    ``Tensor([1, 2])`` one holding the data, both in the default dtype (the
-    legacy constructor; a numpy array of that dtype is shared); prefer
-    :func:`nnref.tensor`, which infers the dtype.
-    """
+    """A multi-dimensional array with autograd bookkeeping.  ``Tensor(2, 3)`` and
+    ``Tensor([1, 2])`` are the legacy constructor (default dtype); prefer :func:`nnref.tensor`."""
     _torch_name = "torch.Tensor"  # PyTorch's name (nnref/_naming.py)
 
     __slots__ = ("_data", "_dtype", "_device", "_requires_grad", "_grad", "_grad_fn", "_output_nr",
@@ -92,26 +83,22 @@ class Tensor(metaclass=TorchNamed):
 
     @property
     def dtype(self):
-        """The element type, an :class:`nnref.dtype` (``torch.Tensor.dtype``,
-        ``torch/csrc/autograd/python_variable.cpp``)."""
+        """The element type, a ``dtype`` (``torch/csrc/autograd/python_variable.cpp``)."""
         return self._dtype
 
     @property
     def shape(self):
-        """The size of each dimension, an :class:`nnref.Size` (``torch.Tensor.shape``,
-        ``torch/csrc/autograd/python_variable.cpp``)."""
+        """Each dimension's size, a ``Size`` (``torch/csrc/autograd/python_variable.cpp``)."""
         return Size(self._data.shape)
 
     @property
     def device(self):
-        """The :class:`nnref.device` the values live on (``torch.Tensor.device``,
-        ``torch/csrc/autograd/python_variable.cpp``)."""
+        """Where the values live, a ``device`` (``torch/csrc/autograd/python_variable.cpp``)."""
         return self._device
 
     @property
     def requires_grad(self):
-        """True if autograd records the ops on this tensor: a leaf that asked for it, or any
-        result of such a tensor (``torch/csrc/autograd/python_variable.cpp``)."""
+        """True if autograd records the ops on it (``torch/csrc/autograd/python_variable.cpp``)."""
         return self._requires_grad or self._grad_fn is not None or (
             self._base is not None and self.grad_fn is not None)
 
@@ -147,12 +134,8 @@ class Tensor(metaclass=TorchNamed):
 
     @property
     def grad_fn(self):
-        """The node that made this tensor (None for leaves).
-
-        A view whose memory was changed in place since its node was made (through the base or
-        another view) gets a new node over its base's newest history, ``AsStridedBackward0``,
-        as PyTorch's ``VariableHooks::grad_fn`` does.
-        """
+        """The node that made this tensor (None for leaves); a view changed in place since gets a
+        new one over its base's newest history, as PyTorch's ``VariableHooks::grad_fn`` does."""
         if self._base is not None and self._view_version != self._version_counter[0]:
             self._refresh_view_grad_fn()
         return self._grad_fn
@@ -177,18 +160,16 @@ class Tensor(metaclass=TorchNamed):
 
     # -- size and element access ------------------------------------------------------------------
     def size(self, dim=None):
-        """The shape, or with ``dim`` the size of that dimension (``torch.Tensor.size``,
-        ``aten/src/ATen/native/native_functions.yaml``)."""
+        """The shape, or with ``dim`` the size of that dimension (``torch.Tensor.size``)."""
         return self.shape if dim is None else self._data.shape[_wrap_dim(dim, self._data.ndim)]
 
     def dim(self):
-        """The number of dimensions (``torch.Tensor.dim``, ``c10/core/TensorImpl.h``)."""
+        """The number of dimensions (``c10/core/TensorImpl.h``)."""
         return self._data.ndim
 
     @property
     def ndim(self):
-        """The number of dimensions, as a property (``torch.Tensor.ndim``,
-        ``torch/csrc/autograd/python_variable.cpp``)."""
+        """The number of dimensions, as a property (``torch/csrc/autograd/python_variable.cpp``)."""
         return self._data.ndim
 
     def item(self):
@@ -199,8 +180,7 @@ class Tensor(metaclass=TorchNamed):
         return self._data.reshape(()).item()
 
     def tolist(self):
-        """The values as nested Python lists of Python numbers (``torch.Tensor.tolist``,
-        ``torch/csrc/utils/tensor_list.cpp``)."""
+        """The values as nested lists of Python numbers (``torch/csrc/utils/tensor_list.cpp``)."""
         return to_host(self._data).tolist()
 
     def numpy(self, *, force=False):
@@ -231,25 +211,17 @@ class Tensor(metaclass=TorchNamed):
         return self.to(dtype)
 
     def is_floating_point(self):
-        """True for float16, bfloat16, float32 and float64 tensors
-        (``torch.Tensor.is_floating_point``, ``aten/src/ATen/native/TypeProperties.cpp``)."""
+        """True for the float dtypes (``aten/src/ATen/native/TypeProperties.cpp``)."""
         return self._dtype.is_floating_point
 
     @property
     def is_meta(self):
-        """True if the tensor lives on the ``meta`` device: a shape and a dtype, no values
-        (``torch.Tensor.is_meta``, ``torch/csrc/autograd/python_variable.cpp``)."""
+        """True on the values-free ``meta`` device (``torch/csrc/autograd/python_variable.cpp``)."""
         return self._device.type == "meta"
 
     def float(self):
-        """``self.to(nnref.float32)`` (``torch.Tensor.float``,
-        ``torch/csrc/autograd/python_variable_methods.cpp``)."""
+        """``self.to(nnref.float32)`` (``torch/csrc/autograd/python_variable_methods.cpp``)."""
         return self.to(_dtype.float32)
-
-    def half(self):
-        """``self.to(nnref.float16)`` (``torch.Tensor.half``,
-        ``torch/csrc/autograd/python_variable_methods.cpp``)."""
-        return self.to(_dtype.float16)
 
     # -- autograd ---------------------------------------------------------------------------------
     def requires_grad_(self, requires_grad=True):
@@ -275,9 +247,7 @@ class Tensor(metaclass=TorchNamed):
         return self._alias_without_history()
 
     def detach_(self):
-        """Cut this tensor from its graph in place: it becomes a leaf that does not require grad
-        (views refuse); ``torch.Tensor.detach_``,
-        ``torch/csrc/autograd/VariableTypeManual.cpp``."""
+        """``detach()`` in place; views refuse (``torch/csrc/autograd/VariableTypeManual.cpp``)."""
         if self._base is not None:
             raise RuntimeError("Can't detach views in-place. Use detach() instead.")
         self.grad_fn = None
@@ -361,14 +331,11 @@ def _wrap_dim(dim, ndim):
 
 
 def bind(**methods):
-    """Attach ``methods`` to :class:`Tensor`, each under its keyword's name.
-
-    The one way a method written outside this file reaches the class.  This file says what a
-    tensor *is* (its values, dtype, device, history and version); the files that compute with
-    tensors import it and bind what a tensor *does*: each op file its own methods
-    (``bind(add=add, __add__=add)``), the core's and the mirror's alike, as PyTorch generates
-    ``python_variable_methods.cpp`` from ``native_functions.yaml``.  So no import goes back from
-    here to them, and ``import nnref`` has bound every method before a program runs.
+    """Attach ``methods`` to :class:`Tensor`, each under its keyword's name: the one way a method
+    written outside this file reaches the class.  This file says what a tensor *is*; the files
+    that compute with tensors, core and mirror alike, import it and bind what a tensor *does*
+    (``bind(add=add, __add__=add)``), as PyTorch generates ``python_variable_methods.cpp`` from
+    ``native_functions.yaml``.  So no import goes back from here to them.
     """
     for name, method in methods.items():
         setattr(Tensor, name, method)
