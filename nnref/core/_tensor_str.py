@@ -1,10 +1,7 @@
 """``repr(tensor)`` in PyTorch's layout, so printed outputs read exactly like PyTorch's.
 
-A port of the rules in ``torch/_tensor_str.py``: one width for every element;
-floats print with 4 decimals, as ``2.`` when all are whole numbers, or in
-scientific notation when magnitudes span more than 1000x (or exceed 1e8, or go
-below 1e-4); more than 1000 elements are summarised with ``...``; lines wrap
-at 80 characters; ``dtype=``, ``grad_fn=`` and ``requires_grad=`` follow.
+A port of the rules in ``torch/_tensor_str.py`` (chapter 01 tells them): more than 1000 elements
+are summarised with ``...``, lines wrap at 80 characters.
 """
 import math
 
@@ -26,7 +23,7 @@ class _Formatter:
         self.floating = floating
         self.int_mode, self.sci_mode, self.max_width = True, False, 1
         if not floating:
-            self.max_width = max((len(self._plain(v)) for v in values.ravel().tolist()), default=1)
+            self.max_width = max((len(str(v)) for v in values.ravel().tolist()), default=1)
             return
         finite = values[np.isfinite(values) & (values != 0)].astype(np.float64)
         if finite.size == 0:
@@ -34,28 +31,16 @@ class _Formatter:
         magnitudes = np.abs(finite)
         low, high = magnitudes.min(), magnitudes.max()
         self.int_mode = bool(np.all(finite == np.ceil(finite)))
-        wide = high / low > 1000.0 or high > 1.0e8
-        if self.int_mode:
-            self.sci_mode = wide if SCI_MODE is None else SCI_MODE
-            texts = [self._sci(v) if self.sci_mode else f"{v:.0f}." for v in finite.tolist()]
-        else:
-            self.sci_mode = (wide or low < 1.0e-4) if SCI_MODE is None else SCI_MODE
-            texts = [self._sci(v) if self.sci_mode else f"{v:.{PRECISION}f}" for v in finite.tolist()]
-        self.max_width = max(len(t) for t in texts)
-
-    @staticmethod
-    def _plain(value):
-        return str(value)
-
-    @staticmethod
-    def _sci(value):
-        return f"{value:.{PRECISION}e}"
+        # Whole numbers are at least 1, so only others can fall below 1e-4.
+        sci = high / low > 1000.0 or high > 1.0e8 or low < 1.0e-4
+        self.sci_mode = sci if SCI_MODE is None else SCI_MODE
+        self.max_width = max(len(self.format(v)) for v in finite.tolist())
 
     def format(self, value):
         if not self.floating:
-            text = self._plain(value)
+            text = str(value)
         elif self.sci_mode:
-            text = self._sci(value)
+            text = f"{value:.{PRECISION}e}"
         elif self.int_mode:
             text = f"{value:.0f}" + ("" if math.isinf(value) or math.isnan(value) else ".")
         else:
@@ -129,21 +114,15 @@ def tensor_repr(tensor, prefix="tensor("):
     suffixes = []
     if tensor._device.type != "cpu":
         suffixes.append(f"device='{tensor._device}'")
-    default = tensor._dtype in (_dtype.get_default_dtype(), _dtype.int64, _dtype.bool)
-    if tensor._device.type == "meta":
-        # No values to show: the size, and any dtype but the default float one (_str_intern's is_meta)
-        suffixes.append(f"size={tuple(tensor._data.shape)}")
-        if tensor._dtype is not _dtype.get_default_dtype():
-            suffixes.append(f"dtype={tensor._dtype!r}")
-        body = "..."
-    elif tensor._data.size == 0:
-        if tensor._data.ndim != 1:
+    meta = tensor._device.type == "meta"
+    if meta or tensor._data.size == 0:  # no values to show (_str_intern's is_meta and empty cases)
+        if meta or tensor._data.ndim != 1:
             suffixes.append(f"size={tuple(tensor._data.shape)}")
         if tensor._dtype is not _dtype.get_default_dtype():
             suffixes.append(f"dtype={tensor._dtype!r}")
-        body = "[]"
+        body = "..." if meta else "[]"
     else:
-        if not default:
+        if tensor._dtype not in (_dtype.get_default_dtype(), _dtype.int64, _dtype.bool):
             suffixes.append(f"dtype={tensor._dtype!r}")
         body = _body(tensor, indent)
     if tensor.grad_fn is not None:
