@@ -1,11 +1,9 @@
 """``nnref.device`` and the one place that picks the array library for a device.
 
-Mirrors ``torch.device`` (c10/core/Device.h).  A CPU tensor keeps its values in
-a numpy array; a ``'cuda'`` tensor keeps them in a CuPy array; a ``'meta'`` tensor
-keeps only a shape and a dtype.  Every other module asks :func:`array_module`
-instead of testing the device itself.  The core knows the CPU; the other two
-devices come in through the seams below, the default device and ``with device(...)``
-in ``nnref/_device_extras.py``.
+Mirrors ``torch.device`` (c10/core/Device.h).  A CPU tensor keeps its values in a numpy array;
+the core knows the CPU, and the mirror adds ``'cuda'`` (CuPy arrays) and ``'meta'`` (a shape and
+a dtype) through the seams below, the default device and ``with device(...)``
+(``nnref/_device_extras.py``).  Every other module asks :func:`array_module`.
 """
 import numpy as np
 
@@ -20,8 +18,7 @@ _PYTORCH_ONLY_DEVICES = {"mps", "xpu", "xla", "hpu", "mtia", "ipu", "privateuseo
 
 
 class device(metaclass=TorchNamed):
-    """Where a tensor's memory lives: ``device('cpu')``, ``device('cuda')``, ``device('cuda', 0)``,
-    ``device('meta')`` (shapes and dtypes, no values)."""
+    """Where a tensor lives: ``device('cpu')``, ``device('cuda', 0)``, ``device('meta')``."""
     _torch_name = "torch.device"  # PyTorch's name (nnref/_naming.py)
 
     __slots__ = ("type", "index")
@@ -64,8 +61,7 @@ class device(metaclass=TorchNamed):
 CPU = device("cpu")
 
 
-# Seams: the devices beyond the CPU, which the plain core does not have.  The mirror puts CuPy
-# there for 'cuda' (nnref/_cupy.py) and shape-only arrays for 'meta' (nnref/_meta.py).
+# Seams: the mirror's 'cuda' (CuPy, nnref/_cupy.py) and 'meta' (nnref/_meta.py) devices.
 def library_of_device(dev):
     """The array library of a device other than the CPU."""
     raise RuntimeError(f"nnref's core runs on the CPU only; `import nnref` adds the '{dev.type}' device")
@@ -94,29 +90,22 @@ def canonical_device(spec):
 
 
 def array_module(dev):
-    """numpy for CPU tensors, CuPy for CUDA tensors: the single switch between the two.
-
-    Code that computes on a tensor's values calls ``xp = array_module(t.device)``
-    (or :func:`array_module_of` on a raw array) and then ``xp.zeros``,
-    ``xp.exp``, ... so the same lines run on either library, the idiom of the
-    Python array API standard.
-    """
+    """numpy for CPU tensors, CuPy for CUDA tensors: code calls ``xp = array_module(t.device)``,
+    then ``xp.zeros``, ``xp.exp``..., so the same lines run on either (the array API's idiom)."""
     if dev.type == "cpu":
         return np
     return library_of_device(dev)
 
 
 def array_module_of(array):
-    """The library that owns ``array``: numpy for numpy arrays and scalars, the meta namespace
-    for meta arrays, else CuPy."""
+    """The library that owns ``array``: numpy for numpy arrays and scalars, else the mirror's."""
     if isinstance(array, (np.ndarray, np.generic)):
         return np
     return library_of_array(array)
 
 
 def to_host(array):
-    """``array`` as a numpy array: CUDA arrays are copied to host memory, numpy ones returned as
-    they are; a meta array has nothing to copy (PyTorch's NotImplementedError)."""
+    """``array`` as a numpy array: CUDA arrays are copied to host memory (a meta one raises)."""
     if isinstance(array, (np.ndarray, np.generic)):
         return array
     return array.get()

@@ -15,8 +15,7 @@ __all__ = ["dtype", "float16", "bfloat16", "float32", "float64", "uint8", "int8"
 
 
 class dtype(metaclass=TorchNamed):
-    """A tensor element type.  Prints as PyTorch's does, ``torch.float32``: a program written for
-    PyTorch (``import nnref as torch``) prints what it prints on PyTorch."""
+    """A tensor element type; it prints as PyTorch's does (``torch.float32``)."""
     _torch_name = "torch.dtype"  # PyTorch's name (nnref/_naming.py)
 
     # is_signed, is_complex, itemsize and pickling are the mirror's (nnref/_type_info.py).
@@ -46,8 +45,7 @@ int16 = dtype("int16", np.int16, False, 1.75, "ShortTensor")
 int32 = dtype("int32", np.int32, False, 2, "IntTensor")
 int64 = dtype("int64", np.int64, False, 3, "LongTensor")
 bool = dtype("bool", np.bool_, False, 1, "BoolTensor")  # noqa: A001 - PyTorch's name
-half, float, double, int, long = float16, float32, float64, int32, int64  # noqa: A001
-short = int16
+half, float, double, short, int, long = float16, float32, float64, int16, int32, int64  # noqa: A001
 
 ALL_DTYPES = (float16, bfloat16, float32, float64, uint8, int8, int16, int32, int64, bool)
 _BY_NUMPY = {d.numpy: d for d in ALL_DTYPES}

@@ -1,18 +1,10 @@
 """Classes print under PyTorch's names: ``type(t)`` is ``<class 'torch.Tensor'>``.
 
-nnref's dtypes and sizes already print as PyTorch's (``torch.float32``, ``torch.Size([2])``),
-so that a program run with ``import nnref as torch`` prints what it prints on PyTorch.  A class
-prints ``<class '{__module__}.{__qualname__}'>``, which would say ``nnref.core._tensor.Tensor``.
-PyTorch renames its C++-backed classes by setting ``__module__`` (``torch.Tensor``'s is
-``'torch'``, ``torch/_tensor.py``); nnref cannot, because pickle and ``copy`` find a class again
-by importing ``__module__``, and ``torch`` is another library.  So nnref keeps the real
-``__module__`` and changes only the class's ``repr``, with this metaclass on the roots of its
-public classes (``Tensor``, ``nn.Module``, ``Optimizer``, ``Dataset``, ...).  A class under
-``nnref.x.y`` (or the core's ``nnref.core.x.y``, laid out as PyTorch's files are) prints as
-``torch.x.y``; one whose PyTorch module has another name (``torch.Tensor``) says so with
-``_torch_name``.  Classes a program defines keep their own name (``__main__.Net``).
+PyTorch sets its classes' ``__module__`` (``torch.Tensor``'s is ``'torch'``, ``torch/_tensor.py``);
+nnref cannot, since pickle and ``copy`` import ``__module__`` to find a class again.  So the roots
+of its public classes take this metaclass, which changes only the class's ``repr``:
+``nnref[.core].x.y`` prints as ``torch.x.y``, or as its ``_torch_name``.
 """
-
 import abc
 
 __all__ = ["TorchNamed", "TorchNamedABC", "torch_module_name"]
@@ -35,7 +27,5 @@ class TorchNamed(type):
 
 
 class TorchNamedABC(TorchNamed, abc.ABCMeta):
-    """``TorchNamed`` for the classes programs subclass together with ``abc.ABC``
-    (``class Base(nn.Module, ABC)``, ``class Data(Dataset, ABC)``): their metaclass must be a
-    subclass of ``ABCMeta`` too, or Python refuses the mix, which PyTorch's plain classes allow."""
-
+    """``TorchNamed`` for classes subclassed with ``abc.ABC`` too (``class Base(nn.Module, ABC)``):
+    Python refuses that mix unless the metaclass derives from ``ABCMeta``; PyTorch's allows it."""

@@ -1,12 +1,9 @@
 """Seams: the named places where ``import nnref`` puts PyTorch's exact behaviour into the core.
 
-The core is written as the plain numpy a reader expects.  Where the full package needs more
-(PyTorch's summation order, a GPU, 'meta' tensors, the anomaly detector, the profiler), the
-core calls a *seam*: a module-level name listed in its file's ``__seams__``, whose plain
-default sits right there with one line saying what the mirror puts in its place.  The mirror
-replaces it with :func:`install` when ``nnref`` is imported (or while a mode is on, as the
-profiler does); the core looks the name up each time it calls it, so the installed version
-is what runs.  Loaded on its own, the core runs on the defaults (checked against PyTorch).
+A seam is a module-level name listed in its core file's ``__seams__``, whose plain default sits
+right there with one line saying what the mirror puts in its place.  The mirror replaces it with
+:func:`install` when ``nnref`` is imported (or while a mode is on); the core looks the name up at
+each call, so the installed version runs.  Alone, the core runs on the defaults.
 """
 
 __all__ = ["install", "seams_of"]

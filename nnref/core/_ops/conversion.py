@@ -19,8 +19,7 @@ class ToCopyBackward0(Node):
         return (grad.to(self.self_device, self.self_dtype),)
 
 
-# Seam: the copy to another device.  The plain core has only the CPU, where arrays stay as they
-# are; the mirror puts the copies to and from 'cuda' and 'meta' there (nnref/_cupy.py).
+# Seam: the mirror's copies to and from 'cuda' and 'meta' (nnref/_cupy.py); a no-op on the CPU.
 def move(data, dtype, dev):
     """``data`` on ``dev``, before its conversion to ``dtype``."""
     return data
@@ -41,8 +40,7 @@ def to_copy(input, dtype, dev, contiguous=False):
 
 def to(self, *args, **kwargs):
     """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other)``: a copy only when needed
-    (``Tensor.to`` of ``torch/csrc/autograd/python_variable_methods.cpp``).  ``memory_format=``,
-    positional flags and Python types as dtypes are the mirror's (``nnref/_tensor_extras.py``)."""
+    (``torch/csrc/autograd/python_variable_methods.cpp``); the mirror adds the other forms."""
     dtype, dev, copy = _parse_to(self, args, kwargs)
     if dtype is self._dtype and dev == self._device and not copy:
         return self
