@@ -16,7 +16,7 @@ from .grad_mode import _GradState
 __all__ = ["Node", "AccumulateGrad", "gradient_edge"]
 __seams__ = ("forward_watcher", "exclusively_owned", "modified_message", "clone_grad")
 
-forward_watcher = None  # Seam: anomaly mode keeps its stack (nnref/autograd/anomaly_mode.py)
+forward_watcher = None  # Seam: anomaly mode's forward stacks (nnref/autograd/anomaly_mode.py)
 
 
 # Seam: may AccumulateGrad adopt the buffer? The mirror counts references (nnref/autograd/graph.py).
