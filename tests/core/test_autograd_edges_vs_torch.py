@@ -1,7 +1,8 @@
 """Edges of autograd that PyTorch's own unit tests (test_autograd.py) exercise, against PyTorch:
 a custom Function with an output that is not a tensor, the legacy (non-static) Function style's
 error, ``ctx.saved_variables``' deprecation, a node called with the wrong number of gradients,
-and gradcheck's check that backward gives the same numbers twice (``nondet_tol``)."""
+a pass given fewer or more starting gradients than outputs, and gradcheck's check that backward
+gives the same numbers twice (``nondet_tol``)."""
 import warnings
 
 import pytest
@@ -79,6 +80,28 @@ def test_a_node_called_with_the_wrong_number_of_gradients(grads):
         y = L.ones(2, requires_grad=True) * 2
         return y.grad_fn(*[L.ones(2)] * grads)
     assert same(run)[0] == "TypeError"
+
+
+@pytest.mark.parametrize("entry", ["backward", "grad", "Tensor.backward"])
+@pytest.mark.parametrize("count", [0, 1, 3])
+def test_a_pass_given_fewer_or_more_gradients_than_outputs(entry, count):
+    """Fewer starting gradients than outputs (an empty list included) raise PyTorch's "got 2
+    tensors and 1 gradients"; extra ones are ignored, as ``_make_grads`` zips the two."""
+    def run(L):
+        a = L.ones(2, requires_grad=True)
+        outputs = [(a * 2).sum(), (a * 3).sum()]
+        grads = [L.tensor(float(k + 1)) for k in range(count)]
+        if entry == "grad":
+            return L.autograd.grad(outputs, [a], grads)
+        if entry == "Tensor.backward":
+            outputs[0].backward(grads)
+        else:
+            L.autograd.backward(outputs, grads)
+        return a.grad
+
+    result = same(run)
+    fails = count < (1 if entry == "Tensor.backward" else 2)
+    assert (result[0] == "RuntimeError") == fails, result
 
 
 def test_a_node_of_several_outputs_wants_one_gradient_each():

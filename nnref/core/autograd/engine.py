@@ -267,10 +267,9 @@ def _as_list(x):
 
 def _root_gradients(outputs, grad_outputs):
     """The gradient each root starts with: ``1`` for scalars, else it must be given."""
-    grads = _as_list(grad_outputs) or [None] * len(outputs)
-    if len(grads) != len(outputs):
-        raise RuntimeError(f"grad can be implicitly created only for scalar outputs: got "
-                           f"{len(grads)} gradients for {len(outputs)} outputs")
+    grads = [None] * len(outputs) if grad_outputs is None else _as_list(grad_outputs)
+    if len(grads) < len(outputs):  # extra ones are ignored: PyTorch's _make_grads zips the two
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
     for i, (out, g) in enumerate(zip(outputs, grads)):
         if not out.requires_grad:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a "
@@ -286,7 +285,7 @@ def _root_gradients(outputs, grad_outputs):
         elif g._data.shape != out._data.shape:
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
                                f"output[{i}] has a shape of {out.shape}.")
-    return grads
+    return grads[:len(outputs)]
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
