@@ -1,18 +1,8 @@
-"""How full backward hooks see a module's own gradients.
+"""How full backward hooks see a module's own gradients (chapter 09): ``BackwardHook`` in
+``torch/utils/hooks.py`` and ``BackwardHookFunction`` in ``torch/nn/modules/_functions.py``.
 
-Mirrors ``BackwardHook`` in ``torch/utils/hooks.py`` and ``BackwardHookFunction``
-in ``torch/nn/modules/_functions.py``.
-
-A module's ``forward`` may record many nodes, and no single one of them
-receives "the gradient with respect to the module's inputs and outputs".  So
-``Module._call_impl`` passes the inputs, and later the outputs, through an
-identity autograd Function.  That gives two nodes that bracket the module in
-the backward graph:
-
-* the *output* node runs first; its hook stores ``grad_output`` (after the
-  backward pre-hooks had a chance to replace it);
-* the *input* node runs once the gradient has gone through the module; its
-  hook calls the user's hooks with ``(module, grad_input, grad_output)``.
+``Module._call_impl`` passes the inputs, and later the outputs, through an identity Function:
+the output node stores ``grad_output``, the input node calls the user's hooks with both.
 """
 import warnings
 
@@ -24,8 +14,7 @@ __all__ = ["BackwardHook", "BackwardHookFunction"]
 __seams__ = ("_stacklevel_of_backward_call",)
 
 
-# Seam: the stacklevel that points a hook's warning at the line that called .backward();
-# nnref/nn/modules/module.py puts PyTorch's there (counted from the engine's frames).
+# Seam: the stacklevel of the .backward() call; nnref/nn/modules/module.py counts the engine's frames.
 def _stacklevel_of_backward_call():
     return 2
 
@@ -35,9 +24,8 @@ class BackwardHookFunction(Function):
 
     @staticmethod
     def forward(ctx, *args):
-        # Hand back fresh aliases of the tensors that need no gradient and mark those aliases:
-        # nnref's Function.apply swaps a returned input for a new alias before it reads
-        # mark_non_differentiable, so marking the input itself would be lost.
+        # Mark fresh aliases: Function.apply swaps a returned input for a new alias before it
+        # reads mark_non_differentiable, so marking the input itself would be lost.
         args = tuple(arg if arg.requires_grad else arg.detach() for arg in args)
         ctx.mark_non_differentiable(*[arg for arg in args if not arg.requires_grad])
         return args
@@ -71,9 +59,6 @@ class BackwardHook:
             res[idx] = val
         return tuple(res)
 
-    def _unpack_none(self, indices, values):
-        return tuple(values[idx] for idx in indices)
-
     def _set_user_hook(self, grad_fn):
         def hook(grad_input, _):
             if self.grad_outputs is None:
@@ -92,22 +77,15 @@ class BackwardHook:
                 res = out
 
             self.grad_outputs = None
-            return self._unpack_none(self.input_tensors_index, res)
+            return tuple(res[idx] for idx in self.input_tensors_index)
 
         grad_fn.register_hook(hook)
 
     def _apply_on_tensors(self, fn, args):
         """Pass the tensors among ``args`` through the identity Function and hand its node to ``fn``."""
-        tensors_idx = []
-        tensors = []
-        requires_grad = False
-        for i, arg in enumerate(args):
-            if isinstance(arg, Tensor):
-                tensors_idx.append(i)
-                tensors.append(arg)
-                requires_grad |= arg.requires_grad
-
-        if not (requires_grad and is_grad_enabled()):
+        tensors_idx = [i for i, arg in enumerate(args) if isinstance(arg, Tensor)]
+        tensors = [args[i] for i in tensors_idx]
+        if not (any(t.requires_grad for t in tensors) and is_grad_enabled()):
             return args, None
 
         new_tensors = BackwardHookFunction.apply(*tensors)
@@ -126,10 +104,7 @@ class BackwardHook:
 
     def setup_input_hook(self, args):
         """Wrap the module's inputs; their node will call the user hooks."""
-        def fn(grad_fn):
-            self._set_user_hook(grad_fn)
-
-        res, input_idx = self._apply_on_tensors(fn, args)
+        res, input_idx = self._apply_on_tensors(self._set_user_hook, args)
         self.n_inputs = len(args)
         self.input_tensors_index = input_idx
         return res
@@ -141,18 +116,17 @@ class BackwardHook:
                 self.grad_outputs = self._pack_with_none(self.output_tensors_index, grad_output,
                                                          self.n_outputs)
 
-                if self.user_pre_hooks:
-                    expected_len = len(self.grad_outputs)
-                    for user_pre_hook in self.user_pre_hooks:
-                        hook_grad_outputs = user_pre_hook(self.module, self.grad_outputs)
-                        if hook_grad_outputs is None:
-                            continue
-                        actual_len = len(hook_grad_outputs)
-                        if actual_len != expected_len:
-                            raise RuntimeError("Backward pre hook returned an invalid number of "
-                                               f"grad_output, got {actual_len}, but expected "
-                                               f"{expected_len}")
-                        self.grad_outputs = hook_grad_outputs
+                expected_len = len(self.grad_outputs)
+                for user_pre_hook in self.user_pre_hooks:
+                    hook_grad_outputs = user_pre_hook(self.module, self.grad_outputs)
+                    if hook_grad_outputs is None:
+                        continue
+                    actual_len = len(hook_grad_outputs)
+                    if actual_len != expected_len:
+                        raise RuntimeError("Backward pre hook returned an invalid number of "
+                                           f"grad_output, got {actual_len}, but expected "
+                                           f"{expected_len}")
+                    self.grad_outputs = hook_grad_outputs
 
                 # Kept apart because the no-input case below clears self.grad_outputs.
                 local_grad_outputs = self.grad_outputs
@@ -180,10 +154,9 @@ class BackwardHook:
 
             grad_fn.register_hook(hook)
 
-        is_tuple = True
-        if not isinstance(args, tuple):
+        is_tuple = isinstance(args, tuple)
+        if not is_tuple:
             args = (args,)
-            is_tuple = False
 
         res, output_idx = self._apply_on_tensors(fn, args)
         self.n_outputs = len(args)

@@ -1,11 +1,8 @@
-"""Module containers: ``Sequential``, ``ModuleList``, ``ModuleDict`` (``torch/nn/modules/container.py``).
+"""``Sequential``, ``ModuleList``, ``ModuleDict`` (``torch/nn/modules/container.py``; chapter 12).
 
-Each keeps its modules in the ordinary ``_modules`` dict under string keys (``"0"``, ``"1"``,
-... for the lists), so everything ``Module`` does -- ``parameters()``, ``state_dict()``,
-``to()``, printing -- works on them unchanged.  The mirror's ``nnref/nn/modules/container.py``
-binds their operators (``+``, ``*``, ``+=``), item assignment (``seq[i] = m``), ``pop``,
-``Sequential.extend``, ``dir()`` without the numbered children and ``ModuleList``'s compressed
-repr.
+Each keeps its modules in the ordinary ``_modules`` dict (keys ``"0"``, ``"1"``, ... for the
+lists), so all of ``Module`` works on them.  The mirror's ``nnref/nn/modules/container.py``
+binds the operators, item assignment, ``pop`` and the rest.
 """
 import operator
 from collections import OrderedDict, abc as container_abcs
@@ -188,15 +185,15 @@ class ModuleDict(Module):
         return v
 
     def keys(self):
-        """The keys, in insertion order (``torch/nn/modules/container.py``)."""
+        """The keys, in insertion order."""
         return self._modules.keys()
 
     def items(self):
-        """The (key, module) pairs, in insertion order (``torch/nn/modules/container.py``)."""
+        """The (key, module) pairs, in insertion order."""
         return self._modules.items()
 
     def values(self):
-        """The modules, in insertion order (``torch/nn/modules/container.py``)."""
+        """The modules, in insertion order."""
         return self._modules.values()
 
     def update(self, modules):
