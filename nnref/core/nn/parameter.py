@@ -36,8 +36,3 @@ class Parameter(Tensor):
 
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
-
-    def __deepcopy__(self, memo):
-        if id(self) not in memo:
-            memo[id(self)] = type(self)(self.data.clone(), self.requires_grad)
-        return memo[id(self)]

@@ -4,8 +4,6 @@
 Functions bound onto ``Module`` under PyTorch's names.  ``_apply(fn)`` is the one walk that
 converts; the mirror (``nnref/nn/modules/module.py``) binds ``cuda``, ``half``, ... on it.
 """
-import warnings
-
 from ..._dtype import dtype as _dtype_class
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
@@ -111,13 +109,6 @@ def requires_grad_(self, requires_grad=True):
 
 def zero_grad(self, set_to_none=True):
     """Reset the gradients of every parameter: to ``None`` (default) or to zeros in place."""
-    if getattr(self, "_is_replica", False):
-        warnings.warn(
-            "Calling .zero_grad() from a module created with nn.DataParallel() has no effect. The "
-            "parameters are copied (in a differentiable manner) from the original module. This "
-            "means they are not leaf nodes in autograd and so don't accumulate gradients. If you "
-            "need gradients in your forward method, consider using autograd.grad instead.",
-            stacklevel=2)
     for p in self.parameters():
         if p.grad is not None:
             if set_to_none:

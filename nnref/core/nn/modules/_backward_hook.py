@@ -14,7 +14,7 @@ __all__ = ["BackwardHook", "BackwardHookFunction"]
 __seams__ = ("_stacklevel_of_backward_call",)
 
 
-# Seam: the stacklevel of the .backward() call; nnref/nn/modules/module.py counts the engine's frames.
+# Seam: the .backward() call's stacklevel; nnref/nn/modules/module.py counts the engine's frames.
 def _stacklevel_of_backward_call():
     return 2
 
@@ -38,8 +38,7 @@ class BackwardHookFunction(Function):
 class BackwardHook:
     """Calls a module's full backward (pre-)hooks with the gradients of its inputs and outputs.
 
-    One instance per call of the module.  Non-tensor arguments are skipped when
-    wrapping and shown to the user hooks as ``None``.
+    One instance per call; non-tensor arguments are not wrapped and reach the hooks as ``None``.
     """
 
     def __init__(self, module, user_hooks, user_pre_hooks):

@@ -71,10 +71,9 @@ class Module(metaclass=TorchNamedABC):
 
     # -- registering state ---------------------------------------------------------------
     def register_buffer(self, name, tensor, persistent=True):
-        """Add a tensor that is state but not a parameter (BatchNorm's ``running_mean``).
+        """Add state that is not a parameter (BatchNorm's ``running_mean``); None reserves the name.
 
-        Buffers move with ``to()`` and, unless ``persistent=False``, are saved in
-        ``state_dict()``.  ``tensor=None`` reserves the name.
+        Buffers move with ``to()`` and, unless ``persistent=False``, are saved in ``state_dict()``.
         """
         if "_buffers" not in self.__dict__:
             raise AttributeError("cannot assign buffer before Module.__init__() call")
@@ -342,8 +341,7 @@ class Module(metaclass=TorchNamedABC):
     def _named_members(self, get_members_fn, prefix="", recurse=True, remove_duplicate=True):
         """Yield ``(dotted_name, member)`` for the members ``get_members_fn`` picks from each module.
 
-        ``memo`` makes a tensor shared by several modules come out once, under
-        its first name (unless ``remove_duplicate=False``).
+        ``memo`` gives a tensor shared by several modules once, under its first name.
         """
         ### BEGIN SOLUTION task=module.named_members points=2 chapter=07_walking_the_tree
         memo = set()
