@@ -597,5 +597,5 @@ _NO_EXTRA_STATE = object()
 
 install(_core, "register_legacy_backward_hooks", _register_legacy_backward_hooks)
 install(_core, "_typename", _typename)  # torch.typename in the registration errors
-install(_apply, "_parse_to", _parse_to)
-install(_backward_hook, "_stacklevel_of_backward_call", _stacklevel_of_backward_call)  # every form of Module.to, PyTorch's error texts
+install(_apply, "_parse_to", _parse_to)  # every form of Module.to, PyTorch's error texts
+install(_backward_hook, "_stacklevel_of_backward_call", _stacklevel_of_backward_call)

@@ -94,18 +94,13 @@ class BackwardHook:
         arg_list = list(args)
         for idx, val in zip(tensors_idx, new_tensors):
             arg_list[idx] = val
-
-        if type(args) is tuple:
-            out = tuple(arg_list)
-        else:
-            out = type(args)(*arg_list)  # a namedtuple
+        out = tuple(arg_list) if type(args) is tuple else type(args)(*arg_list)  # or a namedtuple
         return out, tensors_idx
 
     def setup_input_hook(self, args):
         """Wrap the module's inputs; their node will call the user hooks."""
-        res, input_idx = self._apply_on_tensors(self._set_user_hook, args)
+        res, self.input_tensors_index = self._apply_on_tensors(self._set_user_hook, args)
         self.n_inputs = len(args)
-        self.input_tensors_index = input_idx
         return res
 
     def setup_output_hook(self, args):
@@ -137,7 +132,7 @@ class BackwardHook:
                                   "https://docs.pytorch.org/docs/main/generated/torch.nn.Module.html"
                                   "#torch.nn.Module.register_full_backward_hook for more details.",
                                   stacklevel=_stacklevel_of_backward_call())
-                    grad_inputs = self._pack_with_none([], [], self.n_inputs)
+                    grad_inputs = (None,) * self.n_inputs
                     for user_hook in self.user_hooks:
                         res = user_hook(self.module, grad_inputs, self.grad_outputs)
                         if res is not None and not (isinstance(res, tuple)
@@ -147,9 +142,7 @@ class BackwardHook:
                                                "gradients.")
                     self.grad_outputs = None
 
-                if local_grad_outputs is not None:
-                    return tuple(local_grad_outputs[i] for i in self.output_tensors_index)
-                return None
+                return tuple(local_grad_outputs[i] for i in self.output_tensors_index)
 
             grad_fn.register_hook(hook)
 
@@ -157,9 +150,8 @@ class BackwardHook:
         if not is_tuple:
             args = (args,)
 
-        res, output_idx = self._apply_on_tensors(fn, args)
+        res, self.output_tensors_index = self._apply_on_tensors(fn, args)
         self.n_outputs = len(args)
-        self.output_tensors_index = output_idx
 
         if not is_tuple:
             res = res[0]

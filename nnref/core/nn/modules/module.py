@@ -23,10 +23,9 @@ register_legacy_backward_hooks = None
 class Module(metaclass=TorchNamedABC):
     """Base class for all neural network modules; your models subclass it.
 
-    Assign layers as attributes in ``__init__`` (after ``super().__init__()``)
-    and write ``forward``.  Submodules, parameters and buffers assigned this way
-    are registered, so ``parameters()``, ``to()``, ``state_dict()`` and printing
-    see the whole tree.
+    Assign layers as attributes in ``__init__`` (after ``super().__init__()``) and write
+    ``forward``.  Submodules, parameters and buffers assigned this way are registered, so
+    ``parameters()``, ``to()``, ``state_dict()`` and printing see the whole tree.
     """
 
     # Saved in state_dict metadata, so _load_from_state_dict can upgrade old checkpoints.
@@ -468,12 +467,8 @@ def _registered(hooks, module, name, value):
 
 def _addindent(s_, numSpaces):
     """Indent every line but the first (so a child's repr nests inside its parent's)."""
-    s = s_.split("\n")
-    if len(s) == 1:
-        return s_
-    first = s.pop(0)
-    s = [(numSpaces * " ") + line if line.strip() else "" for line in s]
-    return first + "\n" + "\n".join(s)
+    first, *rest = s_.split("\n")
+    return "\n".join([first] + [numSpaces * " " + line if line.strip() else "" for line in rest])
 
 
 # Seam: a value's type name in error texts; nnref/nn/modules/module.py puts torch.typename there.
