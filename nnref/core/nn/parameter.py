@@ -16,9 +16,8 @@ empty = Tensor
 class Parameter(Tensor):
     """A leaf tensor that requires grad by default and registers itself on modules.
 
-    ``Parameter(data)`` shares ``data``'s memory and version counter (like
-    ``data.detach()``) but is always a new leaf: whatever history ``data`` had is
-    cut off.  ``Parameter()`` holds an empty float tensor.
+    ``Parameter(data)`` shares ``data``'s memory and version counter (like ``data.detach()``) but
+    is always a new leaf: whatever history ``data`` had is cut off.  ``Parameter()`` is empty.
     """
 
     def __new__(cls, data=None, requires_grad=True):

@@ -152,7 +152,4 @@ class BackwardHook:
 
         res, self.output_tensors_index = self._apply_on_tensors(fn, args)
         self.n_outputs = len(args)
-
-        if not is_tuple:
-            res = res[0]
-        return res
+        return res if is_tuple else res[0]

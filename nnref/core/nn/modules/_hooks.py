@@ -11,8 +11,7 @@ from .module import Module, _global_backward_hooks, _global_backward_pre_hooks, 
 def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
     """Run ``hook(module, args)`` before ``forward``; a returned value replaces ``args``.
 
-    With ``with_kwargs=True`` the hook is ``hook(module, args, kwargs)`` and
-    may return a new ``(args, kwargs)`` pair.
+    ``with_kwargs=True``: ``hook(module, args, kwargs)``, which may return new ``(args, kwargs)``.
     """
     handle = RemovableHandle(self._forward_pre_hooks,
                              extra_dict=self._forward_pre_hooks_with_kwargs)

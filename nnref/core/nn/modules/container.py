@@ -48,11 +48,9 @@ class Sequential(Module):
             for key in list(self._modules.keys())[idx]:
                 delattr(self, key)
         else:
-            key = self._get_item_by_idx(self._modules.keys(), idx)
-            delattr(self, key)
+            delattr(self, self._get_item_by_idx(self._modules.keys(), idx))
         # Renumber the remaining children 0, 1, 2, ...
-        str_indices = [str(i) for i in range(len(self._modules))]
-        self._modules = OrderedDict(zip(str_indices, self._modules.values()))
+        self._modules = OrderedDict((str(i), m) for i, m in enumerate(self._modules.values()))
 
     def __len__(self):
         return len(self._modules)
@@ -117,8 +115,7 @@ class ModuleList(Module):
         else:
             delattr(self, self._get_abs_string_index(idx))
         # Renumber the remaining modules 0, 1, 2, ...
-        str_indices = [str(i) for i in range(len(self._modules))]
-        self._modules = OrderedDict(zip(str_indices, self._modules.values()))
+        self._modules = OrderedDict((str(i), m) for i, m in enumerate(self._modules.values()))
 
     def __len__(self):
         return len(self._modules)

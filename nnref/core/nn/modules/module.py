@@ -280,11 +280,10 @@ class Module(metaclass=TorchNamedABC):
     def __setattr__(self, name, value):
         def remove_from(*dicts_or_sets):
             for d in dicts_or_sets:
-                if name in d:
-                    if isinstance(d, dict):
-                        del d[name]
-                    else:
-                        d.discard(name)
+                if isinstance(d, dict):
+                    d.pop(name, None)
+                else:
+                    d.discard(name)
 
         params = self.__dict__.get("_parameters")
         if isinstance(value, Parameter):
@@ -477,11 +476,7 @@ def _typename(obj):
 
 
 def bind(cls, **methods):
-    """Attach ``methods`` to ``cls`` under their keywords' names, as if written in the class.
-
-    As ``nnref.core._tensor.bind`` for ``Tensor``: the core's ``_apply.py``, ``_hooks.py`` and
-    ``_state_dict.py`` and the mirror's ``nnref/nn/modules/*.py`` add methods this way.
-    """
+    """Attach ``methods`` to ``cls`` as if written in its body (as ``_tensor.bind`` for Tensor)."""
     for name, method in methods.items():
         method.__name__, method.__qualname__ = name, f"{cls.__qualname__}.{name}"
         setattr(cls, name, method)
