@@ -1,7 +1,7 @@
 """``nnref.nn.parameter`` (``torch/nn/parameter.py``): ``Parameter`` lives in the teaching core
 (``nnref/core/nn/parameter.py``); this public module re-exports it and adds ``Buffer`` (which
 the core's ``Module.__setattr__`` knows by its ``_is_buffer`` mark) and the lazy modules'
-``UninitializedParameter`` and ``UninitializedBuffer``.
+``UninitializedParameter`` and ``UninitializedBuffer``, and binds ``Parameter.__deepcopy__``.
 """
 import inspect
 
@@ -12,11 +12,22 @@ from ..core._naming import TorchNamed
 from ..core._tensor import Size, Tensor
 from ..core.nn import parameter as _core_parameter
 from ..core.nn.modules import _apply
+from ..core.nn.modules.module import bind
 from ..core.nn.parameter import Parameter
 
 __all__ = ["Parameter"]
 
 install(_core_parameter, "empty", empty)  # Parameter() follows set_default_device
+
+
+def _parameter_deepcopy(self, memo):
+    """A new Parameter holding a clone, same ``requires_grad`` (``torch/nn/parameter.py``)."""
+    if id(self) not in memo:
+        memo[id(self)] = type(self)(self.data.clone(), self.requires_grad)
+    return memo[id(self)]
+
+
+bind(Parameter, __deepcopy__=_parameter_deepcopy)
 
 
 class _BufferMeta(TorchNamed):

@@ -1,11 +1,7 @@
 """``nn.Parameter``: the tensor a module registers as learnable (``torch/nn/parameter.py``).
 
-A Parameter is an ordinary tensor with one extra meaning: assigning it to a
-module attribute (``self.weight = Parameter(...)``) files it in the module's
-``_parameters``, so ``parameters()``, ``state_dict()``, ``to()`` and optimizers
-see it.  A plain tensor assigned the same way stays a plain attribute.
-``nn.Buffer`` (PyTorch 2.5's marker for buffers) and the lazy modules' ``UninitializedParameter``
-are the mirror's (``nnref/nn/parameter.py``).
+Assigned to a module attribute it is filed in the module's ``_parameters`` (chapter 06); a plain
+tensor stays a plain attribute.  ``nn.Buffer`` and ``UninitializedParameter`` are the mirror's.
 """
 from .._tensor import Tensor
 
@@ -13,17 +9,15 @@ __all__ = ["Parameter"]
 
 __seams__ = ("empty",)
 
-# Seam: ``empty(0)`` is what ``Parameter()`` holds.  The mirror puts nnref.empty here, which
-# follows set_default_device (nnref/nn/parameter.py).
+# Seam: Parameter() holds empty(0); nnref/nn/parameter.py puts nnref.empty (set_default_device).
 empty = Tensor
 
 
 class Parameter(Tensor):
     """A leaf tensor that requires grad by default and registers itself on modules.
 
-    ``Parameter(data)`` shares ``data``'s memory and version counter (like
-    ``data.detach()``) but is always a new leaf: whatever history ``data`` had is
-    cut off.  ``Parameter()`` holds an empty float tensor.
+    ``Parameter(data)`` shares ``data``'s memory and version counter (like ``data.detach()``) but
+    is always a new leaf: whatever history ``data`` had is cut off.  ``Parameter()`` is empty.
     """
 
     def __new__(cls, data=None, requires_grad=True):
@@ -41,8 +35,3 @@ class Parameter(Tensor):
 
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
-
-    def __deepcopy__(self, memo):
-        if id(self) not in memo:
-            memo[id(self)] = type(self)(self.data.clone(), self.requires_grad)
-        return memo[id(self)]

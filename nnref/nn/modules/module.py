@@ -501,6 +501,18 @@ def __deepcopy__(self, memo):
     return new
 
 
+def zero_grad(self, set_to_none=True):
+    """The core's ``zero_grad``, after PyTorch's warning on a DataParallel replica."""
+    if getattr(self, "_is_replica", False):
+        warnings.warn(
+            "Calling .zero_grad() from a module created with nn.DataParallel() has no effect. The "
+            "parameters are copied (in a differentiable manner) from the original module. This "
+            "means they are not leaf nodes in autograd and so don't accumulate gradients. If you "
+            "need gradients in your forward method, consider using autograd.grad instead.",
+            stacklevel=2)
+    _apply.zero_grad(self, set_to_none)
+
+
 def _replicate_for_data_parallel(self):
     """A shallow copy for one device of DataParallel: shares children and buffers, no parameters."""
     replica = self.__new__(type(self))
@@ -525,7 +537,7 @@ bind(Module, register_module=register_module, get_buffer=get_buffer, cuda=cuda, 
      register_load_state_dict_post_hook=register_load_state_dict_post_hook,
      _register_state_dict_hook=_register_state_dict_hook, __reduce_ex__=__reduce_ex__,
      __copy__=__copy__, __deepcopy__=__deepcopy__,
-     _replicate_for_data_parallel=_replicate_for_data_parallel)
+     zero_grad=zero_grad, _replicate_for_data_parallel=_replicate_for_data_parallel)
 
 
 class _Snapshot:
@@ -585,5 +597,5 @@ _NO_EXTRA_STATE = object()
 
 install(_core, "register_legacy_backward_hooks", _register_legacy_backward_hooks)
 install(_core, "_typename", _typename)  # torch.typename in the registration errors
-install(_apply, "_parse_to", _parse_to)
-install(_backward_hook, "_stacklevel_of_backward_call", _stacklevel_of_backward_call)  # every form of Module.to, PyTorch's error texts
+install(_apply, "_parse_to", _parse_to)  # every form of Module.to, PyTorch's error texts
+install(_backward_hook, "_stacklevel_of_backward_call", _stacklevel_of_backward_call)

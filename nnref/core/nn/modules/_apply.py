@@ -1,16 +1,9 @@
 """What ``Module`` does to its whole tree: convert every tensor, set the mode, reset gradients
-(``torch/nn/modules/module.py``, the ``_apply``, ``to`` and ``train`` sections).
+(``torch/nn/modules/module.py``, the ``_apply``, ``to`` and ``train`` sections; chapters 08, 11).
 
-PyTorch keeps these methods in ``module.py`` with the rest of ``Module``; here they are a file
-of their own so that each file is one a learner reads at a sitting.  They are written as
-functions and attached to ``Module`` with :func:`bind`, under the same names, so
-``model.to(...)`` and ``model.train()`` are where PyTorch has them.  ``_apply(fn)`` is the one
-walk that converts: every other method here is ``_apply`` with a different ``fn`` (``float``,
-``to``) or a walk over ``children()`` (``train``) or ``parameters()`` (``zero_grad``).  The
-mirror (``nnref/nn/modules/module.py``) binds the other conversions (``cuda``, ``half``, ...).
+Functions bound onto ``Module`` under PyTorch's names.  ``_apply(fn)`` is the one walk that
+converts; the mirror (``nnref/nn/modules/module.py``) binds ``cuda``, ``half``, ... on it.
 """
-import warnings
-
 from ..._dtype import dtype as _dtype_class
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
@@ -23,12 +16,9 @@ __seams__ = ("_parse_to",)
 def _apply(self, fn, recurse=True):
     """Replace every parameter's and buffer's values by ``fn(tensor)``, children first.
 
-    Parameters keep their identity: the converted values are swapped in
-    through ``param.data`` (PyTorch's default), so an optimizer built
-    before ``model.double()`` still holds the model's parameters.  Moving
-    to or from ``'meta'`` makes new Parameters instead, as PyTorch does when
-    the two tensor types are not shallow-copy compatible
-    (``compute_should_use_set_data``).  Buffers are simply replaced.
+    Parameters keep their identity (``param.data = ...``), so an optimizer built before
+    ``model.double()`` still holds them; to or from ``'meta'`` they are new Parameters, as in
+    PyTorch's ``compute_should_use_set_data``.  Buffers are simply replaced.
     """
     if recurse:
         for module in self.children():
@@ -79,12 +69,9 @@ def float(self):
 
 
 def to(self, *args, **kwargs):
-    """Move and/or cast parameters and buffers.
+    """Move and/or cast parameters and buffers: ``to(device)``, ``to(dtype)``, ``to(tensor)``, ...
 
-    Four forms: ``to(device)``, ``to(dtype)``, ``to(device, dtype)``, ``to(tensor)``.
-
-    Only floating point tensors change dtype (integer buffers such as
-    ``num_batches_tracked`` keep theirs); every tensor moves to ``device``.
+    Only floating point tensors change dtype (``num_batches_tracked`` keeps its int64).
     """
     device, dtype, non_blocking = _parse_to(*args, **kwargs)
     if dtype is not None and not dtype.is_floating_point:
@@ -122,13 +109,6 @@ def requires_grad_(self, requires_grad=True):
 
 def zero_grad(self, set_to_none=True):
     """Reset the gradients of every parameter: to ``None`` (default) or to zeros in place."""
-    if getattr(self, "_is_replica", False):
-        warnings.warn(
-            "Calling .zero_grad() from a module created with nn.DataParallel() has no effect. The "
-            "parameters are copied (in a differentiable manner) from the original module. This "
-            "means they are not leaf nodes in autograd and so don't accumulate gradients. If you "
-            "need gradients in your forward method, consider using autograd.grad instead.",
-            stacklevel=2)
     for p in self.parameters():
         if p.grad is not None:
             if set_to_none:
@@ -141,8 +121,7 @@ def zero_grad(self, set_to_none=True):
                 p.grad.zero_()
 
 
-# Seam: Module.to's arguments as (device, dtype, non_blocking); nnref/nn/modules/module.py puts
-# PyTorch's parser there (positional non_blocking, memory_format= and their error texts).
+# Seam: Module.to's (device, dtype, non_blocking); nnref/nn/modules/module.py puts PyTorch's parser.
 def _parse_to(*args, device=None, dtype=None, non_blocking=False):
     for arg in args:
         if isinstance(arg, Tensor):

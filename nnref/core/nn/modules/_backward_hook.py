@@ -1,18 +1,8 @@
-"""How full backward hooks see a module's own gradients.
+"""How full backward hooks see a module's own gradients (chapter 09): ``BackwardHook`` in
+``torch/utils/hooks.py`` and ``BackwardHookFunction`` in ``torch/nn/modules/_functions.py``.
 
-Mirrors ``BackwardHook`` in ``torch/utils/hooks.py`` and ``BackwardHookFunction``
-in ``torch/nn/modules/_functions.py``.
-
-A module's ``forward`` may record many nodes, and no single one of them
-receives "the gradient with respect to the module's inputs and outputs".  So
-``Module._call_impl`` passes the inputs, and later the outputs, through an
-identity autograd Function.  That gives two nodes that bracket the module in
-the backward graph:
-
-* the *output* node runs first; its hook stores ``grad_output`` (after the
-  backward pre-hooks had a chance to replace it);
-* the *input* node runs once the gradient has gone through the module; its
-  hook calls the user's hooks with ``(module, grad_input, grad_output)``.
+``Module._call_impl`` passes the inputs, and later the outputs, through an identity Function:
+the output node stores ``grad_output``, the input node calls the user's hooks with both.
 """
 import warnings
 
@@ -24,8 +14,7 @@ __all__ = ["BackwardHook", "BackwardHookFunction"]
 __seams__ = ("_stacklevel_of_backward_call",)
 
 
-# Seam: the stacklevel that points a hook's warning at the line that called .backward();
-# nnref/nn/modules/module.py puts PyTorch's there (counted from the engine's frames).
+# Seam: the .backward() call's stacklevel; nnref/nn/modules/module.py counts the engine's frames.
 def _stacklevel_of_backward_call():
     return 2
 
@@ -35,9 +24,8 @@ class BackwardHookFunction(Function):
 
     @staticmethod
     def forward(ctx, *args):
-        # Hand back fresh aliases of the tensors that need no gradient and mark those aliases:
-        # nnref's Function.apply swaps a returned input for a new alias before it reads
-        # mark_non_differentiable, so marking the input itself would be lost.
+        # Mark fresh aliases: Function.apply swaps a returned input for a new alias before it
+        # reads mark_non_differentiable, so marking the input itself would be lost.
         args = tuple(arg if arg.requires_grad else arg.detach() for arg in args)
         ctx.mark_non_differentiable(*[arg for arg in args if not arg.requires_grad])
         return args
@@ -50,8 +38,7 @@ class BackwardHookFunction(Function):
 class BackwardHook:
     """Calls a module's full backward (pre-)hooks with the gradients of its inputs and outputs.
 
-    One instance per call of the module.  Non-tensor arguments are skipped when
-    wrapping and shown to the user hooks as ``None``.
+    One instance per call; non-tensor arguments are not wrapped and reach the hooks as ``None``.
     """
 
     def __init__(self, module, user_hooks, user_pre_hooks):
@@ -71,9 +58,6 @@ class BackwardHook:
             res[idx] = val
         return tuple(res)
 
-    def _unpack_none(self, indices, values):
-        return tuple(values[idx] for idx in indices)
-
     def _set_user_hook(self, grad_fn):
         def hook(grad_input, _):
             if self.grad_outputs is None:
@@ -92,22 +76,15 @@ class BackwardHook:
                 res = out
 
             self.grad_outputs = None
-            return self._unpack_none(self.input_tensors_index, res)
+            return tuple(res[idx] for idx in self.input_tensors_index)
 
         grad_fn.register_hook(hook)
 
     def _apply_on_tensors(self, fn, args):
         """Pass the tensors among ``args`` through the identity Function and hand its node to ``fn``."""
-        tensors_idx = []
-        tensors = []
-        requires_grad = False
-        for i, arg in enumerate(args):
-            if isinstance(arg, Tensor):
-                tensors_idx.append(i)
-                tensors.append(arg)
-                requires_grad |= arg.requires_grad
-
-        if not (requires_grad and is_grad_enabled()):
+        tensors_idx = [i for i, arg in enumerate(args) if isinstance(arg, Tensor)]
+        tensors = [args[i] for i in tensors_idx]
+        if not (any(t.requires_grad for t in tensors) and is_grad_enabled()):
             return args, None
 
         new_tensors = BackwardHookFunction.apply(*tensors)
@@ -117,21 +94,13 @@ class BackwardHook:
         arg_list = list(args)
         for idx, val in zip(tensors_idx, new_tensors):
             arg_list[idx] = val
-
-        if type(args) is tuple:
-            out = tuple(arg_list)
-        else:
-            out = type(args)(*arg_list)  # a namedtuple
+        out = tuple(arg_list) if type(args) is tuple else type(args)(*arg_list)  # or a namedtuple
         return out, tensors_idx
 
     def setup_input_hook(self, args):
         """Wrap the module's inputs; their node will call the user hooks."""
-        def fn(grad_fn):
-            self._set_user_hook(grad_fn)
-
-        res, input_idx = self._apply_on_tensors(fn, args)
+        res, self.input_tensors_index = self._apply_on_tensors(self._set_user_hook, args)
         self.n_inputs = len(args)
-        self.input_tensors_index = input_idx
         return res
 
     def setup_output_hook(self, args):
@@ -141,18 +110,17 @@ class BackwardHook:
                 self.grad_outputs = self._pack_with_none(self.output_tensors_index, grad_output,
                                                          self.n_outputs)
 
-                if self.user_pre_hooks:
-                    expected_len = len(self.grad_outputs)
-                    for user_pre_hook in self.user_pre_hooks:
-                        hook_grad_outputs = user_pre_hook(self.module, self.grad_outputs)
-                        if hook_grad_outputs is None:
-                            continue
-                        actual_len = len(hook_grad_outputs)
-                        if actual_len != expected_len:
-                            raise RuntimeError("Backward pre hook returned an invalid number of "
-                                               f"grad_output, got {actual_len}, but expected "
-                                               f"{expected_len}")
-                        self.grad_outputs = hook_grad_outputs
+                expected_len = len(self.grad_outputs)
+                for user_pre_hook in self.user_pre_hooks:
+                    hook_grad_outputs = user_pre_hook(self.module, self.grad_outputs)
+                    if hook_grad_outputs is None:
+                        continue
+                    actual_len = len(hook_grad_outputs)
+                    if actual_len != expected_len:
+                        raise RuntimeError("Backward pre hook returned an invalid number of "
+                                           f"grad_output, got {actual_len}, but expected "
+                                           f"{expected_len}")
+                    self.grad_outputs = hook_grad_outputs
 
                 # Kept apart because the no-input case below clears self.grad_outputs.
                 local_grad_outputs = self.grad_outputs
@@ -164,7 +132,7 @@ class BackwardHook:
                                   "https://docs.pytorch.org/docs/main/generated/torch.nn.Module.html"
                                   "#torch.nn.Module.register_full_backward_hook for more details.",
                                   stacklevel=_stacklevel_of_backward_call())
-                    grad_inputs = self._pack_with_none([], [], self.n_inputs)
+                    grad_inputs = (None,) * self.n_inputs
                     for user_hook in self.user_hooks:
                         res = user_hook(self.module, grad_inputs, self.grad_outputs)
                         if res is not None and not (isinstance(res, tuple)
@@ -174,21 +142,14 @@ class BackwardHook:
                                                "gradients.")
                     self.grad_outputs = None
 
-                if local_grad_outputs is not None:
-                    return tuple(local_grad_outputs[i] for i in self.output_tensors_index)
-                return None
+                return tuple(local_grad_outputs[i] for i in self.output_tensors_index)
 
             grad_fn.register_hook(hook)
 
-        is_tuple = True
-        if not isinstance(args, tuple):
-            args = (args,)
-            is_tuple = False
-
-        res, output_idx = self._apply_on_tensors(fn, args)
-        self.n_outputs = len(args)
-        self.output_tensors_index = output_idx
-
+        is_tuple = isinstance(args, tuple)
         if not is_tuple:
-            res = res[0]
-        return res
+            args = (args,)
+
+        res, self.output_tensors_index = self._apply_on_tensors(fn, args)
+        self.n_outputs = len(args)
+        return res if is_tuple else res[0]

@@ -1,13 +1,8 @@
 """``Module``'s hooks: registering them on one module (``torch/nn/modules/module.py``, its
-hook sections).
+hook sections; chapter 09), bound onto ``Module`` under PyTorch's names.
 
-PyTorch keeps these methods in ``module.py`` with the rest of ``Module``; here they are a file
-of their own so that each file is one a learner reads at a sitting.  Each ``register_*`` puts
-the hook in one of the dicts ``Module.__init__`` made and returns a handle that removes it;
-``Module._call_impl`` in ``module.py`` runs them.  The methods are written as functions and
-attached to ``Module`` with :func:`bind`, under the same names.  The hooks of every module
-(``register_module_*``, filling the process-wide dicts at the end of ``module.py``) and the
-deprecated ``register_backward_hook`` are the mirror's (``nnref/nn/modules/module.py``).
+Each ``register_*`` puts the hook in a dict ``Module.__init__`` made and returns a handle that
+removes it; ``Module._call_impl`` runs them.
 """
 from ...utils.hooks import RemovableHandle
 from .module import Module, _global_backward_hooks, _global_backward_pre_hooks, bind
@@ -16,8 +11,7 @@ from .module import Module, _global_backward_hooks, _global_backward_pre_hooks, 
 def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
     """Run ``hook(module, args)`` before ``forward``; a returned value replaces ``args``.
 
-    With ``with_kwargs=True`` the hook is ``hook(module, args, kwargs)`` and
-    may return a new ``(args, kwargs)`` pair.
+    ``with_kwargs=True``: ``hook(module, args, kwargs)``, which may return new ``(args, kwargs)``.
     """
     handle = RemovableHandle(self._forward_pre_hooks,
                              extra_dict=self._forward_pre_hooks_with_kwargs)
@@ -74,11 +68,7 @@ def register_full_backward_hook(self, hook, prepend=False):
 
 
 def _get_backward_hooks(self):
-    """The (full, legacy) backward hooks that apply to this call: global ones first.
-
-    Every hook the core registers is a full one; the mirror (``nnref/nn/modules/module.py``)
-    binds the version that also sorts out the deprecated ``register_backward_hook``'s.
-    """
+    """This call's (full, legacy) backward hooks, global first; the mirror's sorts out legacy."""
     return [*_global_backward_hooks.values(), *self._backward_hooks.values()], []
 
 

@@ -1,16 +1,8 @@
 """``Module``'s state_dict methods: save and restore parameters and buffers
-(``torch/nn/modules/module.py``, its ``state_dict`` section).
+(``torch/nn/modules/module.py``, its ``state_dict`` section; chapter 10), bound onto ``Module``.
 
-PyTorch keeps these methods in ``module.py`` with the rest of ``Module``; here they are a second
-file so that each is one a learner reads at a sitting (``module.py`` alone would be 1,100
-lines).  They are written as functions and attached to ``Module`` with :func:`bind`, under the
-same names, so ``nnref.nn.Module.state_dict`` is where PyTorch has it.  ``model.state_dict()``
-collects each module's parameters and persistent buffers under dotted names, with hooks before
-and after; ``load_state_dict`` runs PyTorch's loading algorithm (``_load_from_state_dict`` per
-module, then the strict key check).  The mirror (``nnref/nn/modules/module.py``) binds the
-methods that register those hooks, ``state_dict``'s deprecated positional form, and a
-``load_state_dict`` around this one that accepts PyTorch's tensors and changes nothing when
-the load fails.
+The mirror (``nnref/nn/modules/module.py``) binds the hooks' registration and a
+``load_state_dict`` around this one that takes PyTorch's tensors and undoes a failed load.
 """
 import itertools
 from collections import OrderedDict, namedtuple
@@ -66,10 +58,8 @@ def _save_to_state_dict(self, destination, prefix, keep_vars):
 def state_dict(self, *, destination=None, prefix="", keep_vars=False):
     """An ``OrderedDict`` of every parameter and persistent buffer, keyed by dotted name.
 
-    Each module adds its own entries, then its children's under
-    ``prefix + child_name + "."``.  Values are detached tensors sharing
-    memory with the model (``keep_vars=True``: the parameters themselves).
-    A parameter shared by two modules appears under both names.
+    Values are detached tensors sharing memory with the model (``keep_vars=True``: the
+    parameters themselves); a parameter shared by two modules appears under both names.
     """
     if destination is None:
         destination = OrderedDict()
@@ -100,9 +90,8 @@ def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, miss
                           unexpected_keys, error_msgs):
     """Copy this module's own entries of ``state_dict`` into its parameters and buffers.
 
-    Problems are appended to ``missing_keys``/``unexpected_keys``/``error_msgs``
-    rather than raised, so ``load_state_dict`` can report them all at once.
-    Subclasses override this to upgrade old checkpoints (``local_metadata["version"]``).
+    Problems are appended to the lists rather than raised, so ``load_state_dict`` reports them
+    all at once.  Subclasses override this to upgrade old checkpoints (``local_metadata``).
     """
     for hook in self._load_state_dict_pre_hooks.values():
         hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
@@ -153,8 +142,7 @@ def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, miss
             missing_keys.append(key)
 
     extra_state_key = prefix + _EXTRA_STATE_KEY_SUFFIX
-    if getattr(self.__class__, "set_extra_state", Module.set_extra_state) \
-            is not Module.set_extra_state:
+    if type(self).set_extra_state is not Module.set_extra_state:
         if extra_state_key in state_dict:
             self.set_extra_state(state_dict[extra_state_key])
         elif strict:
@@ -177,15 +165,9 @@ def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, miss
 def load_state_dict(self, state_dict, strict=True, assign=False):
     """Copy parameters and buffers from ``state_dict`` into this module and its descendants.
 
-    With ``strict=True`` the keys must match :meth:`state_dict`'s exactly;
-    otherwise the missing and unexpected keys are only reported in the
-    returned ``_IncompatibleKeys``.  A shape mismatch always fails.  With
-    ``assign=True`` the checkpoint's tensors replace the module's (keeping
-    each parameter's ``requires_grad``) instead of being copied into them.
-
-    The algorithm is PyTorch's, unchanged, so overrides of
-    ``_load_from_state_dict`` and ``set_extra_state`` and the load hooks see
-    and do what they do in PyTorch.
+    With ``strict=True`` the keys must match :meth:`state_dict`'s exactly; otherwise the
+    missing and unexpected keys are only reported.  A shape mismatch always fails.  With
+    ``assign=True`` the checkpoint's tensors replace the module's instead of being copied.
     """
     if not isinstance(state_dict, Mapping):
         raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")

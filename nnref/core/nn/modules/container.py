@@ -1,11 +1,8 @@
-"""Module containers: ``Sequential``, ``ModuleList``, ``ModuleDict`` (``torch/nn/modules/container.py``).
+"""``Sequential``, ``ModuleList``, ``ModuleDict`` (``torch/nn/modules/container.py``; chapter 12).
 
-Each keeps its modules in the ordinary ``_modules`` dict under string keys (``"0"``, ``"1"``,
-... for the lists), so everything ``Module`` does -- ``parameters()``, ``state_dict()``,
-``to()``, printing -- works on them unchanged.  The mirror's ``nnref/nn/modules/container.py``
-binds their operators (``+``, ``*``, ``+=``), item assignment (``seq[i] = m``), ``pop``,
-``Sequential.extend``, ``dir()`` without the numbered children and ``ModuleList``'s compressed
-repr.
+Each keeps its modules in the ordinary ``_modules`` dict (keys ``"0"``, ``"1"``, ... for the
+lists), so all of ``Module`` works on them.  The mirror's ``nnref/nn/modules/container.py``
+binds the operators, item assignment, ``pop`` and the rest.
 """
 import operator
 from collections import OrderedDict, abc as container_abcs
@@ -51,11 +48,9 @@ class Sequential(Module):
             for key in list(self._modules.keys())[idx]:
                 delattr(self, key)
         else:
-            key = self._get_item_by_idx(self._modules.keys(), idx)
-            delattr(self, key)
+            delattr(self, self._get_item_by_idx(self._modules.keys(), idx))
         # Renumber the remaining children 0, 1, 2, ...
-        str_indices = [str(i) for i in range(len(self._modules))]
-        self._modules = OrderedDict(zip(str_indices, self._modules.values()))
+        self._modules = OrderedDict((str(i), m) for i, m in enumerate(self._modules.values()))
 
     def __len__(self):
         return len(self._modules)
@@ -120,8 +115,7 @@ class ModuleList(Module):
         else:
             delattr(self, self._get_abs_string_index(idx))
         # Renumber the remaining modules 0, 1, 2, ...
-        str_indices = [str(i) for i in range(len(self._modules))]
-        self._modules = OrderedDict(zip(str_indices, self._modules.values()))
+        self._modules = OrderedDict((str(i), m) for i, m in enumerate(self._modules.values()))
 
     def __len__(self):
         return len(self._modules)
@@ -188,15 +182,15 @@ class ModuleDict(Module):
         return v
 
     def keys(self):
-        """The keys, in insertion order (``torch/nn/modules/container.py``)."""
+        """The keys, in insertion order."""
         return self._modules.keys()
 
     def items(self):
-        """The (key, module) pairs, in insertion order (``torch/nn/modules/container.py``)."""
+        """The (key, module) pairs, in insertion order."""
         return self._modules.items()
 
     def values(self):
-        """The modules, in insertion order (``torch/nn/modules/container.py``)."""
+        """The modules, in insertion order."""
         return self._modules.values()
 
     def update(self, modules):

@@ -1,20 +1,8 @@
 """``nn.Module``: the base class of every layer and model (``torch/nn/modules/module.py``).
 
-The file follows PyTorch's section by section, with the same names, so a chapter can put the
-two side by side: ``__init__`` creates the bookkeeping dicts; ``__setattr__``/``__getattr__``/
-``__delattr__`` route attributes into them (``self.fc = Linear(...)`` registers a child);
-``register_*`` and the ``named_*`` iterators read and write them; ``_call_impl`` is
-``model(x)``, hooks around ``forward``.  The class comes first, the process-wide hook dicts and
-small helpers after it.
-
-PyTorch's ``module.py`` has 3,000 lines; here the rest of ``Module`` is in three more files, each
-one a learner reads at a sitting, bound onto the class with :func:`bind` under PyTorch's names:
-``_apply.py`` (``to``, ``float``, ``train``, ``zero_grad``: what a call does to the whole tree),
-``_hooks.py`` (registering hooks) and ``_state_dict.py`` (saving and loading).
-
-The mirror's ``nnref/nn/modules/module.py`` attaches the rest with :func:`bind` (``to_empty``,
-``type``, the hooks of every module, the deprecated ``register_backward_hook``, the state_dict
-hooks' registration, copying and the refusal to pickle, ...) and fills the seams.
+Section by section as PyTorch's file, taught in chapters 06 (registering), 07 (walking the
+tree) and 09 (``_call_impl``).  The rest of ``Module`` is bound onto the class from
+``_apply.py``, ``_hooks.py`` and ``_state_dict.py``; the mirror binds what the notes do not teach.
 """
 import warnings
 from collections import OrderedDict
@@ -28,18 +16,16 @@ __all__ = ["Module"]
 
 __seams__ = ("register_legacy_backward_hooks", "_typename")
 
-# Seam: None in the plain core, which has no legacy backward hooks; nnref/nn/modules/module.py
-# puts there the deprecated register_backward_hook's step: hooks on the output's grad_fn.
+# Seam: None here; nnref/nn/modules/module.py puts register_backward_hook's grad_fn hooks there.
 register_legacy_backward_hooks = None
 
 
 class Module(metaclass=TorchNamedABC):
     """Base class for all neural network modules; your models subclass it.
 
-    Assign layers as attributes in ``__init__`` (after ``super().__init__()``)
-    and write ``forward``.  Submodules, parameters and buffers assigned this way
-    are registered, so ``parameters()``, ``to()``, ``state_dict()`` and printing
-    see the whole tree.
+    Assign layers as attributes in ``__init__`` (after ``super().__init__()``) and write
+    ``forward``.  Submodules, parameters and buffers assigned this way are registered, so
+    ``parameters()``, ``to()``, ``state_dict()`` and printing see the whole tree.
     """
 
     # Saved in state_dict metadata, so _load_from_state_dict can upgrade old checkpoints.
@@ -84,10 +70,9 @@ class Module(metaclass=TorchNamedABC):
 
     # -- registering state ---------------------------------------------------------------
     def register_buffer(self, name, tensor, persistent=True):
-        """Add a tensor that is state but not a parameter (BatchNorm's ``running_mean``).
+        """Add state that is not a parameter (BatchNorm's ``running_mean``); None reserves the name.
 
-        Buffers move with ``to()`` and, unless ``persistent=False``, are saved in
-        ``state_dict()``.  ``tensor=None`` reserves the name.
+        Buffers move with ``to()`` and, unless ``persistent=False``, are saved in ``state_dict()``.
         """
         if "_buffers" not in self.__dict__:
             raise AttributeError("cannot assign buffer before Module.__init__() call")
@@ -295,11 +280,10 @@ class Module(metaclass=TorchNamedABC):
     def __setattr__(self, name, value):
         def remove_from(*dicts_or_sets):
             for d in dicts_or_sets:
-                if name in d:
-                    if isinstance(d, dict):
-                        del d[name]
-                    else:
-                        d.discard(name)
+                if isinstance(d, dict):
+                    d.pop(name, None)
+                else:
+                    d.discard(name)
 
         params = self.__dict__.get("_parameters")
         if isinstance(value, Parameter):
@@ -355,8 +339,7 @@ class Module(metaclass=TorchNamedABC):
     def _named_members(self, get_members_fn, prefix="", recurse=True, remove_duplicate=True):
         """Yield ``(dotted_name, member)`` for the members ``get_members_fn`` picks from each module.
 
-        ``memo`` makes a tensor shared by several modules come out once, under
-        its first name (unless ``remove_duplicate=False``).
+        ``memo`` gives a tensor shared by several modules once, under its first name.
         """
         ### BEGIN SOLUTION task=module.named_members points=2 chapter=07_walking_the_tree
         memo = set()
@@ -437,42 +420,27 @@ class Module(metaclass=TorchNamedABC):
 
     def __repr__(self):
         # The extra repr and each child take one entry; children are indented under the parent.
-        extra_lines = []
         extra_repr = self.extra_repr()
-        if extra_repr:  # "".split("\n") would give [""]
-            extra_lines = extra_repr.split("\n")
-        child_lines = []
-        for key, module in self._modules.items():
-            mod_str = repr(module)
-            mod_str = _addindent(mod_str, 2)
-            child_lines.append("(" + key + "): " + mod_str)
+        extra_lines = extra_repr.split("\n") if extra_repr else []  # "".split("\n") is [""]
+        child_lines = ["(" + key + "): " + _addindent(repr(module), 2)
+                       for key, module in self._modules.items()]
         lines = extra_lines + child_lines
 
         main_str = self._get_name() + "("
-        if lines:
-            # A single line of settings and no children stays on one line: Linear(...)
-            if len(extra_lines) == 1 and not child_lines:
-                main_str += extra_lines[0]
-            else:
-                main_str += "\n  " + "\n  ".join(lines) + "\n"
-        main_str += ")"
-        return main_str
+        if len(extra_lines) == 1 and not child_lines:
+            main_str += extra_lines[0]  # a single line of settings stays inline: Linear(...)
+        elif lines:
+            main_str += "\n  " + "\n  ".join(lines) + "\n"
+        return main_str + ")"
 
     def __dir__(self):
-        module_attrs = dir(self.__class__)
-        attrs = list(self.__dict__.keys())
-        parameters = list(self._parameters.keys())
-        modules = list(self._modules.keys())
-        buffers = list(self._buffers.keys())
-        keys = module_attrs + attrs + parameters + modules + buffers
+        keys = [*dir(self.__class__), *self.__dict__, *self._parameters, *self._modules,
+                *self._buffers]
         # Names like "0" (Sequential's children) are not valid attribute names.
-        keys = [key for key in keys if not key[0].isdigit()]
-        return sorted(keys)
+        return sorted(key for key in keys if not key[0].isdigit())
 
 
-# Hooks common to every module, for debugging and profiling (the mirror's
-# ``register_module_*_hook`` fill them).  ``model(x)`` runs them before the module's own hooks
-# of the same kind.
+# Every module's hooks (the mirror's register_module_*_hook): run before the module's own.
 _global_backward_pre_hooks = OrderedDict()
 _global_backward_hooks = OrderedDict()
 _global_forward_pre_hooks = OrderedDict()
@@ -481,8 +449,7 @@ _global_forward_hooks_always_called = OrderedDict()
 _global_forward_hooks_with_kwargs = OrderedDict()
 
 
-# Hooks that see (and may replace) whatever any module registers; the mirror's
-# register_module_*_registration_hook functions fill them.
+# Hooks that see (and may replace) what any module registers (register_module_*_registration_hook).
 _global_module_registration_hooks = OrderedDict()
 _global_parameter_registration_hooks = OrderedDict()
 _global_buffer_registration_hooks = OrderedDict()
@@ -499,29 +466,17 @@ def _registered(hooks, module, name, value):
 
 def _addindent(s_, numSpaces):
     """Indent every line but the first (so a child's repr nests inside its parent's)."""
-    s = s_.split("\n")
-    if len(s) == 1:
-        return s_
-    first = s.pop(0)
-    s = [(numSpaces * " ") + line if line.strip() else "" for line in s]
-    return first + "\n" + "\n".join(s)
+    first, *rest = s_.split("\n")
+    return "\n".join([first] + [numSpaces * " " + line if line.strip() else "" for line in rest])
 
 
-# Seam: the name of a value's type in the error texts below; nnref/nn/modules/module.py puts
-# torch.typename's there ('torch.FloatTensor' for a float32 tensor).
+# Seam: a value's type name in error texts; nnref/nn/modules/module.py puts torch.typename there.
 def _typename(obj):
     return type(obj).__qualname__
 
 
 def bind(cls, **methods):
-    """Attach ``methods`` to ``cls`` (``Module`` or a core container), each under its keyword's name.
-
-    The one way the mirror adds to the core's module classes, as ``nnref.core._tensor.bind``
-    does for ``Tensor``: this file keeps what the notes teach, and the mirror's public module
-    (``nnref/nn/modules/module.py``, ``container.py``) binds the rest when ``nnref`` is
-    imported, so ``Module.cuda`` is there before a program runs.  Each method is named as if
-    written in the class (``Module.cuda``).
-    """
+    """Attach ``methods`` to ``cls`` as if written in its body (as ``_tensor.bind`` for Tensor)."""
     for name, method in methods.items():
         method.__name__, method.__qualname__ = name, f"{cls.__qualname__}.{name}"
         setattr(cls, name, method)
