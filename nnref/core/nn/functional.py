@@ -19,7 +19,7 @@ __seams__ = ("exact", "naming_layer")
 exact = {}
 
 
-# Seam: a context naming the layer in its shape errors; nnref/nn/modules/_shape_errors.py's
+# Seam: names the layer in its shape errors; nnref/nn/modules/_shape_errors.py puts naming_layer
 def naming_layer(layer, *inputs):
     return contextlib.nullcontext()
 
