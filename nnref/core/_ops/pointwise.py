@@ -1,6 +1,5 @@
 """The elementwise functions of a network: exp, log, sqrt, tanh, sigmoid and relu
-(``aten/src/ATen/native/UnaryOps.cpp``, ``Activation.cpp``).  exp, log, tanh and sigmoid
-compute integers in the default float dtype."""
+(``aten/src/ATen/native/UnaryOps.cpp``, ``Activation.cpp``)."""
 import numpy as np
 
 from .. import _dtype

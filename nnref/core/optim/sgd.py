@@ -1,4 +1,5 @@
-"""``SGD`` with momentum, dampening, weight decay and Nesterov (``torch/optim/sgd.py``).
+"""``SGD`` with momentum, dampening, weight decay and Nesterov (``torch/optim/sgd.py``); its
+argument checks are the mirror's (``nnref/optim/sgd.py``).
 
 For each parameter with a gradient ``g``, ``_update`` is PyTorch's ``_single_tensor_sgd``::
 
@@ -7,8 +8,6 @@ For each parameter with a gradient ``g``, ``_update`` is PyTorch's ``_single_ten
     buf = momentum * buf + (1 - dampening) * g   (later steps)
     g = g + momentum * buf  if nesterov  else  buf   (if momentum)
     p = p - lr * g
-
-``nnref/optim/sgd.py`` adds PyTorch's argument checks.
 """
 import functools
 
