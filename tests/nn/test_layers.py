@@ -133,6 +133,19 @@ def test_batch_norm_without_tracking_uses_batch_stats_in_eval(rng):
     assert_close(ours(x), theirs(x_t))
 
 
+def test_batch_norm_without_per_channel_tensors_takes_any_number_of_channels(rng):
+    """Only a weight or running statistics fix the channels: PyTorch normalises 3 channels with a
+    ``BatchNorm1d(5)`` that has neither, and refuses them once the layer has running statistics."""
+    ours = nn.BatchNorm1d(5, affine=False, track_running_stats=False)
+    theirs = torch.nn.BatchNorm1d(5, affine=False, track_running_stats=False)
+    x, x_t = pair(torch, rng.standard_normal((4, 3)).astype(np.float32))
+    assert_close(ours(x), theirs(x_t))
+    with pytest.raises(RuntimeError):
+        torch.nn.BatchNorm1d(5, affine=False)(x_t)
+    with pytest.raises(RuntimeError, match="expected input with 5 channels"):
+        nn.BatchNorm1d(5, affine=False)(x)
+
+
 def test_batch_norm_load_state_dict_from_pytorch(rng):
     theirs = torch.nn.BatchNorm1d(3)
     theirs(torch.randn(10, 3))

@@ -1,13 +1,7 @@
 """In-place ops (``add_``, ``mul_``, ``copy_``, ``zero_``, ...) and ``clone``: what optimizers,
 initialisers and ``load_state_dict`` write with (``aten/src/ATen/native/BinaryOps.cpp``,
-``Fill.cpp``, ``Copy.cpp``; their nodes in ``tools/autograd/derivatives.yaml``).
-
-An in-place op is its out-of-place op written back into the tensor: PyTorch first checks that
-autograd can record it (``check_inplace``: not a leaf that requires grad), then writes the
-values, bumps the version counter (a node that saved the old values now refuses to run), and
-makes the op's node the tensor's new history (``rebase_history``).  The op reads a snapshot of
-the old values, so its own backward still sees them.  ``import nnref`` binds the mirror's
-``nnref/_ops/inplace.py`` in their place: PyTorch's dtype rules, memory-overlap checks, ``out=``.
+``Fill.cpp``, ``Copy.cpp``).  Each is its out-of-place op written back (``_write``, chapter 05).
+``import nnref`` binds ``nnref/_ops/inplace.py``'s: PyTorch's dtype rules, overlap checks, ``out=``.
 """
 from .._device import array_module_of
 from .._tensor import Tensor, bind

@@ -21,11 +21,9 @@ class MmBackward0(Node):
                 (mm(grad.t(), self_).t() if self.mat2_transposed else mm(self_.t(), grad)) if wants_mat2 else None)
 
 
-# Seams: ``mm`` and ``bmm``, which the nodes' backward computes with too.  The mirror puts its
-# products there (PyTorch's BLAS routes, 16-bit floats): ``mm``/``bmm`` of ``nnref/_ops/linalg.py``.
+# Seams: mm and bmm; the mirror puts PyTorch's BLAS routes and 16-bit floats: nnref/_ops/linalg.py
 def mm(input, mat2):
-    """The product of two matrices.  ``import nnref`` binds ``nnref/_ops/linalg.py:mm`` here (BLAS
-    routes as PyTorch's, 16-bit floats, its errors)."""
+    """The product of two matrices (the nodes' backward computes with it too)."""
     transposed = mat2._data.flags.f_contiguous and not mat2._data.flags.c_contiguous
     return record(Tensor._make(input._data @ mat2._data, input._device), MmBackward0, (input, mat2),
                   (input, mat2), mat2_transposed=transposed)

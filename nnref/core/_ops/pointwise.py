@@ -1,6 +1,5 @@
 """The elementwise functions of a network: exp, log, sqrt, tanh, sigmoid and relu
-(``aten/src/ATen/native/UnaryOps.cpp``, ``Activation.cpp``).  exp, log, tanh and sigmoid
-compute integers in the default float dtype."""
+(``aten/src/ATen/native/UnaryOps.cpp``, ``Activation.cpp``)."""
 import numpy as np
 
 from .. import _dtype
@@ -13,8 +12,7 @@ __all__ = ["exp", "log", "sqrt", "tanh", "sigmoid", "relu", "conj"]
 __seams__ = ("threshold_backward",)
 
 
-# Seam: relu's backward, the gradient where the input was positive.  The mirror puts its
-# recorded op there (+0 where dropped, NaN passed on): ``nnref/_ops/pointwise.py``.
+# Seam: relu's backward; the mirror puts a recorded op (+0 where dropped): nnref/_ops/pointwise.py
 def threshold_backward(grad_output, input, threshold):
     kept = array_module_of(input._data).where(input._data > threshold, grad_output._data, 0)
     return Tensor._make(kept.astype(grad_output._data.dtype), grad_output._device)

@@ -7,15 +7,13 @@ from .. import _dtype
 from .._device import array_module_of
 from .._tensor import Tensor, _wrap_dim, bind
 from ..autograd.graph import Node
-from ._common import needs_grad, record
+from ._common import record
 
 __all__ = ["sum", "mean", "max", "sum_to_size"]
 __seams__ = ("evenly_distribute", "scatter_into_zeros")
 
 
-# Seams: max()'s gradient shared by the elements equal to the maximum; max(dim)'s put at each
-# slice's index.  The mirror puts its exact versions there (+0, not -0, where none goes; NaN
-# maxima; a recorded indexing op): ``nnref/_ops/reduction.py``.
+# Seams: max's backward; the mirror puts exact ones (+0, NaN, recorded): nnref/_ops/reduction.py
 def evenly_distribute(grad, input, result):
     winners = input._data == result._data
     share = array_module_of(winners).where(winners, grad._data / winners.sum(), 0)
@@ -118,10 +116,9 @@ def max(input, dim=None, keepdim=False):
     values = xp.take_along_axis(input._data, indices, dim)
     if not keepdim:
         values, indices = values.squeeze(dim), indices.squeeze(dim)
-    values, indices = Tensor._make(values, input._device), Tensor._make(indices.astype(_dtype.int64.numpy), input._device)
-    if needs_grad(input):
-        values.grad_fn = MaxBackward0((input,), dim=dim, keepdim=keepdim, indices=indices,
-                                      self_sizes=input._data.shape)
+    indices = Tensor._make(indices.astype(_dtype.int64.numpy), input._device)
+    values = record(Tensor._make(values, input._device), MaxBackward0, (input,), dim=dim,
+                    keepdim=keepdim, indices=indices, self_sizes=input._data.shape)
     return _max(values, indices)
 
 

@@ -9,9 +9,7 @@ __all__ = ["softmax", "log_softmax"]
 __seams__ = ("softmax_backward_data", "log_softmax_backward_data")
 
 
-# Seams: the two gradients, each one op.  The mirror puts recorded ops there (a second derivative
-# goes through them; 16-bit floats in float32): ``_softmax_backward_data`` and
-# ``_log_softmax_backward_data`` of ``nnref/_ops/softmax.py``.
+# Seams: the gradients; nnref/_ops/softmax.py puts recorded ops (for a second derivative)
 def softmax_backward_data(grad_output, output, dim):
     g, y = grad_output._data, output._data
     return Tensor._make(y * (g - (g * y).sum(axis=dim, keepdims=True)), grad_output._device)

@@ -1,14 +1,12 @@
-"""The functions the MLP and the CNN train with (``torch/nn/functional.py``).
-
+"""The functions the MLP and the CNN train with (``torch/nn/functional.py``, chapter 13).
 ``linear``, ``relu`` and ``cross_entropy`` are made of Tensor ops; the others are numpy forwards
-with a node named like PyTorch's, whose docstring gives the derivative.
-"""
+with a node named like PyTorch's, whose docstring gives the derivative."""
 import contextlib
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from .._ops._common import needs_grad
+from .._ops._common import record
 from .._tensor import Tensor
 from ..autograd.graph import Node
 from . import init
@@ -17,13 +15,11 @@ __all__ = ["linear", "relu", "dropout", "conv2d", "max_pool2d", "batch_norm", "n
            "cross_entropy", "mse_loss"]
 __seams__ = ("exact", "naming_layer")
 
-# Seam: {name: function} for the functions below; nnref/nn/functional.py puts its exact versions
-# there (PyTorch's kernels, every argument and error text); empty here: the plain code runs.
+# Seam: {name: exact version}; nnref/nn/functional.py puts PyTorch's kernels, arguments and errors
 exact = {}
 
 
-# Seam: a context that puts the layer's name in front of a shape error raised in its forward;
-# nnref/nn/modules/_shape_errors.py puts its naming_layer here; the core names nothing.
+# Seam: names the layer in its shape errors; nnref/nn/modules/_shape_errors.py puts naming_layer
 def naming_layer(layer, *inputs):
     return contextlib.nullcontext()
 
@@ -110,10 +106,8 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         out = out + bias._data[:, None, None]
     out = Tensor._make(np.ascontiguousarray(out))
     inputs = (input, weight) if bias is None else (input, weight, bias)
-    if needs_grad(*inputs):
-        out.grad_fn = ConvolutionBackward0(inputs, saved=(input, weight), stride=stride,
-                                           padding=padding, has_bias=bias is not None)
-    return out
+    return record(out, ConvolutionBackward0, inputs, (input, weight), stride=stride,
+                  padding=padding, has_bias=bias is not None)
 
 
 class MaxPool2DWithIndicesBackward0(Node):
@@ -144,12 +138,10 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     n, c, oh, ow, kh, kw = windows.shape
     flat = windows.reshape(n, c, oh, ow, kh * kw)
     k = flat.argmax(-1)  # the first maximum of each window, as PyTorch picks
-    out = Tensor._make(np.take_along_axis(flat, k[..., None], -1)[..., 0])
     rows = np.arange(oh)[:, None] * sh + k // kw - ph
     indices = rows * input.shape[3] + np.arange(ow) * sw + k % kw - pw
-    if needs_grad(input):
-        out.grad_fn = MaxPool2DWithIndicesBackward0((input,), input_shape=input.shape,
-                                                    indices=indices)
+    out = record(Tensor._make(np.take_along_axis(flat, k[..., None], -1)[..., 0]),
+                 MaxPool2DWithIndicesBackward0, (input,), input_shape=input.shape, indices=indices)
     return (out, Tensor._make(indices.astype(np.int64))) if return_indices else out
 
 
@@ -195,11 +187,9 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     y = x_hat if weight is None else x_hat * weight._data.reshape(shape)
     out = Tensor._make(y if bias is None else y + bias._data.reshape(shape))
     inputs = tuple(t for t in (input, weight, bias) if t is not None)
-    if needs_grad(*inputs):
-        out.grad_fn = NativeBatchNormBackward0(
-            inputs, x_hat=x_hat, invstd=invstd, weight=None if weight is None else weight._data,
-            has_bias=bias is not None, training=training, axes=axes, shape=shape)
-    return out
+    return record(out, NativeBatchNormBackward0, inputs, x_hat=x_hat, invstd=invstd,
+                  weight=None if weight is None else weight._data, has_bias=bias is not None,
+                  training=training, axes=axes, shape=shape)
 
 
 class NllLossBackward0(Node):
@@ -226,10 +216,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     rows, classes = np.arange(len(kept))[kept], target._data[kept]
     count = len(rows) if reduction == "mean" else 1
     out = Tensor._make(np.asarray(-input._data[rows, classes].sum() / count))
-    if needs_grad(input):
-        out.grad_fn = NllLossBackward0((input,), input_shape=input.shape, rows=rows,
-                                       target=classes, count=count)
-    return out
+    return record(out, NllLossBackward0, (input,), input_shape=input.shape, rows=rows,
+                  target=classes, count=count)
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
@@ -263,7 +251,5 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
         _refuse("mse_loss", f"weight, size_average, reduce, reduction={reduction!r} or broadcasting")
     d = input._data - target._data
     out = Tensor._make(np.asarray((d * d).mean() if reduction == "mean" else (d * d).sum()))
-    if needs_grad(input, target):
-        out.grad_fn = MseLossBackward0((input, target), saved=(input, target),
-                                       count=d.size if reduction == "mean" else 1)
-    return out
+    return record(out, MseLossBackward0, (input, target), (input, target),
+                  count=d.size if reduction == "mean" else 1)

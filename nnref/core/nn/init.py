@@ -14,29 +14,25 @@ __all__ = ["calculate_gain", "uniform_", "kaiming_uniform_"]
 __seams__ = ("empty", "fill_uniform", "check_initialized", "calculate_gain")
 
 
-# Seam: a new uninitialised tensor for a layer's parameters; nnref/nn/init.py puts nnref.empty
-# here (every device and dtype).
+# Seam: a layer's new parameter tensor; nnref/nn/init.py puts nnref.empty (every device, dtype)
 def empty(size, device=None, dtype=None):
     if canonical_device(device).type != "cpu":
         raise NotImplementedError("the core makes parameters on the CPU only: import nnref")
     return Tensor._make(np.empty(size, (dtype or _dtype.get_default_dtype()).numpy))
 
 
-# Seam: fills ``tensor`` with U(a, b) in place; nnref/nn/init.py puts Tensor.uniform_ here, which
-# draws PyTorch's numbers from its seeded generator.
+# Seam: fills with U(a, b); nnref/nn/init.py puts Tensor.uniform_ (PyTorch's seeded numbers)
 def fill_uniform(tensor, a, b, generator=None):
     tensor._data[...] = (generator or np.random.default_rng()).uniform(a, b, tensor.shape)
     return tensor
 
 
-# Seam: refuses a tensor that has no values yet; nnref/nn/init.py puts the refusal of lazy
-# modules' uninitialized parameters here; every tensor has values in the core.
+# Seam: nnref/nn/init.py puts the refusal of lazy modules' uninitialized parameters here
 def check_initialized(function, tensor):
     pass
 
 
-# Seam: the gain of a nonlinearity; nnref/nn/init.py puts PyTorch's whole table there (tanh,
-# relu, selu, the convolutions ..., its checks); the core knows the layers' leaky ReLU only.
+# Seam: a nonlinearity's gain; nnref/nn/init.py puts PyTorch's whole table (tanh, relu, selu ...)
 def calculate_gain(nonlinearity, param=None):
     """``sqrt(2 / (1 + slope**2))``: the factor that keeps activations' variance through a leaky
     ReLU of negative slope ``param`` (default 0.01)."""
@@ -65,19 +61,15 @@ def _calculate_fan_in_and_fan_out(tensor):
 
 def _calculate_correct_fan(tensor, mode):
     mode = mode.lower()
-    valid_modes = ["fan_in", "fan_out"]
-    if mode not in valid_modes:
-        raise ValueError(f"Mode {mode} not supported, please use one of {valid_modes}")
+    if mode not in ("fan_in", "fan_out"):
+        raise ValueError(f"Mode {mode} not supported, please use one of ['fan_in', 'fan_out']")
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     return fan_in if mode == "fan_in" else fan_out
 
 
 def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
-    """U(-bound, bound) with ``bound = gain * sqrt(3 / fan)`` (He et al., 2015).
-
-    ``a`` is the negative slope of the leaky ReLU that follows the layer; the layers' default
-    ``a=sqrt(5)`` makes ``bound = 1 / sqrt(fan_in)``.
-    """
+    """U(-bound, bound) with ``bound = gain * sqrt(3 / fan)`` (He et al., 2015); ``a`` is the
+    slope of the leaky ReLU after the layer: the layers' ``a=sqrt(5)`` gives 1 / sqrt(fan_in)."""
     check_initialized(kaiming_uniform_, tensor)
     if 0 in tensor.shape:
         warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)

@@ -1,13 +1,7 @@
-"""``Optimizer``: the base class of every optimizer (``torch/optim/optimizer.py``).
+"""``Optimizer``: the base class of every optimizer (``torch/optim/optimizer.py``, chapter 15).
 
-An optimizer holds ``param_groups`` (a list of dicts: the tensors under
-``'params'`` plus their hyper-parameters, filled in from ``defaults``) and
-``state`` (a dict keyed by parameter: momentum buffers, Adam's moments...).
-``state_dict()`` replaces every parameter by its position, so the result can
-be saved and later loaded into a new optimizer over the same parameters.
-Step hooks run before and after every ``step()``: ``step`` is wrapped once per
-class, when its first instance is made, as PyTorch's ``_patch_step_function`` does
-(registering them is the mirror's, ``nnref/optim/optimizer.py``).
+It holds ``param_groups`` (dicts: the tensors under ``'params'`` and their hyper-parameters) and
+``state`` (keyed by parameter: momentum buffers, Adam's moments ...).
 """
 import functools
 import warnings
@@ -20,8 +14,7 @@ from .._tensor import Tensor
 
 __all__ = ["Optimizer"]
 
-# The hooks of every optimizer; the mirror's register_optimizer_step_pre_hook and
-# register_optimizer_step_post_hook fill them (nnref/optim/optimizer.py).
+# Every optimizer's step hooks, which nnref/optim/optimizer.py's register_optimizer_step_* fill.
 _global_optimizer_pre_hooks = OrderedDict()
 _global_optimizer_post_hooks = OrderedDict()
 
@@ -47,7 +40,6 @@ class Optimizer(metaclass=TorchNamedABC):
         for param_group in param_groups:
             self.add_param_group(param_group)
 
-    # -- step hooks ---------------------------------------------------------------------------------
     def _patch_step_function(self):
         """Wrap this class's ``step`` with the hook calls, once per class."""
         step = type(self).step
@@ -77,7 +69,6 @@ class Optimizer(metaclass=TorchNamedABC):
             return out
         return wrapper
 
-    # -- parameters and gradients -------------------------------------------------------------------
     def add_param_group(self, param_group):
         """Add a group of parameters (with its own hyper-parameters), e.g. when unfreezing layers."""
         if not isinstance(param_group, dict):
@@ -133,18 +124,12 @@ class Optimizer(metaclass=TorchNamedABC):
                     p.grad.zero_()
 
     def step(self, closure=None):
-        """Update the parameters once from their ``.grad``; ``closure`` (re-runs forward and
-        backward, returns the loss) is for optimisers that need it. Each subclass defines it
-        (``torch/optim/optimizer.py``)."""
+        """Update the parameters from their ``.grad`` (``closure`` re-runs forward and backward)."""
         raise NotImplementedError
 
-    # -- saving and restoring -----------------------------------------------------------------------
     def state_dict(self):
-        """``{'state': {index: {...}}, 'param_groups': [{..., 'params': [index, ...]}]}``.
-
-        Parameters are numbered in the order the groups list them; the tensors
-        in ``state`` are the optimizer's own (not copies), as in PyTorch.
-        """
+        """``{'state': {index: {...}}, 'param_groups': [{..., 'params': [index, ...]}]}``, numbered
+        in the groups' order; ``state``'s tensors are the optimizer's own, as in PyTorch."""
         param_mappings = {}
         start_index = 0
 
@@ -163,12 +148,8 @@ class Optimizer(metaclass=TorchNamedABC):
         return {"state": packed_state, "param_groups": param_groups}
 
     def load_state_dict(self, state_dict):
-        """Restore hyper-parameters and state saved by :meth:`state_dict` (same parameter layout).
-
-        The load (PyTorch's algorithm under ``import nnref``), made atomic: the optimizer's
-        attributes are recorded first and restored if anything raises, so a failed load
-        changes nothing.
-        """
+        """Restore hyper-parameters and state saved by :meth:`state_dict`, atomically: the
+        attributes are recorded first and restored if the load raises."""
         attributes = dict(self.__dict__)
         try:
             self._load_state_dict_as_pytorch(state_dict)
@@ -177,8 +158,7 @@ class Optimizer(metaclass=TorchNamedABC):
             self.__dict__.update(attributes)
             raise
 
-    # The mirror binds PyTorch's algorithm here (nnref/optim/optimizer.py: its checks and texts,
-    # the state cast to each parameter's dtype and device, param_names kept).
+    # nnref/optim/optimizer.py binds PyTorch's algorithm here (checks, casts, param_names).
     def _load_state_dict_as_pytorch(self, state_dict):
         """The saved state under this optimizer's parameters (matched by their numbers), and the
         saved hyper-parameters as the groups, each with its own ``'params'``."""

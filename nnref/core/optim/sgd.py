@@ -1,4 +1,5 @@
-"""``SGD`` with momentum, dampening, weight decay and Nesterov (``torch/optim/sgd.py``).
+"""``SGD`` with momentum, dampening, weight decay and Nesterov (``torch/optim/sgd.py``); its
+argument checks are the mirror's (``nnref/optim/sgd.py``).
 
 For each parameter with a gradient ``g``, ``_update`` is PyTorch's ``_single_tensor_sgd``::
 
@@ -16,32 +17,19 @@ from .optimizer import Optimizer, _params_with_grad
 __all__ = ["SGD"]
 __seams__ = ("tuned_update",)
 
-# Seam: fused=True / foreach=True take the update that the mirror puts here, written into
-# existing arrays (sgd_update_, nnref/optim/_fused.py); None here: those flags take _update.
+# Seam: fused=True/foreach=True's update into existing arrays: nnref/optim/_fused.py's sgd_update_
 tuned_update = None
 
 
 class SGD(Optimizer):
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False,
                  *, maximize=False, foreach=None, differentiable=False, fused=None):
-        if lr < 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if momentum < 0.0:
-            raise ValueError(f"Invalid momentum value: {momentum}")
-        if weight_decay < 0.0:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if differentiable:
-            raise NotImplementedError("nnref's optimizers update in place under no_grad; "
-                                      "differentiable=True is not supported")
         defaults = {"lr": lr, "momentum": momentum, "dampening": dampening,
                     "weight_decay": weight_decay, "nesterov": nesterov, "maximize": maximize,
                     "foreach": foreach, "differentiable": differentiable, "fused": fused}
-        if nesterov and (momentum <= 0 or dampening != 0):
-            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)
 
     def step(self, closure=None):
-        """Update every parameter that has a gradient; returns ``closure()``'s loss if given."""
         loss = None
         if closure is not None:
             with enable_grad():

@@ -45,6 +45,8 @@ def _check_input_dim_2d(self, input):
         raise self._shape_error(input, f"4D (N, {self.num_features}, H, W)")
 
 
+# TorchScript's constants, as PyTorch declares them (the core's classes leave them out).
+_NormBase.__constants__ = ["track_running_stats", "momentum", "eps", "num_features", "affine"]
 bind(_NormBase, _load_from_state_dict=_load_from_state_dict, extra_repr=extra_repr,
      _shape_error=_shape_error)
 bind(BatchNorm1d, _check_input_dim=_check_input_dim_1d)

@@ -70,6 +70,9 @@ def extra_repr(self):
 
 
 bind(_ConvNd, __init__=__init__, extra_repr=extra_repr)
+# TorchScript's constants, as PyTorch declares them (the core's class leaves them out).
+_ConvNd.__constants__ = ["stride", "padding", "dilation", "groups", "padding_mode",
+                         "output_padding", "in_channels", "out_channels", "kernel_size"]
 bind(Conv2d, _padding_pairs=_padding_pairs)
 install(_core_conv, "pad", _pad)
 

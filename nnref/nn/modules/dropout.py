@@ -5,6 +5,9 @@ from ...core.nn.modules.dropout import Dropout, _DropoutNd
 
 __all__ = ["Dropout"]
 
+# TorchScript's constants, as PyTorch declares them (the core's class leaves them out).
+_DropoutNd.__constants__ = ["p", "inplace"]
+
 
 __all__ += ["Dropout1d", "Dropout2d"]
 

@@ -12,6 +12,9 @@ from .module import Module
 
 __all__ = ["Identity", "Linear"]
 
+# TorchScript's constants, as PyTorch declares them (the core's class leaves them out).
+Linear.__constants__ = ["in_features", "out_features"]
+
 
 class Identity(Module):
     """Returns its input unchanged; takes (and ignores) any constructor arguments.

@@ -19,6 +19,9 @@ def _legacy_reduction(size_average, reduce, reduction):
 
 
 install(_core_loss, "legacy_reduction", _legacy_reduction)
+# TorchScript's constants, as PyTorch declares them (the core's classes leave them out).
+MSELoss.__constants__ = ["reduction"]
+CrossEntropyLoss.__constants__ = ["ignore_index", "reduction", "label_smoothing"]
 
 
 class NLLLoss(_WeightedLoss):

@@ -1,4 +1,5 @@
-"""``nn.BatchNorm1d`` and ``nn.BatchNorm2d`` (``torch/nn/modules/batchnorm.py``)."""
+"""``nn.BatchNorm1d`` and ``nn.BatchNorm2d`` (``torch/nn/modules/batchnorm.py``); their repr and
+PyTorch's shape-error texts are bound by ``nnref/nn/modules/batchnorm.py``."""
 from ... import _dtype
 from ...autograd.grad_mode import no_grad
 from .. import functional as F, init
@@ -9,11 +10,9 @@ __all__ = ["BatchNorm1d", "BatchNorm2d"]
 
 
 class _NormBase(Module):
-    """Parameters (``weight``, ``bias``) and buffers (``running_mean``, ``running_var``,
-    ``num_batches_tracked``) of batch normalisation."""
+    """The parameters and the running-statistics buffers of batch normalisation."""
 
     _version = 2
-    __constants__ = ["track_running_stats", "momentum", "eps", "num_features", "affine"]
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
                  track_running_stats=True, device=None, dtype=None, *, bias=True):
@@ -53,18 +52,13 @@ class _NormBase(Module):
                 if self.bias is not None:
                     self.bias.zero_()
 
-    # The layer's settings in print(model) and PyTorch's texts of the shape errors below are the
-    # mirror's (nnref/nn/modules/batchnorm.py binds extra_repr and _check_input_dim).
-    def _check_input_dim(self, input):
-        raise NotImplementedError
-
 
 class _BatchNorm(_NormBase):
     def forward(self, input):
         self._check_input_dim(input)
-        # a layer with neither parameters nor running statistics (a lazy one built so) uses no num_features
-        stateless = self.weight is None and self.running_mean is None
-        if input.shape[1] != self.num_features and not (stateless and self.num_features == 0):
+        # Only the per-channel tensors (weight, running statistics) fix the number of channels.
+        per_channel = self.weight is not None or self.running_mean is not None
+        if per_channel and input.shape[1] != self.num_features:
             raise RuntimeError(f"{self._get_name()}({self.extra_repr()}) expected input with "
                                f"{self.num_features} channels in dim 1, but got input of size "
                                f"{list(input.shape)}")
@@ -86,13 +80,7 @@ class _BatchNorm(_NormBase):
 
 
 class BatchNorm1d(_BatchNorm):
-    """Batch normalisation of ``(N, C)`` or ``(N, C, L)`` inputs, per channel ``C``.
-
-    Training normalises with the batch's mean and biased variance and updates
-    ``running_mean``/``running_var`` (the latter from the unbiased variance):
-    ``running = (1 - momentum) * running + momentum * batch``.  Evaluation
-    normalises with the running statistics.
-    """
+    """Batch normalisation (``F.batch_norm``) of ``(N, C)`` or ``(N, C, L)`` inputs, per channel."""
 
     def _check_input_dim(self, input):
         if input.dim() not in (2, 3):

@@ -10,8 +10,7 @@ __all__ = ["Conv2d"]
 __seams__ = ("pad",)
 
 
-# Seam: pads ``input`` with its own values for padding_mode 'reflect', 'replicate' or 'circular';
-# nnref/nn/modules/conv.py puts native.pad_2d there; the core pads with zeros only.
+# Seam: padding_mode 'reflect', 'replicate', 'circular'; nnref/nn/modules/conv.py puts pad_2d
 def pad(layer, input):
     raise NotImplementedError(f"the core pads with zeros only, not {layer.padding_mode!r}: import nnref")
 
@@ -19,9 +18,6 @@ def pad(layer, input):
 class _ConvNd(Module):
     """What every convolution shares: parameters and their initialisation.  (``import nnref``
     adds PyTorch's argument checks and the repr, in ``nnref/nn/modules/conv.py``.)"""
-
-    __constants__ = ["stride", "padding", "dilation", "groups", "padding_mode", "output_padding",
-                     "in_channels", "out_channels", "kernel_size"]
 
     def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation,
                  transposed, output_padding, groups, bias, padding_mode, device=None, dtype=None):
@@ -31,8 +27,7 @@ class _ConvNd(Module):
         self.stride, self.padding, self.dilation = stride, padding, dilation
         self.transposed, self.output_padding = transposed, output_padding
         self.groups, self.padding_mode = groups, padding_mode
-        # A transposed convolution maps out_channels back to in_channels: its weight is the
-        # (in, out / groups) transpose of the convolution it undoes.
+        # A transposed convolution's weight is the transpose of the convolution's it undoes.
         weight_shape = ((in_channels, out_channels // groups) if transposed
                         else (out_channels, in_channels // groups))
         self.weight = Parameter(init.empty((*weight_shape, *kernel_size), **factory_kwargs))
@@ -53,7 +48,7 @@ class _ConvNd(Module):
 
 
 class Conv2d(_ConvNd):
-    """2-D convolution: input ``(N, C_in, H, W)`` or ``(C_in, H, W)``, weight
+    """2-D convolution (``F.conv2d``): input ``(N, C_in, H, W)`` or ``(C_in, H, W)``, weight
     ``(C_out, C_in / groups, KH, KW)``, output ``(N, C_out, H_out, W_out)``, with
     ``H_out = floor((H + 2 * padding - dilation * (KH - 1) - 1) / stride) + 1``."""
 

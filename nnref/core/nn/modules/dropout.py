@@ -6,8 +6,6 @@ __all__ = ["Dropout"]
 
 
 class _DropoutNd(Module):
-    __constants__ = ["p", "inplace"]
-
     def __init__(self, p=0.5, inplace=False):
         super().__init__()
         if p < 0 or p > 1:
@@ -20,8 +18,7 @@ class _DropoutNd(Module):
 
 
 class Dropout(_DropoutNd):
-    """In training, zero each element with probability ``p`` and scale the survivors by
-    ``1 / (1 - p)``; in evaluation (``model.eval()``), return the input unchanged."""
+    """``F.dropout`` in training; in evaluation (``model.eval()``), the input unchanged."""
 
     def forward(self, input):
         return F.dropout(input, self.p, self.training, self.inplace)

@@ -10,13 +10,8 @@ __all__ = ["Linear"]
 
 
 class Linear(Module):
-    """``y = x @ weight.T + bias``, with ``weight`` of shape ``(out_features, in_features)``.
-
-    Input ``(*, in_features)``, output ``(*, out_features)``.  Weight and bias
-    start uniform in ``[-1/sqrt(in_features), 1/sqrt(in_features)]``.
-    """
-
-    __constants__ = ["in_features", "out_features"]
+    """``y = x @ weight.T + bias``, with ``weight`` of shape ``(out_features, in_features)``:
+    input ``(*, in_features)``, output ``(*, out_features)``."""
 
     def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
         factory_kwargs = {"device": device, "dtype": dtype}
@@ -31,12 +26,9 @@ class Linear(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
-        """Draw weight and bias from U(-1/sqrt(in_features), 1/sqrt(in_features)).
-
-        ``kaiming_uniform_`` with ``a=sqrt(5)`` has gain sqrt(2 / (1 + 5)), so its
-        bound sqrt(3) * gain / sqrt(fan_in) is exactly 1 / sqrt(fan_in); the
-        bias uses the same bound.
-        """
+        """Weight and bias from U(-1/sqrt(in_features), 1/sqrt(in_features)): ``kaiming_uniform_``
+        with ``a=sqrt(5)`` has gain sqrt(2 / (1 + 5)), so its bound sqrt(3) * gain / sqrt(fan_in)
+        is exactly 1 / sqrt(fan_in); the bias uses the same bound."""
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
         if self.bias is not None:
             fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)

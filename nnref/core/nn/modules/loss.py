@@ -6,8 +6,7 @@ from .module import Module
 __all__ = ["MSELoss", "CrossEntropyLoss"]
 __seams__ = ("legacy_reduction",)
 
-# Seam: turns the deprecated size_average/reduce flags into reduction; nnref/nn/modules/loss.py
-# puts PyTorch's (with its warning) here; the core takes reduction only.
+# Seam: size_average/reduce to reduction; nnref/nn/modules/loss.py puts PyTorch's (and warning)
 def legacy_reduction(size_average, reduce, reduction):
     if size_average is not None or reduce is not None:
         raise NotImplementedError("size_average and reduce are deprecated: use reduction=")
@@ -31,21 +30,13 @@ class _WeightedLoss(_Loss):
 class MSELoss(_Loss):
     """Mean (``reduction='mean'``), sum or elementwise squared error between input and target."""
 
-    __constants__ = ["reduction"]
-
     def forward(self, input, target):
         with F.naming_layer(self, input, target):
             return F.mse_loss(input, target, reduction=self.reduction)
 
 
 class CrossEntropyLoss(_WeightedLoss):
-    """``LogSoftmax`` over the class dim followed by ``NLLLoss``, on raw scores (logits).
-
-    Targets are int64 class indices ``(N)`` (or class probabilities shaped
-    like the input); ``label_smoothing`` blends them with a uniform target.
-    """
-
-    __constants__ = ["ignore_index", "reduction", "label_smoothing"]
+    """``LogSoftmax`` over the class dim followed by ``NLLLoss``, on raw scores (logits)."""
 
     def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
                  reduction="mean", label_smoothing=0.0):
