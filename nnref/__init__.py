@@ -252,8 +252,10 @@ from ._aten_aliases import (celu, dropout, group_norm, layer_norm, max_pool1d, m
 row_stack = vstack
 
 # Last of all: numpy's names (axis=, keepdims=) for the functions and methods PyTorch binds from C++.
+# ... and PyTorch's TypeError for a number where every overload of a torch.* function takes a Tensor.
 from ._numpy_names import apply_to_namespace as _apply_numpy_names  # noqa: E402
-_apply_numpy_names(globals(), [name for name in list(globals()) if not name[0].isupper()])
+from ._tensor_only import SIGNATURES as _SIGNATURES  # noqa: E402
+_apply_numpy_names(globals(), [name for name in list(globals()) if not name[0].isupper()], _SIGNATURES)
 _apply_numpy_names(Tensor, [name for name in list(vars(Tensor))])
 _apply_numpy_names(linalg, linalg.__all__)
 
