@@ -370,12 +370,8 @@ def _formatted_arg_desc(option, args, kwargs):
     return "(" + ", ".join(parts) + ")"
 
 
-def _not_tensor(value):
-    return type(value) is not Tensor and not isinstance(value, Tensor)
-
-
 def _not_tensors(value):
-    return type(value) not in (tuple, list) or any(map(_not_tensor, value))
+    return type(value) not in (tuple, list) or not all(isinstance(item, Tensor) for item in value)
 
 
 class _Guard:
@@ -411,18 +407,29 @@ class _Guard:
                     or self.list_keywords)
 
     def check(self, args, kwargs):
-        """Parse the call as PyTorch does if an argument it must get as a Tensor is not one."""
+        """Parse the call as PyTorch does if an argument it must get as a Tensor is not one.
+        Plain loops and one type test per argument: this runs on every call."""
+        positions = self.positions
         if kwargs:
-            if any(_not_tensor(kwargs[key]) for key in self.keywords & kwargs.keys()) or any(
-                    _not_tensors(kwargs[key]) for key in self.list_keywords & kwargs.keys()):
-                return _parse(self.signatures, args, kwargs)
-            positions = self.positions + self.out_positions if "out" in kwargs else self.positions
-        else:
-            positions = self.positions
+            # isdisjoint walks the call's few keywords; & and intersection would build sets
+            if not self.keywords.isdisjoint(kwargs):
+                for key in self.keywords.intersection(kwargs):
+                    if type(kwargs[key]) is not Tensor and not isinstance(kwargs[key], Tensor):
+                        return _parse(self.signatures, args, kwargs)
+            if self.list_keywords and not self.list_keywords.isdisjoint(kwargs):
+                for key in self.list_keywords.intersection(kwargs):
+                    if _not_tensors(kwargs[key]):
+                        return _parse(self.signatures, args, kwargs)
+            if self.out_positions and "out" in kwargs:
+                positions = positions + self.out_positions
         count = len(args)
-        if any(i < count and _not_tensor(args[i]) for i in positions) or any(
-                i < count and _not_tensors(args[i]) for i in self.list_positions):
-            _parse(self.signatures, args, kwargs)
+        for i in positions:
+            if i < count and type(args[i]) is not Tensor and not isinstance(args[i], Tensor):
+                return _parse(self.signatures, args, kwargs)
+        if self.list_positions:
+            for i in self.list_positions:
+                if i < count and _not_tensors(args[i]):
+                    return _parse(self.signatures, args, kwargs)
 
 
 def accept_numpy_names(function, signatures=None):
@@ -435,41 +442,41 @@ def accept_numpy_names(function, signatures=None):
         return function
     aliases = {alias: name for alias, name in _ALIASES.items()
                if name in parameters and alias not in parameters}
-    guard = _Guard(signatures) if signatures else None
-    guard = guard or None
+    names = frozenset(aliases)
+    guard = (_Guard(signatures) if signatures else None) or None
     if not aliases and guard is None:
         return function
+
+    def renamed(kwargs):
+        if not names.isdisjoint(kwargs):  # isdisjoint walks the call's few keywords
+            for alias in names.intersection(kwargs):
+                kwargs[aliases[alias]] = kwargs.pop(alias)
+        return kwargs
+
     if guard is None:
         @functools.wraps(function)
         def call(*args, **kwargs):
-            if kwargs:
-                for alias in aliases.keys() & kwargs.keys():
-                    kwargs[aliases[alias]] = kwargs.pop(alias)
-            return function(*args, **kwargs)
+            return function(*args, **renamed(kwargs)) if kwargs else function(*args)
         return call
 
-    if guard.list_positions or guard.out_positions or len(guard.positions) != 1:
+    positions = guard.positions
+    if guard.list_positions:
         @functools.wraps(function)
-        def call(*args, **kwargs):
+        def call(*args, **kwargs):  # cat, stack...: each tensor of a tuple or list is tested
             guard.check(args, kwargs)
-            if kwargs:
-                for alias in aliases.keys() & kwargs.keys():
-                    kwargs[aliases[alias]] = kwargs.pop(alias)
-            return function(*args, **kwargs)
+            return function(*args, **renamed(kwargs)) if kwargs else function(*args)
         return call
-
-    position = guard.positions[0]
 
     @functools.wraps(function)
-    def call(*args, **kwargs):  # nearly every function: one argument must be a Tensor
+    def call(*args, **kwargs):
         if kwargs:
             guard.check(args, kwargs)
-            for alias in aliases.keys() & kwargs.keys():
-                kwargs[aliases[alias]] = kwargs.pop(alias)
-        # type() first: an exact Tensor, nearly every call, costs one test
-        elif len(args) > position and type(args[position]) is not Tensor and not isinstance(args[position], Tensor):
-            _parse(guard.signatures, args, kwargs)
-        return function(*args, **kwargs)
+            return function(*args, **renamed(kwargs))
+        for i in positions:
+            # type() first: an exact Tensor, nearly every call, costs one test
+            if i < len(args) and type(args[i]) is not Tensor and not isinstance(args[i], Tensor):
+                _parse(guard.signatures, args, kwargs)
+        return function(*args)
     return call
 
 
