@@ -42,7 +42,7 @@ def _value(lib, param):
     kinds = {"Tensor": lambda: lib.ones(2, 2), "Scalar": lambda: 2, "int64_t": lambda: 0, "SymInt": lambda: 1,
              "double": lambda: 0.5, "bool": lambda: False, "IntArrayRef": lambda: (1,),
              "SymIntArrayRef": lambda: (2,), "TensorList": lambda: (lib.ones(2, 2), lib.ones(2, 2)),
-             "ScalarType": lambda: lib.float32, "Device": lambda: "cpu"}
+             "ScalarType": lambda: lib.float32, "Device": lambda: "cpu", "c10::string_view": lambda: "floor"}
     make = kinds.get(param.kind)
     return None if make is None else make()
 
