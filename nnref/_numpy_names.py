@@ -39,8 +39,9 @@ PYTHON_LEVEL = {"split", "norm", "unique", "unique_consecutive", "unflatten", "t
                 "refine_names", "register_hook", "backward", "to", "type", "size"}
 
 # should_allow_numbers_as_tensors: these functions' Tensor parameters also take a Python number.
-_NUMBERS_AS_TENSORS = {"add", "div", "divide", "mul", "multiply", "sub", "subtract", "true_divide",
-                       "floor_divide"}
+_NUMBERS_AS_TENSORS = {f"{name}{suffix}" for name in ("add", "div", "divide", "mul", "multiply", "sub", "subtract",
+                                                      "true_divide", "floor_divide") for suffix in ("", "_", "_out")
+                       } | {"to", "_to_copy", "copy_"}
 
 # FunctionParameter::type_name, by the type the signature strings spell.
 _TYPE_NAMES = {
@@ -379,8 +380,9 @@ class _Guard:
     them) whatever the overload: the positions (and, with ``out=``, those of the overloads that
     have ``out``) and the keywords."""
 
-    def __init__(self, strings):
+    def __init__(self, strings, method=False):
         self.signatures = [parse_signature(s) for s in strings]
+        self.offset = int(method)  # a method's self comes first, and its signatures leave it out
         self.positions = self._positions(self.signatures, _Parameter.is_tensor.fget)
         self.list_positions = self._positions(self.signatures, _Parameter.is_tensors.fget)
         self.out_positions = tuple(sorted(set(self._positions(
@@ -389,10 +391,14 @@ class _Guard:
         self.keywords, self.list_keywords = self._keywords(_Parameter.is_tensor.fget), self._keywords(
             _Parameter.is_tensors.fget)
 
-    @staticmethod
-    def _positions(signatures, test):
+    def _positions(self, signatures, test):
         longest = max((s.max_pos_args for s in signatures), default=0)
-        return tuple(i for i in range(longest) if all(test(s.params[i]) for s in signatures if i < s.max_pos_args))
+        return tuple(i + self.offset for i in range(longest)
+                     if all(test(s.params[i]) for s in signatures if i < s.max_pos_args))
+
+    def parse(self, args, kwargs):
+        """``_parse`` of the call, without a method's self."""
+        _parse(self.signatures, args[self.offset:], kwargs)
 
     def _keywords(self, test):
         named = {}
@@ -415,27 +421,27 @@ class _Guard:
             if not self.keywords.isdisjoint(kwargs):
                 for key in self.keywords.intersection(kwargs):
                     if type(kwargs[key]) is not Tensor and not isinstance(kwargs[key], Tensor):
-                        return _parse(self.signatures, args, kwargs)
+                        return self.parse(args, kwargs)
             if self.list_keywords and not self.list_keywords.isdisjoint(kwargs):
                 for key in self.list_keywords.intersection(kwargs):
                     if _not_tensors(kwargs[key]):
-                        return _parse(self.signatures, args, kwargs)
+                        return self.parse(args, kwargs)
             if self.out_positions and "out" in kwargs:
                 positions = positions + self.out_positions
         count = len(args)
         for i in positions:
             if i < count and type(args[i]) is not Tensor and not isinstance(args[i], Tensor):
-                return _parse(self.signatures, args, kwargs)
+                return self.parse(args, kwargs)
         if self.list_positions:
             for i in self.list_positions:
                 if i < count and _not_tensors(args[i]):
-                    return _parse(self.signatures, args, kwargs)
+                    return self.parse(args, kwargs)
 
 
-def accept_numpy_names(function, signatures=None):
-    """``function``, also taking numpy's names for its ``dim``, ``keepdim``, ``input`` and ``other``
-    arguments and, given its PyTorch ``signatures``, refusing what PyTorch's parser refuses;
-    ``function`` itself when there is nothing to do."""
+def accept_numpy_names(function, signatures=None, method=False):
+    """``function`` (a ``Tensor`` method if ``method``), also taking numpy's names for its ``dim``,
+    ``keepdim``, ``input`` and ``other`` arguments and, given its PyTorch ``signatures``, refusing
+    what PyTorch's parser refuses; ``function`` itself when there is nothing to do."""
     try:
         parameters = inspect.signature(function).parameters
     except (TypeError, ValueError):
@@ -443,7 +449,7 @@ def accept_numpy_names(function, signatures=None):
     aliases = {alias: name for alias, name in _ALIASES.items()
                if name in parameters and alias not in parameters}
     names = frozenset(aliases)
-    guard = (_Guard(signatures) if signatures else None) or None
+    guard = (_Guard(signatures, method) if signatures else None) or None
     if not aliases and guard is None:
         return function
 
@@ -475,26 +481,27 @@ def accept_numpy_names(function, signatures=None):
         for i in positions:
             # type() first: an exact Tensor, nearly every call, costs one test
             if i < len(args) and type(args[i]) is not Tensor and not isinstance(args[i], Tensor):
-                _parse(guard.signatures, args, kwargs)
+                guard.parse(args, kwargs)
         return function(*args)
     return call
 
 
-_wrapped = {}  # (id(function), its signatures) -> (function, its wrapper): one wrapper per binding
+_wrapped = {}  # (id(function), its signatures, a method?) -> (function, its wrapper): one per binding
 
 
-def apply_to_namespace(namespace, names, signatures=None):
+def apply_to_namespace(namespace, names, signatures=None, methods=False):
     """Replace each function ``namespace[name]`` by :func:`accept_numpy_names` of it, given its
-    PyTorch signatures ``signatures[name]`` (``nnref._tensor_only.SIGNATURES``) if any."""
+    PyTorch signatures ``signatures[name]`` (``nnref._tensor_only.SIGNATURES``, or
+    ``METHOD_SIGNATURES`` for the ``Tensor`` ``methods``) if any."""
     signatures = signatures or {}
     for name in names:
         function = namespace.get(name) if isinstance(namespace, dict) else getattr(namespace, name, None)
         if (name in PYTHON_LEVEL and name not in signatures) or name.startswith("_") or not inspect.isfunction(
                 function):
             continue
-        key = (id(function), signatures.get(name))
+        key = (id(function), signatures.get(name), methods)
         if key not in _wrapped:
-            _wrapped[key] = (function, accept_numpy_names(function, signatures.get(name)))
+            _wrapped[key] = (function, accept_numpy_names(function, signatures.get(name), methods))
         wrapped = _wrapped[key][1]
         if wrapped is not function:
             if isinstance(namespace, dict):

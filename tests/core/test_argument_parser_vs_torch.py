@@ -2,7 +2,7 @@
 Tensor: PyTorch's argument parser refuses it with ``TypeError`` before any operator runs, and so
 does nnref (``nnref._numpy_names``, from the signatures ``tools/gen_tensor_only.py`` writes).
 
-For every function of ``nnref._tensor_only`` that nnref has, each argument that must be a Tensor
+For every function and method of ``nnref._tensor_only`` that nnref has, each argument that must be a Tensor
 is given as ``0.5``, without and with ``out=``: the same exception type and the same message as
 PyTorch.  Where PyTorch takes a number (``pow(2, x)``, ``add(x, 2)``...) nnref still does.
 """
@@ -16,7 +16,7 @@ torch = pytest.importorskip("torch")
 
 import nnref  # noqa: E402
 from nnref import _numpy_names  # noqa: E402
-from nnref._tensor_only import SIGNATURES, TORCH_VERSION  # noqa: E402
+from nnref._tensor_only import METHOD_SIGNATURES, SIGNATURES, TORCH_VERSION  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -32,8 +32,8 @@ def test_the_table_is_what_the_generator_writes():
     if torch.__version__.split("+")[0] != TORCH_VERSION:
         pytest.skip(f"the table is PyTorch {TORCH_VERSION}'s; this is {torch.__version__}")
     generator = _generator()
-    found, version = generator.signatures()
-    assert generator.module_text(found, version) == (ROOT / "nnref" / "_tensor_only.py").read_text(), (
+    functions, methods, version = generator.signatures()
+    assert generator.module_text(functions, methods, version) == (ROOT / "nnref" / "_tensor_only.py").read_text(), (
         "nnref/_tensor_only.py is stale: run python tools/gen_tensor_only.py")
 
 
@@ -48,18 +48,20 @@ def _value(lib, param):
 
 
 def _calls():
-    """``(name, signature, position, with out=)``: a number at each position that must be a Tensor."""
-    for name in sorted(SIGNATURES):
-        if not callable(getattr(nnref, name, None)):
-            continue
-        guard = _numpy_names._Guard(SIGNATURES[name])
-        has_out = any(p.name == "out" for s in guard.signatures for p in s.params)
-        for position in guard.positions:
-            yield name, _filled(guard, position), position, False
-            if has_out:
-                yield name, _filled(guard, position), position, True
-        for position in guard.out_positions:
-            yield name, _filled(guard, position, out=True), position, True
+    """``(name, signature, position, with out=, a method?)``: a number at each position that must
+    be a Tensor, of every function and method nnref shares with the tables."""
+    for method, table, owner in ((False, SIGNATURES, nnref), (True, METHOD_SIGNATURES, nnref.Tensor)):
+        for name in sorted(table):
+            if not callable(getattr(owner, name, None)):
+                continue
+            guard = _numpy_names._Guard(table[name])
+            has_out = any(p.name == "out" for s in guard.signatures for p in s.params)
+            for position in guard.positions:
+                yield name, _filled(guard, position), position, False, method
+                if has_out:
+                    yield name, _filled(guard, position), position, True, method
+            for position in guard.out_positions:
+                yield name, _filled(guard, position, out=True), position, True, method
 
 
 def _filled(guard, position, out=False):
@@ -72,7 +74,7 @@ def _filled(guard, position, out=False):
 CALLS = list(_calls())
 
 
-def _outcome(lib, name, signature, position, with_out):
+def _outcome(lib, name, signature, position, with_out, method):
     args = []
     for param in signature.params[:max(position + 1, signature.min_args)]:
         if param.keyword_only:
@@ -84,26 +86,28 @@ def _outcome(lib, name, signature, position, with_out):
     args[position] = 0.5
     kwargs = {"out": lib.empty(0)} if with_out else {}
     try:
-        getattr(lib, name)(*args, **kwargs)
+        getattr(lib.ones(2, 2) if method else lib, name)(*args, **kwargs)
     except Exception as error:  # noqa: BLE001 - the type is what is compared
         return type(error), str(error)
     return None, None
 
 
-@pytest.mark.parametrize("name, signature, position, with_out", CALLS,
-                         ids=[f"{c[0]}-{c[2]}{'-out' if c[3] else ''}" for c in CALLS])
-def test_a_number_where_a_tensor_is_required_is_refused_as_pytorch_does(name, signature, position, with_out):
-    expected = _outcome(torch, name, signature, position, with_out)
-    got = _outcome(nnref, name, signature, position, with_out)
+@pytest.mark.parametrize("name, signature, position, with_out, method", CALLS,
+                         ids=[f"{'Tensor.' if c[4] else ''}{c[0]}-{c[2]}{'-out' if c[3] else ''}" for c in CALLS])
+def test_a_number_where_a_tensor_is_required_is_refused_as_pytorch_does(name, signature, position, with_out,
+                                                                         method):
+    expected = _outcome(torch, name, signature, position, with_out, method)
+    got = _outcome(nnref, name, signature, position, with_out, method)
     assert expected[0] is TypeError, expected
     assert got[0] is TypeError, (got, expected)
     assert got[1] == expected[1]
 
 
 def test_the_survey_covers_most_of_the_namespace():
-    names = {c[0] for c in CALLS}
-    shared = {n for n in SIGNATURES if callable(getattr(nnref, n, None))}
-    assert len(CALLS) > 600 and len(names) > 0.85 * len(shared), (len(CALLS), len(names), len(shared))
+    """Most functions have an argument that must be a Tensor; most methods' is only self."""
+    functions = {c[0] for c in CALLS if not c[4]}
+    methods = {c[0] for c in CALLS if c[4]}
+    assert len(functions) > 250 and len(methods) > 80, (len(functions), len(methods))
 
 
 @pytest.mark.parametrize("call", [
