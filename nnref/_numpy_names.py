@@ -9,10 +9,10 @@ numpy-minded code write them, and ``torch/csrc/utils/python_arg_parser.cpp``
 from C++.  Functions PyTorch writes in Python (``Tensor.split``, ``Tensor.norm``,
 ``torch.unique``, ``torch.nn.functional``...) take only their own names, and are left alone.
 
-``torch.matmul(x, 0.5)`` and ``torch.clamp(0.5, x)`` never reach an operator in PyTorch: the
-parser (``PythonArgParser::raw_parse``) matches the call against the function's signatures
-(``nnref._tensor_only``, generated from PyTorch's) and raises ``TypeError`` naming the argument,
-or listing the overloads (``torch/csrc/utils/invalid_arguments.cpp``).  The wrapper checks only
+``torch.matmul(x, 0.5)``, ``torch.clamp(0.5, x)`` and ``x.matmul(0.5)`` never reach an operator
+in PyTorch: the parser (``PythonArgParser::raw_parse``) matches the call against the function's
+signatures (``nnref._tensor_only``, generated from PyTorch's) and raises ``TypeError`` naming the
+argument, or listing the overloads (``torch/csrc/utils/invalid_arguments.cpp``).  The wrapper checks only
 the arguments that are a Tensor in every overload, with one type test each; a call that fails
 that test is parsed as PyTorch parses it, which either accepts it or raises PyTorch's message.
 """
@@ -179,8 +179,7 @@ class _Signature:
     def __init__(self, string):
         self.name, _, rest = string.partition("(")
         body, _, tail = rest.rpartition(")")
-        self.deprecated = tail == "|deprecated"
-        self.hidden = self.deprecated or tail == "|hidden"
+        self.hidden = tail in ("|deprecated", "|hidden")  # tried, never listed
         numbers = self.name in _NUMBERS_AS_TENSORS
         self.params, keyword_only = [], False
         for spec in body.split(", ") if body else ():
