@@ -476,7 +476,9 @@ def accept_numpy_names(function, signatures=None, method=False):
     def call(*args, **kwargs):
         if kwargs:
             guard.check(args, kwargs)
-            return function(*args, **renamed(kwargs))
+            if not names.isdisjoint(kwargs):
+                renamed(kwargs)
+            return function(*args, **kwargs)
         for i in positions:
             # type() first: an exact Tensor, nearly every call, costs one test
             if i < len(args) and type(args[i]) is not Tensor and not isinstance(args[i], Tensor):
