@@ -16,7 +16,7 @@ torch = pytest.importorskip("torch")
 
 import nnref  # noqa: E402
 from nnref import _numpy_names  # noqa: E402
-from nnref._tensor_only import METHOD_SIGNATURES, SIGNATURES, TORCH_VERSION  # noqa: E402
+from nnref._tensor_only import LINALG_SIGNATURES, METHOD_SIGNATURES, SIGNATURES, TORCH_VERSION  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -32,8 +32,8 @@ def test_the_table_is_what_the_generator_writes():
     if torch.__version__.split("+")[0] != TORCH_VERSION:
         pytest.skip(f"the table is PyTorch {TORCH_VERSION}'s; this is {torch.__version__}")
     generator = _generator()
-    functions, methods, version = generator.signatures()
-    assert generator.module_text(functions, methods, version) == (ROOT / "nnref" / "_tensor_only.py").read_text(), (
+    *tables, version = generator.signatures()
+    assert generator.module_text(*tables, version) == (ROOT / "nnref" / "_tensor_only.py").read_text(), (
         "nnref/_tensor_only.py is stale: run python tools/gen_tensor_only.py")
 
 
@@ -48,9 +48,10 @@ def _value(lib, param):
 
 
 def _calls():
-    """``(name, signature, position, with out=, a method?)``: a number at each position that must
-    be a Tensor, of every function and method nnref shares with the tables."""
-    for method, table, owner in ((False, SIGNATURES, nnref), (True, METHOD_SIGNATURES, nnref.Tensor)):
+    """``(name, signature, position, with out=, a method? or "linalg")``: a number at each position
+    that must be a Tensor, of every function and method nnref shares with the tables."""
+    for method, table, owner in ((False, SIGNATURES, nnref), (True, METHOD_SIGNATURES, nnref.Tensor),
+                                 ("linalg", LINALG_SIGNATURES, nnref.linalg)):
         for name in sorted(table):
             if not callable(getattr(owner, name, None)):
                 continue
@@ -85,15 +86,16 @@ def _outcome(lib, name, signature, position, with_out, method):
         args.append(value)
     args[position] = 0.5
     kwargs = {"out": lib.empty(0)} if with_out else {}
+    owner = lib.ones(2, 2) if method is True else lib.linalg if method == "linalg" else lib
     try:
-        getattr(lib.ones(2, 2) if method else lib, name)(*args, **kwargs)
+        getattr(owner, name)(*args, **kwargs)
     except Exception as error:  # noqa: BLE001 - the type is what is compared
         return type(error), str(error)
     return None, None
 
 
 @pytest.mark.parametrize("name, signature, position, with_out, method", CALLS,
-                         ids=[f"{'Tensor.' if c[4] else ''}{c[0]}-{c[2]}{'-out' if c[3] else ''}" for c in CALLS])
+                         ids=[f"{'Tensor.' if c[4] is True else 'linalg.' if c[4] else ''}{c[0]}-{c[2]}{'-out' if c[3] else ''}" for c in CALLS])
 def test_a_number_where_a_tensor_is_required_is_refused_as_pytorch_does(name, signature, position, with_out,
                                                                          method):
     expected = _outcome(torch, name, signature, position, with_out, method)
@@ -106,8 +108,9 @@ def test_a_number_where_a_tensor_is_required_is_refused_as_pytorch_does(name, si
 def test_the_survey_covers_most_of_the_namespace():
     """Most functions have an argument that must be a Tensor; most methods' is only self."""
     functions = {c[0] for c in CALLS if not c[4]}
-    methods = {c[0] for c in CALLS if c[4]}
-    assert len(functions) > 250 and len(methods) > 80, (len(functions), len(methods))
+    methods = {c[0] for c in CALLS if c[4] is True}
+    linalg = {c[0] for c in CALLS if c[4] == "linalg"}
+    assert len(functions) > 250 and len(methods) > 80 and len(linalg) > 15, (len(functions), len(methods), len(linalg))
 
 
 @pytest.mark.parametrize("call", [
