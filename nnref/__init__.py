@@ -252,10 +252,12 @@ from ._aten_aliases import (celu, dropout, group_norm, layer_norm, max_pool1d, m
 row_stack = vstack
 
 # Last of all: numpy's names (axis=, keepdims=) for the functions and methods PyTorch binds from C++.
+# ... and PyTorch's TypeError for a number where every overload of a torch.* function takes a Tensor.
 from ._numpy_names import apply_to_namespace as _apply_numpy_names  # noqa: E402
-_apply_numpy_names(globals(), [name for name in list(globals()) if not name[0].isupper()])
-_apply_numpy_names(Tensor, [name for name in list(vars(Tensor))])
-_apply_numpy_names(linalg, linalg.__all__)
+from . import _tensor_only  # noqa: E402
+_apply_numpy_names(globals(), [name for name in list(globals()) if not name[0].isupper()], _tensor_only.SIGNATURES)
+_apply_numpy_names(Tensor, [name for name in list(vars(Tensor))], _tensor_only.METHOD_SIGNATURES, methods=True)
+_apply_numpy_names(linalg, linalg.__all__, _tensor_only.LINALG_SIGNATURES)
 
 # torch.functional (the tensor functions PyTorch writes in Python, the same objects as here) and
 # torch.onnx (imports; export() explains why nnref cannot), torch.profiler.

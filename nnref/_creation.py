@@ -71,11 +71,13 @@ def _inferred_dtype(data):
                 if type(item) not in _PYTHON_SCALARS:
                     result = _promote(result, _inferred_dtype(item))
         return result
+    if isinstance(data, (str, bytes)):
+        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
     try:
         return _scalar_dtype(data)  # a Python number: the core's rule, which ops use for them too
     except TypeError:
-        raise TypeError(f"Could not infer dtype of {type(data).__name__}: expected numbers, nested "
-                        "lists of numbers, numpy arrays or tensors") from None
+        # PyTorch's type and words (torch/csrc/utils/tensor_new.cpp, infer_scalar_type)
+        raise RuntimeError(f"Could not infer dtype of {type(data).__name__}") from None
 
 
 def _promote(a, b):
@@ -198,6 +200,8 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     """A tensor of ``size`` filled with ``fill_value``, of its dtype unless ``dtype`` is given
     (``torch.full``, ``aten/src/ATen/native/TensorFactories.cpp``)."""
     dtype = _type_info.as_dtype(dtype)
+    if not isinstance(fill_value, (numbers.Number, np.generic, Tensor)):
+        raise TypeError(f"full(): argument 'fill_value' (position 2) must be Number, not {type(fill_value).__name__}")
     dtype = dtype or _inferred_dtype(fill_value)
     shape = _size((size,))
     value = _type_info.checked_scalar(fill_value, dtype) if isinstance(fill_value, (int, float)) else fill_value

@@ -182,7 +182,7 @@ CASES = {
     "int_default_dtype": (lambda m: m.set_default_dtype(m.int64), TypeError, r"floating-point"),
     "bad_device": (lambda m: m.device("tpu"), RuntimeError, r"cpu, cuda"),
     "maximum_of_a_number": (lambda m: m.maximum(m.ones(2), 1.5), TypeError,
-                            r"maximum\(\): argument 'other' must be Tensor, not float"),
+                            r"maximum\(\): argument 'other' \(position 2\) must be Tensor, not float"),
 }
 
 
