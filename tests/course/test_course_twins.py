@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from course_root import ROOT
 from coursekit import student, twins
 from coursekit.markers import SOLUTION, find_regions
 
