@@ -321,7 +321,9 @@ step_build_student_book() {
 
 step_all_tests() {
     # Three pytest runs side by side on the two cores, split by what they wait on: the pages
-    # (the site and JupyterLab in Chromium), which mostly wait on the browser and the server;
+    # (the site and JupyterLab in Chromium), which mostly wait on the browser and the server,
+    # with the programs run on nnref and PyTorch (tests/programs, tests/programs_api: ~300 s
+    # of subprocesses, moved here once the site's tests crawled each width once);
     # the course's grader, which waits on its sandboxes; and everything else (the package
     # tests, the chapters under nbval: stored outputs must reproduce, the PyTorch parity check
     # of each chapter), the longest.  (nbval's kernel also runs the exercises' self-check probes of
@@ -337,7 +339,8 @@ step_all_tests() {
     local site_env=(NNREF_SITE_DIR="$ROOT/_build/html" NNREF_CUPY_SITE="$cupy_site")
     {
         set +e
-        env "${site_env[@]}" "$VPY" -m pytest tests/site -p no:cacheprovider --junitxml=_build/test-results-pages.xml \
+        env "${site_env[@]}" "$VPY" -m pytest tests/site tests/programs tests/programs_api -p no:cacheprovider \
+            --junitxml=_build/test-results-pages.xml \
             > _build/pages-tests.log 2>&1
         echo $? > _build/pages.rc
         ( set -e; step_capabilities ) > _build/capabilities.log 2>&1
@@ -353,13 +356,14 @@ step_all_tests() {
     } &
     local rc=0
     env "${site_env[@]}" "$VPY" -m pytest tests book --ignore=tests/site --ignore=tests/course \
+        --ignore=tests/programs --ignore=tests/programs_api \
         --nbval --nbval-current-env --nbval-sanitize-with .ci/nbval_sanitize.cfg \
         -p no:cacheprovider --junitxml=_build/test-results.xml || rc=1
     wait_for_file _build/course.rc
     printf '\n--- the course grader (tests/course) ---\n'
     cat _build/course-tests.log
     wait_for_file _build/pages.rc
-    printf '\n--- the pages: the site and JupyterLab in Chromium (tests/site) ---\n'
+    printf '\n--- the pages: the site and JupyterLab in Chromium (tests/site), the programs ---\n'
     cat _build/pages-tests.log
     [[ $rc -eq 0 && "$(cat _build/course.rc)" == 0 && "$(cat _build/pages.rc)" == 0 ]]
 }

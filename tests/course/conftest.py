@@ -11,7 +11,7 @@ import pytest
 # task_helpers.py lives with the visible task tests; the hidden ones import it too.
 sys.path.insert(0, str(Path(__file__).parent / "tasks"))
 
-ROOT = Path(__file__).resolve().parents[2]
+from course_root import ROOT  # noqa: E402 (the tests import it from there, not from conftest)
 
 
 @pytest.fixture(scope="session")

@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 from class_fixture import MARK, NNREF_TASK
-from conftest import ROOT
+from course_root import ROOT
 from coursekit import sandbox
 
 

@@ -23,7 +23,7 @@ import zipfile
 
 import nbformat
 
-from conftest import ROOT
+from course_root import ROOT
 from coursekit import exercise_twins, notebooks, student
 from test_course_twins import course_copy
 

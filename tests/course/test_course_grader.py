@@ -6,7 +6,7 @@ import json
 import pytest
 
 from class_fixture import NNREF_TASK, TASKS, expected_points
-from conftest import ROOT
+from course_root import ROOT
 from coursekit import batch, checks, gradescope, grader, sandbox, student
 from coursekit.__main__ import main
 

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from class_fixture import MARK, NNREF_TASK
-from conftest import ROOT
+from course_root import ROOT
 from coursekit import batch, checks, student
 
 SECRET = "TOP-SECRET-LINE-7f3a9c"

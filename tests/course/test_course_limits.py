@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from conftest import ROOT
+from course_root import ROOT
 from coursekit import checks, grader, sandbox, student
 from coursekit.sandbox import Limits
 

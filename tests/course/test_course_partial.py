@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import ROOT
+from course_root import ROOT
 from coursekit import student
 
 TASKS = ["gpu-ex2", "gpu-ex3"]

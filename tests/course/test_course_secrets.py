@@ -23,7 +23,7 @@ import nbformat
 import pytest
 
 from class_fixture import MARK
-from conftest import ROOT
+from course_root import ROOT
 from coursekit import notebooks, student
 
 NNREF = "module.named_modules"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from course_root import ROOT
 from coursekit import student, twins
 from coursekit.markers import SOLUTION, find_regions
 
@@ -68,8 +68,11 @@ def test_a_twin_without_its_markers_is_found(planted):
     """The defence removed: sgd_update_ shipped whole. The finder reports it, the seam too."""
     assert planted["markers_were_there"]
     found = [t for t in planted["found"] if t["task"] == "sgd.update"]
+    # (failing, it shows what the screen let through and the grader's verdict on each: it failed
+    # once in CI, seam missing, and passed in every run since, loaded or not)
+    screened = [t for t in planted["tried"] if t["task"] == "sgd.update" and t["screen"]]
     assert sorted(t["label"] for t in found) == ["nnref.optim._fused.sgd_update_",
-                                                 "the seam nnref.core.optim.sgd.tuned_update"]
+                                                 "the seam nnref.core.optim.sgd.tuned_update"], screened
 
 
 def test_a_planted_twin_is_found(planted):

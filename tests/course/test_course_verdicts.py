@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from course_root import ROOT
 from coursekit import student
 
 NNREF = "linear.forward"

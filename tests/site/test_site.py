@@ -74,24 +74,10 @@ def _browse(url, *extra):
     return result
 
 
-_READER = []  # one Chromium for every page's DOM (a process per page cost ~2 s each)
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _close_reader():
-    yield
-    while _READER:
-        _READER.pop().__exit__(None, None, None)
-
-
-@functools.lru_cache(maxsize=None)
-def _dom(path):
+def _dom(site, file):
     """The page's DOM once it has loaded and run its scripts (what ``chromium --dump-dom``
-    prints)."""
-    if not _READER:
-        _READER.append(Chromium(width=1280, height=900, offline=True).__enter__())
-    _READER[0].open(path.as_uri())
-    return _READER[0].evaluate("'<!DOCTYPE html>' + document.documentElement.outerHTML")
+    prints), as the crawl at 1280 px read it."""
+    return _crawl(site, 1280)[file]["dom"]
 
 
 def _screenshot(path, png):
@@ -145,16 +131,14 @@ def _title(file):
 
 def test_sidebar_lists_every_chapter(site):
     parser = _SidebarLinks()
-    parser.feed(_dom(site / (_toc_files()[1] + ".html")) if len(_toc_files()) > 1
-                else _dom(site / (_toc_files()[0] + ".html")))
+    parser.feed(_dom(site, _toc_files()[1] if len(_toc_files()) > 1 else _toc_files()[0]))
     missing = [f for f in _toc_files()[1:] if _title(f) not in parser.links]
     assert not missing, f"not in the sidebar: {missing}; sidebar has {parser.links}"
 
 
 def test_no_page_shows_a_traceback(site):
-    pages = [site / (f + ".html") for f in _toc_files()]
-    shown = [p.name for p in pages if re.search(r"Traceback \(most recent call last\)|"
-                                                  r"<span class=\"ansi-red-fg\">-{10,}", _dom(p))]
+    shown = [f + ".html" for f in _toc_files() if re.search(r"Traceback \(most recent call last\)|"
+                                                             r"<span class=\"ansi-red-fg\">-{10,}", _dom(site, f))]
     assert not shown, f"pages showing a Python traceback: {shown}"
 
 
@@ -166,7 +150,7 @@ def test_graphs_render_as_svg(site):
         pytest.skip("no chapter with a graph yet")
     for file in with_graphs:
         page = site / (file + ".html")
-        dom = _dom(page)
+        dom = _dom(site, file)
         # Jupyter Book writes SVG outputs to files and shows them with <img src="....svg">.
         sources = re.findall(r'<img[^>]+src="([^"]+\.svg)"', dom)
         inline = re.findall(r"<svg[^>]*>.*?</svg>", dom, re.S)
@@ -194,36 +178,25 @@ def test_every_page_offline(site, width):
     """A reader with no network at a desk (1280 px) and on a phone (390 px): the site serves
     its own MathJax, so every formula is typeset; wide tables and figures scroll inside the
     page instead of widening it."""
-    problems = []
-    with Chromium(width=width, height=900, offline=True) as browser:
-        for file in _toc_files():
-            page = site / (file + ".html")
-            browser.open(page.as_uri())
-            if not browser.wait_for(MATHJAX_DONE, timeout=60):
-                problems.append(f"{file}: MathJax did not finish")
-            text = browser.text()
-            raw = sorted({m.group(0) for m in RAW_TEX.finditer(text)})
-            if raw:
-                problems.append(f"{file}: raw TeX visible: {raw}")
-            overflow = browser.evaluate("document.documentElement.scrollWidth - window.innerWidth")
-            if overflow > 1:
-                problems.append(f"{file}: the page is {overflow} px wider than the {width} px screen")
-            browser.screenshot(SHOTS / str(width) / (Path(file).name + ".png"), max_height=6000)
-        if browser.blocked:
-            problems.append(f"pages asked the network for {sorted(set(browser.blocked))[:5]}")
+    problems, crawl = [], _crawl(site, width)
+    for file in _toc_files():
+        page = crawl[file]
+        if not page["mathjax_done"]:
+            problems.append(f"{file}: MathJax did not finish")
+        raw = sorted({m.group(0) for m in RAW_TEX.finditer(page["text"])})
+        if raw:
+            problems.append(f"{file}: raw TeX visible: {raw}")
+        if page["overflow"] > 1:
+            problems.append(f"{file}: the page is {page['overflow']} px wider than the {width} px screen")
+        assert page["screenshot"].exists()  # (taken by the crawl: SHOTS/<width>/<page>.png)
+    if crawl.blocked:
+        problems.append(f"pages asked the network for {sorted(set(crawl.blocked))[:5]}")
     assert not problems, "\n".join(problems)
 
 
 def test_glossary_marks_its_chinese_terms(site):
     """Chinese terms carry lang="zh-Hans", so browsers pick a Simplified Chinese font."""
-    with Chromium(width=1280, offline=True) as browser:
-        browser.open((site / "book" / "glossary.html").as_uri())
-        marked = browser.evaluate("[...document.querySelectorAll('[lang=zh-Hans]')].map(e => e.textContent)")
-        font = browser.evaluate("getComputedStyle(document.querySelector('[lang=zh-Hans]')).fontFamily")
-        unmarked = browser.evaluate(
-            "[...document.querySelectorAll('dd')].map(d => d.cloneNode(true))"
-            ".map(d => { d.querySelectorAll('[lang=zh-Hans]').forEach(e => e.remove()); return d.textContent; })"
-            ".filter(t => /[\\u3400-\\u9fff]/.test(t))")
+    marked, font, unmarked = _crawl(site, 1280)["book/glossary"]["glossary"]
     for term in ("张量", "反向传播", "有向无环图", "梯度清零", "数据并行"):
         assert term in marked
     assert "CJK SC" in font
@@ -360,10 +333,8 @@ def _png_font_px(site_page, item, notebook_pngs):
     return points * dpi / 72 * item["width"] / item["natural"], f"{points:g} pt at {dpi:.0f} dpi ({origin})"
 
 
-def _figure_text_sizes(browser, page, notebook_pngs=None):
-    """Every figure of a page with the rendered size (px) of its smallest text."""
-    notebook_pngs = _notebook_png_sources() if notebook_pngs is None else notebook_pngs
-    browser.open(page.as_uri())
+def _figure_text_sizes(browser, page, notebook_pngs):
+    """Every figure of the page open in ``browser`` with the rendered size (px) of its smallest text."""
     sources = set(re.findall(r'<img[^>]+src="([^"]+\.svg)"', page.read_text()))
     svg_files = {src: (page.parent / src).read_text() for src in sources
                  if (page.parent / src).exists() and "_static/" not in src}
@@ -420,31 +391,20 @@ def test_figures_and_tables_are_readable(site, width):
     must fit whole (its ratio, target and met columns in view).  Screenshots of each figure:
     _build/screenshots/site/readable-<width>/ (of each page: test_every_page_offline's).
     """
-    notebook_pngs = _notebook_png_sources()
-    problems, measured = [], 0
-    with Chromium(width=width, height=900, offline=True) as browser:
-        for file in _toc_files():
-            page = site / (file + ".html")
-            figures = _figure_text_sizes(browser, page, notebook_pngs)
-            tables = _clipped_tables(browser)
-            for figure in figures:
-                measured += 1
-                if figure.get("px") is None or figure["px"] < MIN_TEXT_PX:
-                    px = "unknown" if figure.get("px") is None else f"{figure['px']:.1f} px"
-                    problems.append(f"{file}: {figure['src'][-24:]} shown {figure['width']:.0f} px wide: "
-                                    f"smallest text {px} ({figure.get('text')})")
-            for table in tables:
-                problems.append(f"{file}: table cut off: {table}")
-            if width == 1280 and Path(file).name == "performance":  # the benchmark's tables fit whole
-                wide = browser.evaluate("[...document.querySelectorAll('.bd-article table')]"
-                                        ".filter(t => t.scrollWidth > t.clientWidth + 1).map(t => t.scrollWidth)")
-                if wide:
-                    problems.append(f"{file}: tables wider than the text column, scrolled: {wide}")
-            if figures:  # (the whole page's screenshot is test_every_page_offline's)
-                browser.wait_for(MATHJAX_DONE, timeout=60)
-                folder = SHOTS / f"readable-{width}"
-                for i, figure in enumerate(figures):  # each figure as the reader sees it
-                    _element_screenshot(browser, figure["selector"], folder / f"{Path(file).name}-figure{i + 1}.png")
+    problems, measured, crawl = [], 0, _crawl(site, width)
+    for file in _toc_files():
+        page = crawl[file]
+        for figure in page["figures"]:
+            measured += 1
+            if figure.get("px") is None or figure["px"] < MIN_TEXT_PX:
+                px = "unknown" if figure.get("px") is None else f"{figure['px']:.1f} px"
+                problems.append(f"{file}: {figure['src'][-24:]} shown {figure['width']:.0f} px wide: "
+                                f"smallest text {px} ({figure.get('text')})")
+        for table in page["clipped_tables"]:
+            problems.append(f"{file}: table cut off: {table}")
+        if width == 1280 and Path(file).name == "performance" and page["wide_tables"]:
+            # the benchmark's tables fit whole
+            problems.append(f"{file}: tables wider than the text column, scrolled: {page['wide_tables']}")
     assert measured, "no figure found on any page"
     assert not problems, "\n".join(problems)
 
@@ -456,14 +416,12 @@ def test_each_error_message_is_shown_once(site):
     """An exception or warning appears once where it happens: no page shows the same error
     line twice in a row (a cell that prints an exception and also stores it as an error
     output, a warning printed once per call of a loop, a traceback rendered twice)."""
-    problems = []
-    with Chromium(width=1280, offline=True) as browser:
-        for file in _toc_files():
-            browser.open((site / (file + ".html")).as_uri())
-            lines = [line.strip() for line in browser.text().splitlines() if line.strip()]
-            for before, after in zip(lines, lines[1:]):
-                if before == after and ERROR_LINE.match(before):
-                    problems.append(f"{file}: {before[:100]}")
+    problems, crawl = [], _crawl(site, 1280)
+    for file in _toc_files():
+        lines = [line.strip() for line in crawl[file]["text"].splitlines() if line.strip()]
+        for before, after in zip(lines, lines[1:]):
+            if before == after and ERROR_LINE.match(before):
+                problems.append(f"{file}: {before[:100]}")
     assert not problems, "the same error shown twice in a row:\n" + "\n".join(problems)
 
 
@@ -525,54 +483,43 @@ def test_site_lays_out_math_listings_and_search(site, width):
     - one search box in view.
     A screenshot of a numbered formula: _build/screenshots/site/math-<width>.png.
     """
-    problems, formulas, text_escapes, listings = [], 0, 0, 0
-    with Chromium(width=width, height=900, offline=True) as browser:
-        for file in _toc_files():
-            page = site / (file + ".html")
-            browser.open(page.as_uri())
-            if not browser.wait_for(MATHJAX_DONE, timeout=60):
-                problems.append(f"{file}: MathJax did not finish")
+    problems, formulas, text_escapes, listings, crawl = [], 0, 0, 0, _crawl(site, width)
+    for file in _toc_files():
+        page = crawl[file]
+        if not page["mathjax_done"]:
+            problems.append(f"{file}: MathJax did not finish")
+            continue
+        for math in page["display_math"]:
+            formulas += 1
+            if not math["typeset"]:
+                problems.append(f"{file}: a display formula was not typeset")
                 continue
-            for math in browser.evaluate(DISPLAY_MATH_JS):
-                formulas += 1
-                if not math["typeset"]:
-                    problems.append(f"{file}: a display formula was not typeset")
-                    continue
-                if not math["number"]:
-                    problems.append(f"{file}: a display formula without a number")
-                    continue
-                if width != 1280:
-                    continue  # on a phone a wide formula scrolls, its number below it
-                # As in LaTeX: the formula in the middle of the line, the number at its right edge
-                # (the formula's box spans the column up to the number).
-                # (A formula wider than that scrolls inside its box, under nothing.)
-                middle, centre = sum(math["math"]) / 2, sum(math["box"]) / 2
-                fits = math["math"][1] <= math["box"][1] + 1
-                if (fits and abs(middle - centre) > 2) or abs(math["box"][0] - math["article"][0]) > 2:
-                    problems.append(f"{file}: display formula {math['number']} not centred: {math}")
-                if (math["numberLeft"] < min(math["math"][1], math["box"][1])
-                        or abs(math["numberRight"] - math["article"][1]) > 2):
-                    problems.append(f"{file}: the number {math['number']} is not at the column's right edge: {math}")
-                if not fits and not math["scrolls"]:
-                    problems.append(f"{file}: display formula {math['number']} runs under its number: {math}")
-            mathml = browser.evaluate("Array.from(window.MathJax?.startup?.document?.math || [])"
-                                      ".map(m => MathJax.startup.toMML(m.root)).join('\\n')")
-            text_escapes += mathml.count("<mtext>in_features</mtext>")
-            if re.search(r"<mtext>[^<]*\\_", mathml):
-                problems.append(f"{file}: a \\_ shown with its backslash in \\text{{}}")
-            for scroll, client in browser.evaluate("[...document.querySelectorAll('.bd-article .nnref-source pre')]"
-                                                   ".map(p => [p.scrollWidth, p.clientWidth])"):
-                listings += 1
-                if scroll > client + 1:
-                    problems.append(f"{file}: a listing {scroll} px wide in a {client} px column")
-            searches = browser.evaluate("[...document.querySelectorAll('.search-button-field, .search-button, "
-                                        "form.bd-search')].filter(e => e.offsetWidth > 0 && e.offsetHeight > 0)"
-                                        ".length")
-            if searches != 1:
-                problems.append(f"{file}: {searches} search boxes in view")
-            if formulas and not (SHOTS / f"math-{width}.png").exists() and browser.evaluate(
-                    "!!document.querySelector('.bd-article div.math .eqno')"):
-                _element_screenshot(browser, ".bd-article div.math", SHOTS / f"math-{width}.png", margin=60)
+            if not math["number"]:
+                problems.append(f"{file}: a display formula without a number")
+                continue
+            if width != 1280:
+                continue  # on a phone a wide formula scrolls, its number below it
+            # As in LaTeX: the formula in the middle of the line, the number at its right edge
+            # (the formula's box spans the column up to the number).
+            # (A formula wider than that scrolls inside its box, under nothing.)
+            middle, centre = sum(math["math"]) / 2, sum(math["box"]) / 2
+            fits = math["math"][1] <= math["box"][1] + 1
+            if (fits and abs(middle - centre) > 2) or abs(math["box"][0] - math["article"][0]) > 2:
+                problems.append(f"{file}: display formula {math['number']} not centred: {math}")
+            if (math["numberLeft"] < min(math["math"][1], math["box"][1])
+                    or abs(math["numberRight"] - math["article"][1]) > 2):
+                problems.append(f"{file}: the number {math['number']} is not at the column's right edge: {math}")
+            if not fits and not math["scrolls"]:
+                problems.append(f"{file}: display formula {math['number']} runs under its number: {math}")
+        text_escapes += page["mathml"].count("<mtext>in_features</mtext>")
+        if re.search(r"<mtext>[^<]*\\_", page["mathml"]):
+            problems.append(f"{file}: a \\_ shown with its backslash in \\text{{}}")
+        for scroll, client in page["listings"]:
+            listings += 1
+            if scroll > client + 1:
+                problems.append(f"{file}: a listing {scroll} px wide in a {client} px column")
+        if page["searches"] != 1:
+            problems.append(f"{file}: {page['searches']} search boxes in view")
     assert formulas and listings, (formulas, listings)
     assert text_escapes >= 2, "\\text{in\\_features} (chapters 6 and 15) not found typeset"
     assert not problems, "\n".join(problems)
@@ -594,17 +541,74 @@ def test_exercise_solutions_are_folded_dropdowns(site):
     from coursekit.markers import SOLUTION, find_regions
     chapters = [f for f in _toc_files() if re.fullmatch(r"book/\d\d_\w+", f)]
     assert chapters
-    with Chromium(width=1280, height=900, offline=True) as browser:
-        for chapter in chapters:
-            notebook = nbformat.read(ROOT / f"{chapter}.ipynb", as_version=4)
-            found, _problems = notebooks.exercises(notebook)
-            browser.open((site / f"{chapter}.html").as_uri())
-            solutions = browser.evaluate(SOLUTIONS)
-            assert len(solutions) == len(found), f"{chapter}: {len(solutions)} solutions for {len(found)} exercises"
-            for exercise, solution in zip(found, solutions):
-                source = notebook.cells[exercise.code_cells[0]].source
-                region = next(r for r in find_regions(source) if r.kind == SOLUTION)
-                first = next(line.strip() for line in region.body(source.splitlines()) if line.strip())
-                assert first in solution["code"], f"{chapter}, {exercise.label}: the solution is not in its dropdown"
-                assert solution["folded"] and not solution["shown"], \
-                    f"{chapter}, {exercise.label}: the solution is in plain view when the page opens"
+    crawl = _crawl(site, 1280)
+    for chapter in chapters:
+        notebook = nbformat.read(ROOT / f"{chapter}.ipynb", as_version=4)
+        found, _problems = notebooks.exercises(notebook)
+        solutions = crawl[chapter]["solutions"]
+        assert len(solutions) == len(found), f"{chapter}: {len(solutions)} solutions for {len(found)} exercises"
+        for exercise, solution in zip(found, solutions):
+            source = notebook.cells[exercise.code_cells[0]].source
+            region = next(r for r in find_regions(source) if r.kind == SOLUTION)
+            first = next(line.strip() for line in region.body(source.splitlines()) if line.strip())
+            assert first in solution["code"], f"{chapter}, {exercise.label}: the solution is not in its dropdown"
+            assert solution["folded"] and not solution["shown"], \
+                f"{chapter}, {exercise.label}: the solution is in plain view when the page opens"
+
+
+# -- one crawl per width ----------------------------------------------------------------------
+GLOSSARY_JS = """[[...document.querySelectorAll('[lang=zh-Hans]')].map(e => e.textContent),
+  getComputedStyle(document.querySelector('[lang=zh-Hans]')).fontFamily,
+  [...document.querySelectorAll('dd')].map(d => d.cloneNode(true))
+    .map(d => { d.querySelectorAll('[lang=zh-Hans]').forEach(e => e.remove()); return d.textContent; })
+    .filter(t => /[\\u3400-\\u9fff]/.test(t))]"""
+
+
+class _Crawl(dict):
+    """``{page's file: what the tests above read on it}``, and the requests that left the machine."""
+    blocked = ()
+
+
+@functools.lru_cache(maxsize=None)
+def _crawl(site, width):
+    """Every page of the site read once at ``width`` in one offline Chromium, recording what each
+    test of this file asserts on (the tests were a crawl each: eight walks through the site in
+    all, 4 to 90 s apiece); the screenshots are taken on the way.  A reader's view of a page is
+    its state once MathJax has finished (whether it did is recorded), so everything is read then;
+    the whole-page screenshot comes last, since it resizes the window to the page's height."""
+    notebook_pngs = _notebook_png_sources()
+    crawl = _Crawl()
+    with Chromium(width=width, height=900, offline=True) as browser:
+        for file in _toc_files():
+            path = site / (file + ".html")
+            browser.open(path.as_uri())
+            page = crawl[file] = {"mathjax_done": browser.wait_for(MATHJAX_DONE, timeout=60)}
+            page["text"] = browser.text()
+            page["overflow"] = browser.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+            page["figures"] = _figure_text_sizes(browser, path, notebook_pngs)
+            page["clipped_tables"] = _clipped_tables(browser)
+            page["wide_tables"] = browser.evaluate(
+                "[...document.querySelectorAll('.bd-article table')]"
+                ".filter(t => t.scrollWidth > t.clientWidth + 1).map(t => t.scrollWidth)")
+            for i, figure in enumerate(page["figures"]):  # each figure as the reader sees it
+                _element_screenshot(browser, figure["selector"],
+                                    SHOTS / f"readable-{width}" / f"{Path(file).name}-figure{i + 1}.png")
+            if page["mathjax_done"]:
+                page["display_math"] = browser.evaluate(DISPLAY_MATH_JS)
+                page["mathml"] = browser.evaluate("Array.from(window.MathJax?.startup?.document?.math || [])"
+                                                  ".map(m => MathJax.startup.toMML(m.root)).join('\\n')")
+                page["listings"] = browser.evaluate("[...document.querySelectorAll('.bd-article .nnref-source pre')]"
+                                                    ".map(p => [p.scrollWidth, p.clientWidth])")
+                page["searches"] = browser.evaluate(
+                    "[...document.querySelectorAll('.search-button-field, .search-button, form.bd-search')]"
+                    ".filter(e => e.offsetWidth > 0 && e.offsetHeight > 0).length")
+                if page["display_math"] and not (SHOTS / f"math-{width}.png").exists() and browser.evaluate(
+                        "!!document.querySelector('.bd-article div.math .eqno')"):
+                    _element_screenshot(browser, ".bd-article div.math", SHOTS / f"math-{width}.png", margin=60)
+            page["solutions"] = browser.evaluate(SOLUTIONS)
+            page["dom"] = browser.evaluate("'<!DOCTYPE html>' + document.documentElement.outerHTML")
+            if file == "book/glossary":
+                page["glossary"] = browser.evaluate(GLOSSARY_JS)
+            page["screenshot"] = browser.screenshot(SHOTS / str(width) / (Path(file).name + ".png"), max_height=6000)
+        crawl.blocked = list(browser.blocked)
+    return crawl
