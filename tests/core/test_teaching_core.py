@@ -32,10 +32,9 @@ from nnref.core import _seams
 PACKAGE = pathlib.Path(nnref.__file__).parent
 CORE = PACKAGE / "core"
 BOOK = PACKAGE.parent / "book"
-# Issue 25 asks for a core of about TARGET_LINES.  With the ops, in-place ops, layers and losses
-# it teaches, the core is over that: MAX_LINES holds its size now, a ceiling that may only come
-# down toward the target (moving to the mirror what the chapters do not teach).
-TARGET_LINES, MAX_LINES, MAX_FILE_LINES = 5000, 5521, 600
+# Issue 25 asks for a core of about TARGET_LINES; MAX_LINES holds its size now (within 1% of it),
+# a ceiling that may only come down.
+TARGET_LINES, MAX_LINES, MAX_FILE_LINES = 5000, 5046, 600
 # Core files still over MAX_FILE_LINES, each with the most lines it may have and why; the list
 # may only shrink.
 OVERSIZE = {}
