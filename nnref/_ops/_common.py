@@ -12,6 +12,7 @@ import importlib
 import numpy as np
 
 from ..core import _dtype
+from .._half import through_float32
 from ..core._device import array_module, array_module_of
 from ..core._tensor import Tensor
 from ..core.autograd.graph import Node
@@ -82,7 +83,7 @@ def operand_data(x, dtype):
         if not data.ndim and type(data) is np.ndarray:
             data = data[()]
         return data if data.dtype == dtype.numpy else data.astype(dtype.numpy)
-    return dtype.numpy.type(x)
+    return dtype.numpy.type(through_float32(x, dtype.numpy))
 
 
 def from_accumulator(data, dtype):
