@@ -431,7 +431,7 @@ def _legacy_new(dt, args, device):
     if len(args) == 1 and isinstance(args[0], numbers.Real) and not isinstance(args[0], numbers.Integral):
         raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})")
     if len(args) == 1 and not isinstance(args[0], (numbers.Integral, Size)):
-        return _finish(np.asarray(args[0], dtype=dt.numpy), dt, device, False)
+        return _finish(np.asarray(through_float32(args[0], dt.numpy), dtype=dt.numpy), dt, device, False)
     return zeros(*(args or (0,)), dtype=dt, device=device)  # no arguments: empty, size (0,)
 
 

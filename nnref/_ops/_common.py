@@ -82,7 +82,7 @@ def operand_data(x, dtype):
         data = x._data
         if not data.ndim and type(data) is np.ndarray:
             data = data[()]
-        return data if data.dtype == dtype.numpy else data.astype(dtype.numpy)
+        return data if data.dtype == dtype.numpy else through_float32(data, dtype.numpy).astype(dtype.numpy)
     return dtype.numpy.type(through_float32(x, dtype.numpy))
 
 

@@ -27,6 +27,17 @@ from ..core._ops.arithmetic import (AddBackward0, DivBackward0, MulBackward0, Ne
 _FUSED_ALPHA = (_dtype.float32, _dtype.float64)
 
 
+def _trunc_divide(xp, a, b):
+    return xp.trunc(xp.true_divide(a, b)).astype(a.dtype)  # operand_data gave both this dtype
+
+
+# ATen's mul and div kernels read a number (or 0-d tensor) second operand of a float16/bfloat16 op
+# in float32, not rounded to 16 bits first as add's does (``original_scalar_value<opmath_t>``,
+# ``aten/src/ATen/native/cpu/BinaryOpsKernel.cpp``).
+_SCALAR_IN_FLOAT32 = ("multiply", "true_divide", "floor_divide", _trunc_divide)
+_HALF_TYPES = (_dtype.float16, _dtype.bfloat16)
+
+
 def _tensor_or_none(x):
     return x if isinstance(x, Tensor) else None
 
@@ -46,6 +57,10 @@ def _binary(operation, input, other, dtype, alpha=1, quiet=False):
     if isinstance(other, Tensor) and isinstance(input, Tensor):
         check_same_device(input, other)
     xp = array_module(_like(input, other)._device)
+    if operation in _SCALAR_IN_FLOAT32 and dtype in _HALF_TYPES and not (isinstance(other, Tensor) and other._data.ndim):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # PyTorch: inf or nan, silently
+            result = _apply(operation, xp, operand_data(input, _dtype.float32), operand_data(other, _dtype.float32))
+            return result.astype(dtype.numpy)
     a, b = operand_data(input, dtype), operand_data(other, dtype)
     try:
         if alpha != 1:
@@ -193,10 +208,6 @@ def div(input, other, *, rounding_mode=None):
 def true_divide(input, other):
     """``div`` without ``rounding_mode`` (``torch.true_divide``, an alias whose signature has none)."""
     return div(input, other)
-
-
-def _trunc_divide(xp, a, b):
-    return xp.trunc(xp.true_divide(a, b)).astype(a.dtype)  # operand_data gave both this dtype
 
 
 def _integer_division_dtype(name, input, other):

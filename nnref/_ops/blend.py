@@ -101,12 +101,15 @@ def lerp(input, end, weight):
         raise RuntimeError(f"expected dtype {input._dtype} for `end` but got dtype {end._dtype}")
     xp = array_module(input._device)
     check_same_device(input, end)
+    # ATen lerps 16-bit floats in float32 (its op-math type), the weight read straight into it
+    opmath = input._dtype._accumulate
+    start, stop = input._data.astype(opmath, copy=False), end._data.astype(opmath, copy=False)
     if isinstance(weight, Tensor):
         check_same_device(input, weight)
-        data = _lerp(input._data, end._data, operand_data(weight, input._dtype))
+        data = _lerp(start, stop, operand_data(weight, input._dtype).astype(opmath, copy=False))
         out = wrap(xp.asarray(data, dtype=input._data.dtype), input)
         return record(out, LerpBackward1, (input, end, weight), saved=(input, end, weight))
-    data = _lerp(input._data, end._data, input._dtype.numpy.type(weight))
+    data = _lerp(start, stop, opmath.type(weight))
     out = wrap(xp.asarray(data, dtype=input._data.dtype), input)
     return record(out, LerpBackward0, (input, end), saved=(input, end), weight=weight)
 

@@ -58,6 +58,12 @@ def _set_indexed(m, d, values):
     return z
 
 
+def _set_masked(m, d, v):
+    z = m.zeros(2, dtype=d)
+    z[m.tensor([True, False])] = v
+    return z
+
+
 def _loaded(m, d, values):
     layer = m.nn.Linear(len(values), 1).to(d)
     layer.load_state_dict({"weight": m.tensor([values], dtype=m.float64), "bias": m.zeros(1, dtype=m.float64)})
@@ -66,6 +72,8 @@ def _loaded(m, d, values):
 
 PATHS = {
     "tensor(list)": lambda m, d, vs: m.tensor(vs, dtype=d),
+    "HalfTensor/BFloat16Tensor(list)": lambda m, d, vs: getattr(m, {"float16": "HalfTensor"}.get(
+        str(d).split(".")[1], "BFloat16Tensor"))(vs),
     "tensor(ndarray)": lambda m, d, vs: m.tensor(np.array(vs), dtype=d),
     "tensor(number)": lambda m, d, vs: _each(m, vs, lambda v: m.tensor(v, dtype=d)),
     "tensor(np.float64)": lambda m, d, vs: _each(m, vs, lambda v: m.tensor(np.float64(v), dtype=d)),
@@ -88,6 +96,16 @@ PATHS = {
     "t[indices] = double tensor": _set_indexed,
     "masked_fill": lambda m, d, vs: _each(m, vs, lambda v: m.zeros(1, dtype=d).masked_fill(m.tensor([True]), v)),
     "where(number)": lambda m, d, vs: _each(m, vs, lambda v: m.where(m.tensor([True]), v, m.zeros(1, dtype=d))),
+    "clamp_min(number)": lambda m, d, vs: _each(m, vs, lambda v: m.full((1,), -math.inf, dtype=d).clamp_min(v)),
+    "clamp_max(number)": lambda m, d, vs: _each(m, vs, lambda v: m.full((1,), math.inf, dtype=d).clamp_max(v)),
+    "index_fill(number)": lambda m, d, vs: _each(m, vs, lambda v: m.zeros(1, dtype=d).index_fill(0, m.tensor([0]), v)),
+    "index_fill(0-d double)": lambda m, d, vs: _each(
+        m, vs, lambda v: m.zeros(1, dtype=d).index_fill(0, m.tensor([0]), m.tensor(v, dtype=m.float64))),
+    "masked_fill(0-d double)": lambda m, d, vs: _each(
+        m, vs, lambda v: m.zeros(1, dtype=d).masked_fill(m.tensor([True]), m.tensor(v, dtype=m.float64))),
+    "scatter(value=number)": lambda m, d, vs: _each(m, vs, lambda v: m.zeros(1, dtype=d).scatter(0, m.tensor([0]), v)),
+    "t[mask] = number": lambda m, d, vs: _each(m, vs, lambda v: _set_masked(m, d, v)),
+    "new_tensor": lambda m, d, vs: m.zeros(1, dtype=d).new_tensor(vs),
     "clamp(min=number)": lambda m, d, vs: _each(m, vs, lambda v: m.full((1,), -math.inf, dtype=d).clamp(min=v)),
     "half + number": lambda m, d, vs: _each(m, vs, lambda v: m.zeros(1, dtype=d) + v),
     "half - number": lambda m, d, vs: _each(m, vs, lambda v: m.zeros(1, dtype=d) - v),
@@ -134,3 +152,40 @@ def test_half_double_rounding_examples(path):
     """Doubles that numpy's direct rounding puts on the other float16 neighbour: the brief's
     7.822265834 and one in the subnormal range; then the float32 overflow edge."""
     _assert_same(path, "float16", [7.822265834, -7.822265834, 2.0**-24 * 1.5000001, 1e39, -3.5e38])
+
+
+# The second operand of a binary op on a 16-bit float tensor, as a number or a 0-d tensor.
+SCALARS = {"number": lambda m, v: v, "0-d double": lambda m, v: m.tensor(v, dtype=m.float64),
+           "0-d float32": lambda m, v: m.tensor(v, dtype=m.float32)}
+OPERATORS = {
+    "x + s": lambda m, x, s: x + s, "x - s": lambda m, x, s: x - s, "s - x": lambda m, x, s: s - x,
+    "x * s": lambda m, x, s: x * s, "s * x": lambda m, x, s: s * x, "x / s": lambda m, x, s: x / s,
+    "s / x": lambda m, x, s: s / x, "div floor": lambda m, x, s: m.div(x, s, rounding_mode="floor"),
+    "div trunc": lambda m, x, s: m.div(x, s, rounding_mode="trunc"), "x *= s": lambda m, x, s: x.mul_(s),
+    "x /= s": lambda m, x, s: x.div_(s), "lerp": lambda m, x, s: m.lerp(x, x * 0 + 1, s),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("scalar", SCALARS)
+@pytest.mark.parametrize("operator", OPERATORS)
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_half_op_with_a_scalar_rounds_as_torch(operator, scalar, dtype, data):
+    """ATen's add rounds the scalar to the tensor's 16-bit type first; mul, div and lerp compute
+    with it in float32 (the op-math type), rounding only the result."""
+    numpy_type, last, _ = _FORMATS[dtype]
+    bits = np.array(data.draw(st.lists(st.integers(0, last), min_size=1, max_size=6)), np.uint16)
+    signs = np.array(data.draw(st.lists(st.sampled_from([1.0, -1.0]), min_size=bits.size, max_size=bits.size)))
+    values = (bits.view(numpy_type).astype(np.float64) * signs).tolist()
+    s = data.draw(st.one_of(st.floats(-1e4, 1e4), near_half_way(dtype)))
+    results = []
+    for m in (torch, nnref):
+        x = m.tensor(values, dtype=getattr(m, dtype))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # numpy's overflow warnings: PyTorch is silent
+            out = OPERATORS[operator](m, x, SCALARS[scalar](m, s))
+        results.append((str(out.dtype), out.float().numpy()))
+    (got_dtype, got), (expected_dtype, expected) = results[1], results[0]
+    assert got_dtype == expected_dtype
+    np.testing.assert_array_equal(got, expected, err_msg=f"{operator} with {s!r} on {values!r}")
