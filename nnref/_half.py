@@ -21,12 +21,12 @@ def through_float32(data, dtype):
     """``data`` (an array, a nested list, or a number) ready to be converted to the numpy ``dtype``:
     when ``dtype`` is float16, its doubles (float64, complex128, Python floats) rounded to float32
     as PyTorch's cast does; otherwise ``data`` itself, untouched."""
-    if dtype != _FLOAT16 or isinstance(data, (builtins.int, np.integer)):
-        return data
-    if isinstance(data, (list, tuple)):
-        data = np.asarray(data)  # a nested list: its numbers as numpy reads them
-    narrower = _NARROWER.get(data.dtype if hasattr(data, "dtype") else np.result_type(data))
-    if narrower is None:
+    if dtype != _FLOAT16:
         return data
     with np.errstate(over="ignore"):  # beyond float32's range: inf, as c10's cast gives
-        return data.astype(narrower) if hasattr(data, "astype") else narrower(data)
+        if isinstance(data, builtins.float):
+            return np.float32(data)
+        if isinstance(data, (list, tuple)):
+            data = np.asarray(data)  # a nested list: its numbers as numpy reads them
+        narrower = _NARROWER.get(getattr(data, "dtype", None))
+        return data if narrower is None else data.astype(narrower)

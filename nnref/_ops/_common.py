@@ -108,7 +108,7 @@ def running(scan, data, axis, dtype, device):
     if dtype is _dtype.bool:
         raise NotImplementedError(f'"{scan.__name__}_out_cpu" not implemented for \'Bool\'')
     with np.errstate(over="ignore", invalid="ignore"):
-        source = data.astype(dtype.numpy, copy=False)
+        source = through_float32(data, dtype.numpy).astype(dtype.numpy, copy=False)
         if dtype.is_floating_point and not (device.type == "cuda" and dtype.itemsize <= 4):
             carried = np.dtype(np.float64) if dtype.itemsize >= 4 else np.dtype(np.float32)
         else:

@@ -12,6 +12,7 @@ import warnings
 import numpy as np
 
 from ..core import _dtype
+from .._half import through_float32
 from ..core._device import array_module
 from .. import _meta
 from ..core._tensor import Tensor
@@ -67,7 +68,7 @@ def _binary(operation, input, other, dtype, alpha=1, quiet=False):
             if operation in ("add", "subtract") and dtype in _FUSED_ALPHA:
                 # ATen's add kernel is fmadd(other, alpha, self): rounded once where the CPU has FMA
                 return fma(b, dtype.numpy.type(alpha if operation == "add" else -alpha), a)
-            b = b * dtype.numpy.type(alpha)
+            b = b * dtype.numpy.type(through_float32(alpha, dtype.numpy))  # see book/differences.md
         if quiet:
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
                 return _apply(operation, xp, a, b)

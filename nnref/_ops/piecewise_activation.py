@@ -8,6 +8,7 @@ are those of ``tools/autograd/derivatives.yaml`` (``threshold_backward``, ``hard
 """
 import numpy as np
 
+from .._type_info import checked_scalar
 from ..core._device import array_module
 from ..core.autograd.graph import Node
 from ._common import float_input, record, wrap
@@ -33,7 +34,7 @@ def threshold(input, threshold, value):
     """``value`` where ``x <= threshold``, else ``x`` (NaN stays NaN); integer inputs keep their dtype."""
     x = input._data
     xp = array_module(input._device)
-    data = xp.where(x <= threshold, x.dtype.type(value), x)
+    data = xp.where(x <= threshold, checked_scalar(value, input._dtype), x)
     return record(wrap(data, input), ThresholdBackward0, (input,), saved=(input,), threshold=threshold)
 
 

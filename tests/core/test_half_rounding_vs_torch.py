@@ -113,6 +113,12 @@ PATHS = {
                                                                 for v in vs if math.isfinite(v)]),
     "arange": lambda m, d, vs: m.cat([m.zeros(0, dtype=d)] + [m.arange(v, v + 1.0, 2.0, dtype=d)
                                                               for v in vs if v + 1.0 != v]),
+    "F.pad(value=number)": lambda m, d, vs: _each(m, vs, lambda v: m.nn.functional.pad(m.zeros(1, dtype=d), (1, 0), value=v)),
+    "nan_to_num": lambda m, d, vs: _each(m, vs, lambda v: m.nan_to_num(m.full((1,), math.nan, dtype=d), nan=v)),
+    "F.threshold(value=number)": lambda m, d, vs: _each(
+        m, vs, lambda v: m.nn.functional.threshold(m.zeros(1, dtype=d), 1.0, v)),
+    "sum(dtype=)": lambda m, d, vs: _each(m, vs, lambda v: m.tensor([v], dtype=m.float64).sum(dtype=d)),
+    "cumsum(dtype=)": lambda m, d, vs: m.tensor(vs, dtype=m.float64)[:, None].cumsum(1, dtype=d),
     "nn.init.constant_": lambda m, d, vs: _each(m, vs, lambda v: m.nn.init.constant_(m.empty(1, dtype=d), v)),
     "load_state_dict": _loaded,
 }
@@ -163,6 +169,10 @@ OPERATORS = {
     "s / x": lambda m, x, s: s / x, "div floor": lambda m, x, s: m.div(x, s, rounding_mode="floor"),
     "div trunc": lambda m, x, s: m.div(x, s, rounding_mode="trunc"), "x *= s": lambda m, x, s: x.mul_(s),
     "x /= s": lambda m, x, s: x.div_(s), "lerp": lambda m, x, s: m.lerp(x, x * 0 + 1, s),
+    "addcdiv(value=s)": lambda m, x, s: m.addcdiv(x, x, x.abs() + 1, value=s if isinstance(s, float) else s.item()),
+    # (at most 6 elements: PyTorch's scalar loop, which rounds alpha * other to 16 bits; its
+    # vectorised loop does not, see book/differences.md)
+    "add(alpha=s)": lambda m, x, s: m.add(x, x.flip(0), alpha=s if isinstance(s, float) else s.item()),
 }
 
 
