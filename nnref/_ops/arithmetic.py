@@ -58,7 +58,7 @@ def _binary(operation, input, other, dtype, alpha=1, quiet=False):
     if isinstance(other, Tensor) and isinstance(input, Tensor):
         check_same_device(input, other)
     xp = array_module(_like(input, other)._device)
-    if operation in _SCALAR_IN_FLOAT32 and dtype in _HALF_TYPES and not (isinstance(other, Tensor) and other._data.ndim):
+    if dtype in _HALF_TYPES and operation in _SCALAR_IN_FLOAT32 and not (isinstance(other, Tensor) and other._data.ndim):
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # PyTorch: inf or nan, silently
             result = _apply(operation, xp, operand_data(input, _dtype.float32), operand_data(other, _dtype.float32))
             return result.astype(dtype.numpy)
