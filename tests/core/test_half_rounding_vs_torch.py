@@ -169,11 +169,18 @@ OPERATORS = {
     "s / x": lambda m, x, s: s / x, "div floor": lambda m, x, s: m.div(x, s, rounding_mode="floor"),
     "div trunc": lambda m, x, s: m.div(x, s, rounding_mode="trunc"), "x *= s": lambda m, x, s: x.mul_(s),
     "x /= s": lambda m, x, s: x.div_(s), "lerp": lambda m, x, s: m.lerp(x, x * 0 + 1, s),
-    "addcdiv(value=s)": lambda m, x, s: m.addcdiv(x, x, x.abs() + 1, value=s if isinstance(s, float) else s.item()),
+    "addcdiv(value=s)": lambda m, x, s: m.addcdiv(x, x, x.abs() + 1, value=_number(s)),
     # (at most 6 elements: PyTorch's scalar loop, which rounds alpha * other to 16 bits; its
     # vectorised loop does not, see book/differences.md)
-    "add(alpha=s)": lambda m, x, s: m.add(x, x.flip(0), alpha=s if isinstance(s, float) else s.item()),
+    "add(alpha=s)": lambda m, x, s: m.add(x, x.flip(0), alpha=_number(s)),
+    "F.hardtanh(-1, s)": lambda m, x, s: m.nn.functional.hardtanh(x * 1e3, -1.0, abs(_number(s)) + 1),
+    "F.softshrink(|s|)": lambda m, x, s: m.nn.functional.softshrink(x * 1e3, abs(_number(s))),
+    "F.threshold(s, 0)": lambda m, x, s: m.nn.functional.threshold(x * 1e3, _number(s), 0.0),
 }
+
+
+def _number(s):
+    return s if isinstance(s, float) else s.item()
 
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
