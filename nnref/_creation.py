@@ -21,6 +21,7 @@ from .core._ops.arithmetic import _scalar_dtype
 from .core._tensor import Size, Tensor
 from ._layout import check_memory_format, strided
 from ._cupy import cuda_unavailable_reason
+from ._half import through_float32
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "full", "empty", "eye", "arange",
            "linspace", "rand", "randn", "randint", "randperm", "normal", "zeros_like", "ones_like", "full_like",
@@ -39,7 +40,7 @@ def _finish(data, dtype, device, requires_grad):
     xp = array_module(dev)
     if callable(data):
         data = data(xp, dev)
-    t = Tensor._make(xp.asarray(data, dtype=dtype.numpy), dev)
+    t = Tensor._make(xp.asarray(through_float32(data, dtype.numpy), dtype=dtype.numpy), dev)
     if requires_grad:
         t.requires_grad_(True)
     return t
@@ -104,7 +105,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
     dtype = dtype or _inferred_dtype(data)
     try:
         with np.errstate(over="ignore", invalid="ignore"):  # out of range: inf, silently (PyTorch)
-            array = np.array(_to_nested_lists(data), dtype=dtype.numpy)
+            array = np.array(through_float32(_to_nested_lists(data), dtype.numpy), dtype=dtype.numpy)
     except ValueError as exc:
         raise ValueError(f"could not build a tensor from this data ({exc}); nested lists must be "
                          "rectangular, e.g. [[1, 2], [3, 4]]") from None
@@ -204,7 +205,7 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
         raise TypeError(f"full(): argument 'fill_value' (position 2) must be Number, not {type(fill_value).__name__}")
     dtype = dtype or _inferred_dtype(fill_value)
     shape = _size((size,))
-    value = _type_info.checked_scalar(fill_value, dtype) if isinstance(fill_value, (int, float)) else fill_value
+    value = _type_info.checked_scalar(fill_value, dtype, checked_16bit=False) if isinstance(fill_value, (int, float)) else fill_value
     return _finish(lambda xp, dev: xp.full(shape, value), dtype, device, requires_grad)
 
 
@@ -434,7 +435,7 @@ def _legacy_new(dt, args, device):
     if len(args) == 1 and isinstance(args[0], numbers.Real) and not isinstance(args[0], numbers.Integral):
         raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})")
     if len(args) == 1 and not isinstance(args[0], (numbers.Integral, Size)):
-        return _finish(np.asarray(args[0], dtype=dt.numpy), dt, device, False)
+        return _finish(np.asarray(through_float32(args[0], dt.numpy), dtype=dt.numpy), dt, device, False)
     return zeros(*(args or (0,)), dtype=dt, device=device)  # no arguments: empty, size (0,)
 
 

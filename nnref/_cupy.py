@@ -13,6 +13,7 @@ from .core import _device
 from .core._ops import conversion
 from .core._seams import install
 from ._device_extras import check_dtype_on_device
+from ._half import through_float32
 from ._meta import MetaArray, meta
 
 __all__ = ["cuda_unavailable_reason"]
@@ -113,15 +114,15 @@ _META = _device.device("meta")
 
 def _move(data, dtype, dev):
     """``data`` copied to ``dev``, the step of ``to`` between two memories (``to_copy``,
-    ``nnref/core/_ops/conversion.py``)."""
+    ``nnref/core/_ops/conversion.py``), with a double bound for float16 rounded to float32 first."""
     check_dtype_on_device(dtype, dev)
     if dev.type == "cpu":
-        return _device.to_host(data)
+        return through_float32(_device.to_host(data), dtype.numpy)
     xp = _device.array_module(dev)
     if dev.type == "meta":
         return xp.asarray(data)  # only the shape and dtype go to meta
     with xp.cuda.Device(dev.index):
-        return xp.asarray(data)
+        return through_float32(xp.asarray(data), dtype.numpy)
 
 
 install(_device, "library_of_device", _library_of_device)

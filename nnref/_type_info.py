@@ -17,6 +17,7 @@ import numpy as np
 
 from .core._naming import TorchNamed
 from .core import _dtype
+from ._half import through_float32
 
 __all__ = ["finfo", "iinfo"]
 
@@ -149,19 +150,22 @@ def from_numpy_dtype(np_dtype):
 _CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
               "uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t"}
 
+_LARGEST = {d: builtins.float(ml_dtypes.finfo(d.numpy).max) for d in (_dtype.float16, _dtype.bfloat16, _dtype.float32)}
 
-def checked_scalar(value, dtype):
+
+def checked_scalar(value, dtype, *, checked_16bit=True):
     """The Python number ``value`` as a numpy scalar of ``dtype``, or PyTorch's RuntimeError when
     it does not fit (``c10::checked_convert``, the rule of ``c10::overflows``): an integer
     outside an integer type's range (unsigned types let negatives down to -max wrap), a float
-    outside its range or NaN for integer types, a finite float beyond float32's range.  16-bit
-    floats round to inf and bool takes anything, as in PyTorch.
+    outside its range or NaN for integer types, a finite number beyond a float type's range
+    (float32's, or a 16-bit float's unless ``checked_16bit`` is False: ``fill_`` and ``full``
+    round it to inf).  Bool takes anything, as in PyTorch.
     """
-    if isinstance(value, builtins.bool) or dtype is _dtype.bool or dtype.itemsize == 2 and dtype.is_floating_point:
+    if isinstance(value, builtins.bool) or dtype is _dtype.bool:
         return dtype.numpy.type(value)
     if dtype.is_floating_point:
-        overflows = (isinstance(value, builtins.float) and math.isfinite(value)
-                     and dtype is _dtype.float32 and abs(value) > builtins.float(np.finfo(np.float32).max))
+        checked = dtype is _dtype.float32 and isinstance(value, builtins.float) or dtype.itemsize == 2 and checked_16bit
+        overflows = checked and abs(value) != math.inf and abs(value) > _LARGEST[dtype]
     else:
         limits = np.iinfo(dtype.numpy)
         if isinstance(value, builtins.float):
@@ -173,7 +177,7 @@ def checked_scalar(value, dtype):
                 value += builtins.int(limits.max) + 1
     if overflows:
         raise RuntimeError(f"value cannot be converted to type {_CPP_NAMES[dtype.name]} without overflow")
-    return dtype.numpy.type(value)
+    return dtype.numpy.type(through_float32(value, dtype.numpy))
 
 
 def category(d):

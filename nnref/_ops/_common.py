@@ -12,6 +12,7 @@ import importlib
 import numpy as np
 
 from ..core import _dtype
+from .._half import through_float32
 from ..core._device import array_module, array_module_of
 from ..core._tensor import Tensor
 from ..core.autograd.graph import Node
@@ -81,8 +82,8 @@ def operand_data(x, dtype):
         data = x._data
         if not data.ndim and type(data) is np.ndarray:
             data = data[()]
-        return data if data.dtype == dtype.numpy else data.astype(dtype.numpy)
-    return dtype.numpy.type(x)
+        return data if data.dtype == dtype.numpy else through_float32(data, dtype.numpy).astype(dtype.numpy)
+    return dtype.numpy.type(through_float32(x, dtype.numpy))
 
 
 def from_accumulator(data, dtype):
@@ -107,7 +108,7 @@ def running(scan, data, axis, dtype, device):
     if dtype is _dtype.bool:
         raise NotImplementedError(f'"{scan.__name__}_out_cpu" not implemented for \'Bool\'')
     with np.errstate(over="ignore", invalid="ignore"):
-        source = data.astype(dtype.numpy, copy=False)
+        source = through_float32(data, dtype.numpy).astype(dtype.numpy, copy=False)
         if dtype.is_floating_point and not (device.type == "cuda" and dtype.itemsize <= 4):
             carried = np.dtype(np.float64) if dtype.itemsize >= 4 else np.dtype(np.float32)
         else:

@@ -12,6 +12,7 @@ import warnings
 import numpy as np
 
 from ..core import _dtype
+from .._half import through_float32
 from ..core._device import array_module
 from .. import _meta
 from ..core._tensor import Tensor
@@ -25,6 +26,17 @@ from ..core._ops.arithmetic import (AddBackward0, DivBackward0, MulBackward0, Ne
 
 # The dtypes whose ``add``/``sub`` with ``alpha`` round as ATen's fused multiply-add.
 _FUSED_ALPHA = (_dtype.float32, _dtype.float64)
+
+
+def _trunc_divide(xp, a, b):
+    return xp.trunc(xp.true_divide(a, b)).astype(a.dtype)  # operand_data gave both this dtype
+
+
+# ATen's mul and div kernels read a number (or 0-d tensor) second operand of a float16/bfloat16 op
+# in float32, not rounded to 16 bits first as add's does (``original_scalar_value<opmath_t>``,
+# ``aten/src/ATen/native/cpu/BinaryOpsKernel.cpp``).
+_SCALAR_IN_FLOAT32 = ("multiply", "true_divide", "floor_divide", _trunc_divide)
+_HALF_TYPES = (_dtype.float16, _dtype.bfloat16)
 
 
 def _tensor_or_none(x):
@@ -46,13 +58,17 @@ def _binary(operation, input, other, dtype, alpha=1, quiet=False):
     if isinstance(other, Tensor) and isinstance(input, Tensor):
         check_same_device(input, other)
     xp = array_module(_like(input, other)._device)
+    if dtype in _HALF_TYPES and operation in _SCALAR_IN_FLOAT32 and not (isinstance(other, Tensor) and other._data.ndim):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # PyTorch: inf or nan, silently
+            result = _apply(operation, xp, operand_data(input, _dtype.float32), operand_data(other, _dtype.float32))
+            return result.astype(dtype.numpy)
     a, b = operand_data(input, dtype), operand_data(other, dtype)
     try:
         if alpha != 1:
             if operation in ("add", "subtract") and dtype in _FUSED_ALPHA:
                 # ATen's add kernel is fmadd(other, alpha, self): rounded once where the CPU has FMA
                 return fma(b, dtype.numpy.type(alpha if operation == "add" else -alpha), a)
-            b = b * dtype.numpy.type(alpha)
+            b = b * dtype.numpy.type(through_float32(alpha, dtype.numpy))  # see book/differences.md
         if quiet:
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
                 return _apply(operation, xp, a, b)
@@ -193,10 +209,6 @@ def div(input, other, *, rounding_mode=None):
 def true_divide(input, other):
     """``div`` without ``rounding_mode`` (``torch.true_divide``, an alias whose signature has none)."""
     return div(input, other)
-
-
-def _trunc_divide(xp, a, b):
-    return xp.trunc(xp.true_divide(a, b)).astype(a.dtype)  # operand_data gave both this dtype
 
 
 def _integer_division_dtype(name, input, other):

@@ -6,9 +6,11 @@ Mirrors ``aten/src/ATen/native/BinaryOps.cpp``, ``PointwiseOps.cpp`` (addcmul, a
 are those of ``tools/autograd/derivatives.yaml``, written with tensor ops (so they
 differentiate again) and summed back to each input's shape where it was broadcast.
 """
+import ml_dtypes
 import numpy as np
 
 from ..core import _dtype
+from .._half import through_float32
 from ..core._device import array_module, array_module_of
 from ..core._tensor import Tensor
 from ..core.autograd.graph import Node
@@ -101,12 +103,15 @@ def lerp(input, end, weight):
         raise RuntimeError(f"expected dtype {input._dtype} for `end` but got dtype {end._dtype}")
     xp = array_module(input._device)
     check_same_device(input, end)
+    # ATen lerps 16-bit floats in float32 (its op-math type), the weight read straight into it
+    opmath = input._dtype._accumulate
+    start, stop = input._data.astype(opmath, copy=False), end._data.astype(opmath, copy=False)
     if isinstance(weight, Tensor):
         check_same_device(input, weight)
-        data = _lerp(input._data, end._data, operand_data(weight, input._dtype))
+        data = _lerp(start, stop, operand_data(weight, input._dtype).astype(opmath, copy=False))
         out = wrap(xp.asarray(data, dtype=input._data.dtype), input)
         return record(out, LerpBackward1, (input, end, weight), saved=(input, end, weight))
-    data = _lerp(input._data, end._data, input._dtype.numpy.type(weight))
+    data = _lerp(start, stop, opmath.type(weight))
     out = wrap(xp.asarray(data, dtype=input._data.dtype), input)
     return record(out, LerpBackward0, (input, end), saved=(input, end), weight=weight)
 
@@ -155,8 +160,9 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
                            "behavior is just the latter implementation: (input + value * tensor1 / "
                            "tensor2), for all dtypes.")
     dtype, (a, b, c) = _floats(input, tensor1, tensor2)
+    opmath = dtype._accumulate  # ATen's op-math type: float32 for 16-bit floats, rounded once at the end
     with np.errstate(divide="ignore", invalid="ignore"):
-        data = a + dtype.numpy.type(value) * b / c
+        data = a.astype(opmath, copy=False) + opmath.type(value) * b.astype(opmath, copy=False) / c.astype(opmath, copy=False)
     out = wrap(array_module(input._device).asarray(data, dtype=dtype.numpy), input)
     return record(out, AddcdivBackward0, (input, tensor1, tensor2),
                   saved=(input, tensor1, tensor2), value=value)
@@ -175,8 +181,14 @@ def nan_to_num(input, nan=None, posinf=None, neginf=None):
     xp = array_module(input._device)
     if not input._dtype.is_floating_point:
         return wrap(input._data.copy(), input)
-    data = xp.nan_to_num(input._data, nan=nan, posinf=posinf, neginf=neginf)
-    out = wrap(xp.asarray(data, dtype=input._data.dtype), input)
+    x = input._data
+    # (not numpy's nan_to_num: it leaves bfloat16 as it is and rounds float16's replacements once)
+    kind, largest = x.dtype.type, ml_dtypes.finfo(x.dtype).max
+    posinf = largest if posinf is None else kind(through_float32(posinf, x.dtype))
+    neginf = -largest if neginf is None else kind(through_float32(neginf, x.dtype))
+    data = xp.where(xp.isnan(x), kind(through_float32(nan, x.dtype)),
+                    xp.where(x == np.inf, posinf, xp.where(x == -np.inf, neginf, x)))
+    out = wrap(xp.asarray(data, dtype=x.dtype), input)
     return record(out, NanToNumBackward0, (input,), saved=(input,))
 
 

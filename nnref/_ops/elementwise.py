@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from .._type_info import checked_scalar
 from ..core._device import array_module, array_module_of
 from ..core._tensor import Tensor
 from ..core.autograd.graph import Node
@@ -319,7 +320,7 @@ def _one_sided(input, bound, pick, nodes):
         data = getattr(xp, pick)(input._data, bound._data.astype(input._data.dtype, copy=False))
         out = wrap(data, input)
         return record(out, nodes[1], (input, bound), saved=(input, bound))
-    bound_value = input._dtype.numpy.type(bound)
+    bound_value = checked_scalar(bound, input._dtype)
     if input._dtype.is_floating_point:
         data = clip_floats(input._data, *((bound_value, None) if pick == "maximum" else (None, bound_value)))
     else:

@@ -95,7 +95,8 @@ def index_fill(input, dim, index, value):
         if not -size <= i < size:
             raise IndexError(f"index {i} is out of bounds for dimension {dim} with size {size}")
     data = input._data.copy()
-    fill = value._data.astype(input._dtype.numpy)[()] if isinstance(value, Tensor) else checked_scalar(value, input._dtype)
+    fill = (checked_scalar(value.item(), input._dtype) if isinstance(value, Tensor)
+            else checked_scalar(value, input._dtype))
     if input._data.ndim:
         data[_region(dim, picks)] = fill
     elif picks.size:

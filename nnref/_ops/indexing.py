@@ -12,6 +12,7 @@ import warnings
 import numpy as np
 
 from ..core import _dtype
+from .._half import through_float32
 from ..core._device import array_module, array_module_of
 from ..core._tensor import Tensor, _wrap_dim
 from ..core.autograd.graph import Node
@@ -324,6 +325,12 @@ def setitem(tensor, index, value):
     # expanded dimension leaves none); index arrays write the whole tensor with index_put_.
     check_writable(tensor if advanced is not None else wrap(region, tensor))
     if isinstance(value, Tensor):
+        if (advanced is not None and value._dtype is not tensor._dtype
+                and not (isinstance(index, Tensor) and index._dtype is _dtype.bool and value.numel() == 1)):
+            # index_put_ converts nothing (one value through a mask is a masked_fill_, which does)
+            raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                               f"{tensor._dtype._legacy_name[:-6]} for the destination and "
+                               f"{value._dtype._legacy_name[:-6]} for the source.")
         value = _fit_value(value, region.shape if advanced is None else None)
         # PyTorch fills a region, or the places of one boolean mask, from a 0-d value (reading it
         # first), copies a broadcast value into a region with copy_, and writes through index
@@ -336,8 +343,8 @@ def setitem(tensor, index, value):
             return copy_(tensor, value)
         # A number is wrapped as a 0-d tensor of the tensor's dtype, so this is FillBackward3.
         return fill_(tensor, value if isinstance(value, Tensor) else
-                     wrap(xp.asarray(value, dtype=tensor._dtype.numpy), tensor))
-    source = value._data if isinstance(value, Tensor) else value
+                     wrap(xp.asarray(through_float32(value, tensor._data.dtype), dtype=tensor._dtype.numpy), tensor))
+    source = through_float32(value._data if isinstance(value, Tensor) else value, tensor._data.dtype)
     recording = needs_grad(tensor, value if isinstance(value, Tensor) else None)
     if recording and advanced is None and has_internal_overlap(tensor._data):
         # In an expanded tensor a region's elements also sit elsewhere: only a view of the region
@@ -346,7 +353,7 @@ def setitem(tensor, index, value):
         if isinstance(value, Tensor) and value._data.ndim:
             return copy_(region_view, value)
         return fill_(region_view, value if isinstance(value, Tensor) else
-                     wrap(xp.asarray(value, dtype=tensor._dtype.numpy), tensor))
+                     wrap(xp.asarray(through_float32(value, tensor._data.dtype), dtype=tensor._dtype.numpy), tensor))
     if recording:
         check_inplace(tensor, through_view=viewed)
         mask = xp.zeros(tensor._data.shape, dtype=bool)

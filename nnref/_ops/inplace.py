@@ -20,6 +20,7 @@ from .. import _meta
 from ..core._device import array_module, array_module_of
 from .._type_info import category, checked_scalar
 from .. import _random
+from .._half import through_float32
 from ..core._tensor import Tensor
 from ..core.autograd.grad_mode import _GradState, no_grad
 from ..core.autograd.graph import Node
@@ -331,12 +332,13 @@ def zero_(tensor):
 def fill_(tensor, value):
     """Set every element to ``value`` (a number, or a 0-d tensor that then gets gradients)."""
     if not isinstance(value, Tensor):
-        return _overwrite(tensor, checked_scalar(value, tensor._dtype), FillBackward2, one_value=True)
+        return _overwrite(tensor, checked_scalar(value, tensor._dtype, checked_16bit=False), FillBackward2,
+                          one_value=True)
     if value._data.ndim:
         raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                            f"{value._data.ndim} dimensions.")
     # (a 0-d tensor is copied in, as copy_ does: an expanded tensor is refused)
-    return _overwrite(tensor, value._data, FillBackward3, value)
+    return _overwrite(tensor, through_float32(value._data, tensor._data.dtype), FillBackward3, value)
 
 
 def uniform_(tensor, from_=0.0, to=1.0, *, generator=None, **kwargs):
@@ -388,7 +390,7 @@ def copy_(tensor, other, non_blocking=False):
         check_inplace(tensor)
         # links the old tensor's place in the graph
         node = CopyBackwards((tensor, src), src_dtype=src._dtype, src_device=src._device)
-    xp.copyto(tensor._data, broadcast, casting="unsafe")
+    xp.copyto(tensor._data, through_float32(broadcast, tensor._data.dtype), casting="unsafe")
     tensor._bump_version()
     if recording:
         rebase_history(tensor, node)

@@ -21,6 +21,7 @@ import numpy as np
 
 from ..core._device import array_module_of
 from .. import _meta
+from .._type_info import checked_scalar, from_numpy_dtype
 from ._common import float_input, needs_grad, record, special_function, wrap
 from ..core.autograd.graph import Node
 from ._first_order import FirstOrderBackward
@@ -411,7 +412,8 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
     x = _float_input("hardtanh_cpu", input) if input._dtype.name == "bool" else input._data
     xp = array_module_of(x)
     # np.clip with both bounds: numpy's fast path (np.maximum and np.minimum with a number are not)
-    data = xp.clip(x, x.dtype.type(min_val), x.dtype.type(max_val))
+    dtype = from_numpy_dtype(x.dtype)
+    data = xp.clip(x, checked_scalar(min_val, dtype), checked_scalar(max_val, dtype)).astype(x.dtype, copy=False)
     return _unary(input, data, HardtanhBackward0, min_val=min_val, max_val=max_val)
 
 

@@ -6,8 +6,10 @@ Mirrors ``aten/src/ATen/native/Activation.cpp`` (``threshold``, ``hardshrink``, 
 are those of ``tools/autograd/derivatives.yaml`` (``threshold_backward``, ``hardshrink_backward``,
 ``softshrink_backward``, ``_prelu_kernel_backward``).
 """
+import ml_dtypes
 import numpy as np
 
+from .._type_info import checked_scalar
 from ..core._device import array_module
 from ..core.autograd.graph import Node
 from ._common import float_input, record, wrap
@@ -33,7 +35,8 @@ def threshold(input, threshold, value):
     """``value`` where ``x <= threshold``, else ``x`` (NaN stays NaN); integer inputs keep their dtype."""
     x = input._data
     xp = array_module(input._device)
-    data = xp.where(x <= threshold, x.dtype.type(value), x)
+    # a 16-bit float is compared in float32, its op-math type, as ATen's kernel does
+    data = xp.where(x <= input._dtype._accumulate.type(threshold), checked_scalar(value, input._dtype), x)
     return record(wrap(data, input), ThresholdBackward0, (input,), saved=(input,), threshold=threshold)
 
 
@@ -76,15 +79,17 @@ def softshrink(input, lambd=0.5):
     xp = array_module(input._device)
     dtype = x.dtype.type
     # Between the thresholds +0, NaN staying NaN (PyTorch's vector loop; its scalar tail loop
-    # keeps the sign of x there).
+    # keeps the sign of x there). 16-bit floats are computed in float32, ATen's op-math type.
     inside = x * dtype(0) + dtype(0)
-    data = xp.where(x > lambd, x - dtype(lambd), xp.where(x < -lambd, x + dtype(lambd), inside))
+    wide = x.astype(input._dtype._accumulate, copy=False)
+    bound = wide.dtype.type(lambd)
+    data = xp.where(wide > bound, wide - bound, xp.where(wide < -bound, wide + bound, inside))
     return record(wrap(data.astype(x.dtype, copy=False), input), SoftshrinkBackward0, (input,),
                   saved=(input,), lambd=lambd)
 
 
 def _largest(input):
-    return float(np.finfo(input._dtype.numpy).max)
+    return float(ml_dtypes.finfo(input._dtype.numpy).max)  # (numpy's finfo does not know bfloat16)
 
 
 def _max_text(input):

@@ -306,8 +306,9 @@ def clip_floats(data, low, high):
     +0 as PyTorch's clamp kernels do (``clamp(-0.0, min=0)`` is -0.0; ``np.maximum`` gives +0.0),
     and is 3x faster than ``np.maximum`` against a number."""
     kind = data.dtype.type
-    return array_module_of(data).clip(data, kind(-np.inf) if low is None else low,
-                                      kind(np.inf) if high is None else high)
+    clipped = array_module_of(data).clip(data, kind(-np.inf) if low is None else low,
+                                         kind(np.inf) if high is None else high)
+    return clipped.astype(data.dtype, copy=False)  # numpy clips bfloat16 between two bounds in float32
 
 
 class MaximumBackward0(Node):

@@ -11,6 +11,7 @@ rather than wrong).
 import numpy as np
 
 from ..core import _dtype
+from .._half import through_float32
 from ..core._device import array_module, array_module_of
 from .. import _meta
 from ..core._tensor import _wrap_dim
@@ -144,7 +145,7 @@ def _cumsum(input, dim, reverse, dtype):
     xp = array_module(input._device)
     data = input._data
     if not data.ndim:
-        result = data.astype(dtype.numpy)
+        result = through_float32(data, dtype.numpy).astype(dtype.numpy)
     else:
         source = xp.flip(data, axis=dim) if reverse else data
         result = running(xp.cumsum, source, dim, dtype, input._device)

@@ -15,6 +15,7 @@ from collections import namedtuple
 import numpy as np
 
 from .. import _type_info
+from .._half import through_float32
 from ..core import _dtype
 from ..core._device import array_module, array_module_of
 from .. import _meta
@@ -64,7 +65,7 @@ def _float_sum(data, dims, keepdim, dtype):
             total = sum_in_aten_order(data, dims)
             return xp.expand_dims(total, dims) if keepdim else total
     with np.errstate(over="ignore", invalid="ignore"):  # (beyond the 16-bit range: inf, then nan, as in PyTorch)
-        data = data.astype(dtype.numpy, copy=False)
+        data = through_float32(data, dtype.numpy).astype(dtype.numpy, copy=False)
         return from_accumulator(xp.sum(data, axis=dims, keepdims=keepdim, dtype=dtype._accumulate), dtype)
 
 

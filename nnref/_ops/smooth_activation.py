@@ -8,6 +8,7 @@ Mirrors ``aten/src/ATen/native/Activation.cpp`` (and its CPU kernels), ``GatedLi
 """
 import numpy as np
 
+from .._type_info import checked_scalar
 from ..core._device import array_module
 from ..core._tensor import _wrap_dim
 from ..core.autograd.graph import Node
@@ -155,7 +156,7 @@ def constant_pad_nd(input, pad, value=0):
         widths[axis] = (max(before, 0), max(after, 0))
         crops[axis] = slice(max(-before, 0), data.shape[axis] - max(-after, 0))
     cropped = data[tuple(crops)]
-    out = wrap(xp.pad(cropped, widths, constant_values=input._dtype.numpy.type(value)), input)
+    out = wrap(xp.pad(cropped, widths, constant_values=checked_scalar(value, input._dtype)), input)
     return record(out, ConstantPadNdBackward0, (input,), pad=pad)
 
 

@@ -4,9 +4,9 @@ The rank order, lowest first (a module may import its own rank and those below):
 
 0. ``core`` (the teaching core, which imports nothing outside itself: its own order is
    ``tests/core/test_teaching_core.py``'s), ``_meta``, ``_cupy`` (and ``_namespace``, ``_source``,
-   ``_type_info``, ``_device_extras``, ``_settings``, ``_capability``, ``_numpy_names``): the tensor
-   and its autograd, the devices beyond the CPU, the process-wide switches, numpy's argument names and the CPU's
-   kernels;
+   ``_type_info``, ``_half``, ``_device_extras``, ``_settings``, ``_capability``, ``_numpy_names``): the
+   tensor and its autograd, the devices beyond the CPU, the process-wide switches, numpy's argument names,
+   c10's 16-bit float conversion and the CPU's kernels;
 1. ``_ops``, ``autograd``, the factories, the generators, ``cuda``, ``accelerator`` and
    ``distributed`` (the process group): the mirror's operations and their derivatives, and
    where they run;
@@ -34,7 +34,7 @@ PACKAGE = pathlib.Path(nnref.__file__).parent
 RANKS = {
     0: ("nnref.core", "nnref._meta", "nnref._cupy", "nnref._namespace", "nnref._source",
         "nnref._type_info", "nnref._tensor_str", "nnref._layout", "nnref._device_extras", "nnref._settings",
-        "nnref._capability", "nnref._numpy_names"),
+        "nnref._capability", "nnref._numpy_names", "nnref._half"),
     1: ("nnref._tensor_docs", "nnref._tensor_extras", "nnref._ops", "nnref.autograd", "nnref._creation", "nnref._random",
         "nnref._state_transfer",
         "nnref.random", "nnref.utils.hooks", "nnref.cuda", "nnref.accelerator", "nnref.linalg",
