@@ -172,13 +172,19 @@ def _is_own_name(name, obj):
 
 
 @lru_cache(maxsize=None)
+def _identity(obj):
+    """What makes two names aliases: the same object, or wrappers of the same function (nnref
+    wraps ``clip`` and ``clamp`` apart, so each refuses bad arguments under its own name)."""
+    return id(inspect.unwrap(obj) if inspect.isfunction(obj) else obj)
+
+
 def _canonical():
-    """The full name whose entry documents each object (``id`` to name)."""
+    """The full name whose entry documents each object (identity to name)."""
     first = {}
     for namespace, name, obj in walk():
         if _kind(obj) == "data" and not hasattr(obj, "is_floating_point"):
             continue  # numbers: equal values are not aliases
-        key = id(obj)
+        key = _identity(obj)
         if key not in first or (_is_own_name(name, obj) and not _is_own_name(*first[key][1:])):
             first[key] = (f"{namespace}.{name}", name, obj)
     return {key: full for key, (full, _, _) in first.items()}
@@ -186,7 +192,7 @@ def _canonical():
 
 def canonical_name(namespace, name, obj):
     """The full name of the entry that documents ``obj`` (``namespace.name`` unless an alias)."""
-    return _canonical().get(id(obj), f"{namespace}.{name}")
+    return _canonical().get(_identity(obj), f"{namespace}.{name}")
 
 
 def group_of(namespace, name, obj):
