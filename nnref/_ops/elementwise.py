@@ -15,9 +15,9 @@ from .._type_info import checked_scalar
 from ..core._device import array_module, array_module_of
 from ..core._tensor import Tensor
 from ..core.autograd.graph import Node
-from ._common import check_same_device, record, special_function, wrap
+from ._common import check_same_device, operand_data, record, result_type, special_function, wrap
 from .arithmetic import pow
-from .pointwise import ZeroGradient, _unary, clip_floats, exp, masked_grad
+from .pointwise import ZeroGradient, _unary, clip_floats, exp, masked_grad, refuse_bool_bounds
 
 
 class Log1PBackward0(Node):
@@ -315,16 +315,18 @@ class ClampMaxBackward1(Node):
 
 def _one_sided(input, bound, pick, nodes):
     xp = array_module(input._device)
+    dtype = result_type(input, bound)  # an int tensor and a float bound give floats, as clamp does
+    data = operand_data(input, dtype)
     if isinstance(bound, Tensor):
         check_same_device(input, bound)
-        data = getattr(xp, pick)(input._data, bound._data.astype(input._data.dtype, copy=False))
-        out = wrap(data, input)
+        out = wrap(getattr(xp, pick)(data, operand_data(bound, dtype)), input)
         return record(out, nodes[1], (input, bound), saved=(input, bound))
-    bound_value = checked_scalar(bound, input._dtype)
-    if input._dtype.is_floating_point:
-        data = clip_floats(input._data, *((bound_value, None) if pick == "maximum" else (None, bound_value)))
+    refuse_bool_bounds(dtype, "clamp_min" if pick == "maximum" else "clamp_max")
+    bound_value = checked_scalar(bound, dtype)
+    if dtype.is_floating_point:
+        data = clip_floats(data, *((bound_value, None) if pick == "maximum" else (None, bound_value)))
     else:
-        data = getattr(xp, pick)(input._data, bound_value)
+        data = getattr(xp, pick)(data, bound_value)
     out = wrap(data, input)
     return record(out, nodes[0], (input,), saved=(input,), bound=bound)
 

@@ -287,6 +287,8 @@ def clamp(input, min=None, max=None):
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         return _clamp_tensors(input, min, max)
     dtype = result_type(input, *(v for v in (min, max) if v is not None))
+    refuse_bool_bounds(dtype, "clamp" if min is not None and max is not None else
+                       "clamp_min" if min is not None else "clamp_max")
     data = operand_data(input, dtype)
     xp = array_module(input._device)
     if dtype.is_floating_point:
@@ -299,6 +301,12 @@ def clamp(input, min=None, max=None):
             data = xp.minimum(data, checked_scalar(max, dtype))
     out = wrap(data, input)
     return record(out, ClampBackward1, (input,), saved=(input,), min=min, max=max)
+
+
+def refuse_bool_bounds(dtype, kernel):
+    """PyTorch's clamp kernels for number bounds have no bool version (tensor bounds do)."""
+    if dtype is _dtype.bool:
+        raise NotImplementedError(f'"{kernel}_scalar_cpu" not implemented for \'Bool\'')
 
 
 def clip_floats(data, low, high):
